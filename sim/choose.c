@@ -1,0 +1,174 @@
+/*
+ * Choices. Every choice the machine makes comes through sim_choose(): the
+ * strategy answers, the answer is logged, and a replay answers from the log
+ * instead. A log that does not fit (wrong number of candidates, wrong
+ * reason, too short) is a divergence and stops the run, never silently.
+ */
+#include "machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng[4];			/* xoshiro256** state */
+static struct sim_decision *log_buf;
+static size_t log_len, log_cap;
+static struct sim_decision *replay;
+static size_t replay_len;
+static char divergence[256];
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t sim_random(void)
+{
+	uint64_t result = rotl(rng[1] * 5, 7) * 9;
+	uint64_t t = rng[1] << 17;
+
+	rng[2] ^= rng[0];
+	rng[3] ^= rng[1];
+	rng[1] ^= rng[2];
+	rng[0] ^= rng[3];
+	rng[2] ^= t;
+	rng[3] = rotl(rng[3], 45);
+	return result;
+}
+
+/* Uniform in [0, n) without modulo bias (Lemire's method). */
+static unsigned int random_below(unsigned int n)
+{
+	uint64_t m = (sim_random() >> 32) * n;
+
+	if ((uint32_t)m < n) {
+		uint32_t threshold = (uint32_t)-n % n;
+
+		while ((uint32_t)m < threshold)
+			m = (sim_random() >> 32) * n;
+	}
+	return (unsigned int)(m >> 32);
+}
+
+void sim_choose_init(void)
+{
+	uint64_t x = sim.cfg.seed;
+
+	for (int i = 0; i < 4; i++)
+		rng[i] = splitmix64(&x);
+	log_len = 0;
+	divergence[0] = '\0';
+}
+
+void sim_choose_fini(void)
+{
+	free(log_buf);
+	free(replay);
+	log_buf = replay = NULL;
+	log_len = log_cap = replay_len = 0;
+}
+
+static const char *why_name(unsigned int why)
+{
+	static const char *const names[] = { "cpu", "irq", "place" };
+
+	return why < SIM_WHY__COUNT ? names[why] : "?";
+}
+
+static unsigned int diverge(const char *fmt, unsigned int a, unsigned int b)
+{
+	snprintf(divergence, sizeof(divergence), "decision %zu: ", log_len);
+	snprintf(divergence + strlen(divergence), sizeof(divergence) - strlen(divergence),
+		 fmt, a, b);
+	sim_halt(SIM_END_DIVERGED);
+	return 0;
+}
+
+unsigned int sim_choose(unsigned int n, enum sim_why why)
+{
+	unsigned int pick = 0;
+
+	if (n <= 1)
+		return 0;
+	if (sim.cfg.max_decisions && log_len >= sim.cfg.max_decisions) {
+		sim_halt(SIM_END_DECISION_LIMIT);
+		return 0;
+	}
+	switch (sim.cfg.strategy) {
+	case SIM_STRATEGY_FAITHFUL:
+		break;
+	case SIM_STRATEGY_RANDOM:
+		pick = random_below(n);
+		break;
+	case SIM_STRATEGY_REPLAY:
+		if (log_len >= replay_len)
+			return diverge("the log ends here (%u candidates, %u logged)", n,
+				       (unsigned int)replay_len);
+		if (replay[log_len].why != why) {
+			snprintf(divergence, sizeof(divergence),
+				 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
+				 log_len, why_name(replay[log_len].why), why_name(why));
+			sim_halt(SIM_END_DIVERGED);
+			return 0;
+		}
+		if (replay[log_len].n != n)
+			return diverge("the log has %u candidates, the run has %u",
+				       replay[log_len].n, n);
+		pick = replay[log_len].pick;
+		if (pick >= n)
+			return diverge("the log picks candidate %u of %u", pick, n);
+		break;
+	}
+	if (log_len == log_cap) {
+		log_cap = log_cap ? 2 * log_cap : 1024;
+		log_buf = realloc(log_buf, log_cap * sizeof(*log_buf));
+		if (!log_buf)
+			abort();
+	}
+	log_buf[log_len++] = (struct sim_decision){ .n = (uint16_t)n, .pick = (uint16_t)pick,
+						    .why = (uint8_t)why };
+	return pick;
+}
+
+size_t sim_decision_count(void)
+{
+	return log_len;
+}
+
+const struct sim_decision *sim_decisions(void)
+{
+	return log_buf;
+}
+
+void sim_replay_log(const struct sim_decision *log, size_t n)
+{
+	free(replay);
+	replay = malloc((n ? n : 1) * sizeof(*replay));
+	if (!replay)
+		abort();
+	memcpy(replay, log, n * sizeof(*replay));
+	replay_len = n;
+}
+
+bool sim_replay_unfinished(void)
+{
+	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY || log_len >= replay_len || divergence[0])
+		return false;
+	snprintf(divergence, sizeof(divergence),
+		 "the run ended after %zu decisions, the log has %zu", log_len, replay_len);
+	return true;
+}
+
+const char *sim_divergence(void)
+{
+	return divergence[0] ? divergence : NULL;
+}

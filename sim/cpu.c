@@ -1,0 +1,229 @@
+/*
+ * CPUs: local clocks, interrupt and preempt state, and the per-CPU hardirq
+ * and softirq frames. A CPU runs at most one task; interrupts stack on top
+ * of it, so the innermost context is the one that runs.
+ */
+#include "machine.h"
+#include <linux/irqflags.h>
+#include <linux/preempt.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void hardirq_main(void *arg);
+static void softirq_main(void *arg);
+
+static void ctx_init(struct sim_ctx *x, struct sim_cpu *c, enum sim_ctx_kind kind)
+{
+	x->kind = kind;
+	x->cpu = c;
+	if (coro_alloc(&x->coro, sim.cfg.stack_size))
+		abort();
+}
+
+void sim_cpus_init(void)
+{
+	struct sim_cpu *c;
+
+	for_each_sim_cpu(c) {
+		c->id = (int)(c - sim.cpus);
+		INIT_LIST_HEAD(&c->runqueue);
+		INIT_LIST_HEAD(&c->irqs);
+		INIT_LIST_HEAD(&c->timers);
+		c->idle.flags = PF_IDLE | PF_KTHREAD | PF_NOFREEZE;
+		c->idle.cpu = c->id;
+		c->idle.bound_cpu = c->id;
+		c->idle.on_rq = true;
+		snprintf(c->idle.comm, sizeof(c->idle.comm), "swapper/%d", c->id);
+		c->curr = &c->idle;
+		ctx_init(&c->hardirq, c, CTX_HARDIRQ);
+		ctx_init(&c->softirq, c, CTX_SOFTIRQ);
+	}
+}
+
+void sim_cpus_fini(void)
+{
+	struct sim_cpu *c;
+
+	for_each_sim_cpu(c) {
+		while (!list_empty(&c->irqs)) {
+			struct sim_irq_req *r = list_first_entry(&c->irqs, struct sim_irq_req, node);
+
+			list_del(&r->node);
+			free(r);
+		}
+		free(c->irq_now);
+		coro_free(&c->hardirq.coro);
+		coro_free(&c->softirq.coro);
+	}
+}
+
+void sim_cpu_advance(struct sim_cpu *c, uint64_t t)
+{
+	if (c->clock < t)
+		c->clock = t;
+}
+
+bool sim_in_atomic(const struct sim_cpu *c)
+{
+	return c->preempt_count != 0;
+}
+
+bool sim_irq_deliverable(const struct sim_cpu *c)
+{
+	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);
+}
+
+bool sim_softirq_runnable(const struct sim_cpu *c)
+{
+	return c->softirq_pending && !c->irqs_disabled &&
+	       !(c->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK));
+}
+
+static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
+{
+	coro_prepare(&x->coro, fn, c);
+	x->wait = WAIT_NONE;
+	x->nheld = 0;
+	c->stack[c->depth++] = x;
+	return x;
+}
+
+struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c)
+{
+	struct sim_irq_req *r = list_first_entry(&c->irqs, struct sim_irq_req, node);
+
+	list_del(&r->node);
+	c->irq_now = r;
+	return push(c, &c->hardirq, hardirq_main);
+}
+
+struct sim_ctx *sim_enter_softirq(struct sim_cpu *c)
+{
+	c->softirq_pending = false;
+	return push(c, &c->softirq, softirq_main);
+}
+
+/* Returning from an interrupt is a preemption point under PREEMPT. */
+static void irq_return(struct sim_cpu *c)
+{
+	struct sim_ctx *below;
+
+	c->depth--;
+	below = top_ctx(c);
+	if (below && below->kind == CTX_TASK && !c->preempt_count && !c->irqs_disabled &&
+	    sim.cfg.preempt == SIM_PREEMPT_FULL)
+		c->preemptible_point = true;
+	sim_exit_ctx();
+}
+
+static void hardirq_main(void *arg)
+{
+	struct sim_cpu *c = arg;
+	struct sim_irq_req *r = c->irq_now;
+
+	c->clock += sim.cfg.costs.irq_entry;
+	c->preempt_count += HARDIRQ_OFFSET;
+	c->irqs_disabled = true;
+	sim_trace(REC_IRQ_ENTRY, 0, 0, 0, 0, r->name, NULL);
+	r->handler(r->arg);
+	sim_trace(REC_IRQ_EXIT, 0, 0, 0, 0, r->name, NULL);
+	sim_lockdep_context_end("hardirq handler", r->name);
+	c->preempt_count -= HARDIRQ_OFFSET;
+	c->irqs_disabled = false;
+	c->irq_now = NULL;
+	free(r);
+	irq_return(c);
+}
+
+static void softirq_main(void *arg)
+{
+	struct sim_cpu *c = arg;
+
+	c->clock += sim.cfg.costs.irq_entry;
+	c->preempt_count += SOFTIRQ_OFFSET;
+	sim_trace(REC_SOFTIRQ_ENTRY, 0, 0, 0, 0, "TIMER", NULL);
+	sim_run_timer_softirq(c);
+	sim_trace(REC_SOFTIRQ_EXIT, 0, 0, 0, 0, "TIMER", NULL);
+	c->preempt_count -= SOFTIRQ_OFFSET;
+	irq_return(c);
+}
+
+static void irq_event(void *arg)
+{
+	struct sim_irq_req *r = arg;
+	struct sim_cpu *c = &sim.cpus[r->cpu];
+
+	sim_cpu_advance(c, r->at);
+	list_add_tail(&r->node, &c->irqs);
+}
+
+void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *), void *arg)
+{
+	struct sim_irq_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->name = name;
+	r->handler = handler;
+	r->arg = arg;
+	r->cpu = cpu;
+	r->at = at;
+	sim_event_add(at, irq_event, r, false);
+}
+
+/* --- the kernel-facing calls ------------------------------------------------------ */
+
+unsigned int sim_preempt_count(void)
+{
+	return sim.cur_cpu ? sim.cur_cpu->preempt_count : 0;
+}
+
+void sim_preempt_add(int val)
+{
+	sim.cur_cpu->preempt_count += (unsigned int)val;
+	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
+}
+
+void sim_preempt_sub(int val)
+{
+	struct sim_cpu *c = sim.cur_cpu;
+
+	if (WARN_ON_ONCE(c->preempt_count < (unsigned int)val))
+		return;
+	c->preempt_count -= (unsigned int)val;
+	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
+}
+
+bool sim_irqs_disabled(void)
+{
+	return sim.cur_cpu && sim.cur_cpu->irqs_disabled;
+}
+
+void sim_local_irq_disable(void)
+{
+	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
+	sim.cur_cpu->irqs_disabled = true;
+}
+
+void sim_local_irq_enable(void)
+{
+	sim.cur_cpu->irqs_disabled = false;
+	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
+}
+
+unsigned long sim_local_irq_save(void)
+{
+	unsigned long flags = sim.cur_cpu->irqs_disabled;
+
+	sim_local_irq_disable();
+	return flags;
+}
+
+void sim_local_irq_restore(unsigned long flags)
+{
+	if (flags)
+		sim.cur_cpu->irqs_disabled = true;
+	else
+		sim_local_irq_enable();
+}

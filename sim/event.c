@@ -1,0 +1,127 @@
+/*
+ * The event queue: a binary heap ordered by (time, sequence number). The
+ * sequence number makes the order total and independent of addresses.
+ */
+#include "machine.h"
+
+#include <stdlib.h>
+
+static bool before(const struct sim_event *a, const struct sim_event *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void place(size_t i, struct sim_event *ev)
+{
+	sim.heap[i] = ev;
+	ev->heap_idx = i;
+}
+
+static void sift_up(size_t i)
+{
+	struct sim_event *ev = sim.heap[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!before(ev, sim.heap[parent]))
+			break;
+		place(i, sim.heap[parent]);
+		i = parent;
+	}
+	place(i, ev);
+}
+
+static void sift_down(size_t i)
+{
+	struct sim_event *ev = sim.heap[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct sim_event *best = ev;
+
+		if (l < sim.nheap && before(sim.heap[l], best))
+			best = sim.heap[m = l];
+		if (l + 1 < sim.nheap && before(sim.heap[l + 1], best))
+			best = sim.heap[m = l + 1];
+		if (m == i)
+			break;
+		place(i, best);
+		i = m;
+	}
+	place(i, ev);
+}
+
+struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog)
+{
+	struct sim_event *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		abort();
+	if (sim.nheap == sim.capheap) {
+		sim.capheap = sim.capheap ? 2 * sim.capheap : 64;
+		sim.heap = realloc(sim.heap, sim.capheap * sizeof(*sim.heap));
+		if (!sim.heap)
+			abort();
+	}
+	ev->time = at;
+	ev->seq = sim.next_seq++;
+	ev->fn = fn;
+	ev->arg = arg;
+	ev->watchdog = watchdog;
+	if (!watchdog)
+		sim.nlive_events++;
+	place(sim.nheap++, ev);
+	sift_up(ev->heap_idx);
+	return ev;
+}
+
+static void remove_at(size_t i)
+{
+	struct sim_event *last = sim.heap[--sim.nheap];
+
+	if (i == sim.nheap)
+		return;
+	place(i, last);
+	sift_down(i);
+	sift_up(last->heap_idx);
+}
+
+void sim_event_cancel(struct sim_event *ev)
+{
+	if (!ev)
+		return;
+	if (!ev->watchdog)
+		sim.nlive_events--;
+	remove_at(ev->heap_idx);
+	free(ev);
+}
+
+struct sim_event *sim_event_peek(void)
+{
+	return sim.nheap ? sim.heap[0] : NULL;
+}
+
+struct sim_event *sim_event_pop(void)
+{
+	struct sim_event *ev = sim.heap[0];
+
+	remove_at(0);
+	if (!ev->watchdog)
+		sim.nlive_events--;
+	return ev;
+}
+
+void sim_event_at(uint64_t at, void (*fn)(void *), void *arg)
+{
+	sim_event_add(at, fn, arg, false);
+}
+
+void sim_events_fini(void)
+{
+	for (size_t i = 0; i < sim.nheap; i++)
+		free(sim.heap[i]);
+	free(sim.heap);
+	sim.heap = NULL;
+	sim.nheap = sim.capheap = 0;
+}

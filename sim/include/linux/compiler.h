@@ -1,0 +1,48 @@
+/*
+ * Compiler helpers. READ_ONCE and WRITE_ONCE are scheduling points of the
+ * machine: the lockless reads and writes the kernel marks with them are
+ * exactly where another CPU may slip in, so the simulator lets it.
+ */
+#ifndef _LINUX_COMPILER_H
+#define _LINUX_COMPILER_H
+
+#include <linux/types.h>
+
+void sim_sched_point_once(void);
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define barrier()	__asm__ __volatile__("" ::: "memory")
+#define __must_check	__attribute__((warn_unused_result))
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+#define __maybe_unused	__attribute__((unused))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define noinline	__attribute__((noinline))
+#define __init
+#define __exit
+#define __user
+#define __rcu
+#define __acquires(x)
+#define __releases(x)
+#define __must_hold(x)
+#define notrace
+#define __cold		__attribute__((cold))
+
+#define READ_ONCE(x) ({						\
+	sim_sched_point_once();					\
+	*(const volatile __typeof__(x) *)&(x);			\
+})
+
+#define WRITE_ONCE(x, val) do {					\
+	sim_sched_point_once();					\
+	*(volatile __typeof__(x) *)&(x) = (val);		\
+} while (0)
+
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	smp_mb()
+#define smp_wmb()	smp_mb()
+#define smp_store_mb(var, value) do { WRITE_ONCE(var, value); smp_mb(); } while (0)
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * The freezer. Kernel threads start PF_NOFREEZE; set_freezable() opts in.
+ * While kernel-thread freezing is on, a freezable kthread reaching
+ * try_to_freeze() sleeps in the refrigerator until thawed.
+ */
+#ifndef _LINUX_FREEZER_H
+#define _LINUX_FREEZER_H
+
+#include <linux/sched.h>
+
+extern unsigned int system_freezing_cnt;
+extern bool pm_freezing;
+extern bool pm_nosig_freezing;
+
+bool freezing_slow_path(struct task_struct *p);
+bool __refrigerator(bool check_kthr_stop);
+bool set_freezable(void);
+bool frozen(struct task_struct *p);
+
+static inline bool freezing(struct task_struct *p)
+{
+	if (likely(!system_freezing_cnt))
+		return false;
+	return freezing_slow_path(p);
+}
+
+static inline bool try_to_freeze(void)
+{
+	might_sleep();
+	if (likely(!freezing(current)))
+		return false;
+	return __refrigerator(false);
+}
+
+#define set_freezable_with_signal() set_freezable()
+
+#endif

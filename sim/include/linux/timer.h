@@ -1,0 +1,94 @@
+/*
+ * Timers with the timer wheel's semantics: never early, late by the
+ * granularity of the wheel level the delay falls in, run in the timer softirq
+ * of the CPU that armed them. Both the 4.9-era (function, data) form and the
+ * timer_setup() form are here, so code of either era compiles.
+ */
+#ifndef _LINUX_TIMER_H
+#define _LINUX_TIMER_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <sim/lock.h>
+
+#define TIMER_CPUMASK		0x0003FFFF
+#define TIMER_MIGRATING		0x00040000
+#define TIMER_BASEMASK		(TIMER_CPUMASK | TIMER_MIGRATING)
+#define TIMER_DEFERRABLE	0x00080000
+#define TIMER_PINNED		0x00100000
+#define TIMER_IRQSAFE		0x00200000
+#define TIMER_INIT_FLAGS	(TIMER_DEFERRABLE | TIMER_PINNED | TIMER_IRQSAFE)
+
+struct timer_list {
+	struct hlist_node entry;
+	unsigned long expires;
+	void (*function)(struct timer_list *);
+	u32 flags;
+	/* 4.9's form: function(data) */
+	void (*legacy_function)(unsigned long);
+	unsigned long data;
+	/* the machine's bookkeeping */
+	struct list_head node;		/* on its CPU's armed list */
+	bool pending;
+	int cpu;
+	unsigned long bucket_expiry;	/* the jiffy it really fires at */
+	int level;
+	u64 seq;			/* arming order */
+	struct sim_spin_obj done;	/* del_timer_sync waits here for a running callback */
+};
+
+void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
+		    void (*legacy)(unsigned long), unsigned long data, u32 flags);
+
+#define timer_setup(timer, callback, flags) \
+	sim_timer_init((timer), (callback), NULL, 0, (flags))
+#define timer_setup_on_stack(timer, callback, flags) timer_setup(timer, callback, flags)
+#define __setup_timer(timer, fn, data, flags) \
+	sim_timer_init((timer), NULL, (fn), (data), (flags))
+#define setup_timer(timer, fn, data) __setup_timer((timer), (fn), (data), 0)
+#define init_timer(timer) __setup_timer((timer), NULL, 0, 0)
+#define destroy_timer_on_stack(timer) do { } while (0)
+
+#define __TIMER_INITIALIZER_2(_function, _flags) {			\
+	.function = (_function), .flags = (_flags),			\
+	.done = { .what = "del_timer_sync" } }
+#define __TIMER_INITIALIZER_4(_function, _expires, _data, _flags) {	\
+	.legacy_function = (_function), .expires = (_expires),		\
+	.data = (_data), .flags = (_flags),				\
+	.done = { .what = "del_timer_sync" } }
+#define __TIMER_PICK(_1, _2, _3, _4, name, ...) name
+/* Two arguments: the current form. Four: 4.9's (function, expires, data, flags). */
+#define __TIMER_INITIALIZER(...) \
+	__TIMER_PICK(__VA_ARGS__, __TIMER_INITIALIZER_4, _, __TIMER_INITIALIZER_2, _)(__VA_ARGS__)
+#define DEFINE_TIMER(_name, _function) \
+	struct timer_list _name = __TIMER_INITIALIZER(_function, 0)
+
+#define from_timer(var, callback_timer, timer_fieldname) \
+	container_of(callback_timer, __typeof__(*var), timer_fieldname)
+#define timer_container_of(var, callback_timer, timer_fieldname) \
+	from_timer(var, callback_timer, timer_fieldname)
+
+void add_timer(struct timer_list *timer);
+void add_timer_on(struct timer_list *timer, int cpu);
+int mod_timer(struct timer_list *timer, unsigned long expires);
+int mod_timer_pending(struct timer_list *timer, unsigned long expires);
+int timer_reduce(struct timer_list *timer, unsigned long expires);
+int del_timer(struct timer_list *timer);
+int try_to_del_timer_sync(struct timer_list *timer);
+int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site);
+#define del_timer_sync(timer) sim_del_timer_sync(timer, SIM_HERE)
+#define timer_delete(timer) del_timer(timer)
+#define timer_delete_sync(timer) sim_del_timer_sync(timer, SIM_HERE)
+#define timer_shutdown_sync(timer) sim_del_timer_sync(timer, SIM_HERE)
+
+static inline int timer_pending(const struct timer_list *timer)
+{
+	return timer->pending;
+}
+
+/* The jiffy a timer armed now for 'expires' fires at: the wheel's rounding. */
+unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, int *level);
+
+#endif

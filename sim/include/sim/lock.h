@@ -1,0 +1,30 @@
+/* The machine's lock word, under every kernel spinlock flavour. */
+#ifndef SIM_LOCK_H
+#define SIM_LOCK_H
+
+#include <sim/site.h>
+
+/* A context spins on one of these; whoever changes the condition releases it. */
+struct sim_spin_obj {
+	const char *what;	/* "spin_lock", "del_timer_sync", ... */
+	const void *obj;
+	int nspinners;
+};
+
+struct lock_class_key {
+	char dummy;		/* a distinct address per static key is all lockdep needs */
+};
+
+struct sim_lock_class;
+struct sim_ctx;
+
+struct sim_lock {
+	struct sim_ctx *owner;
+	const struct sim_site *owner_site;
+	struct sim_spin_obj spin;
+	const char *name;
+	const struct lock_class_key *key;	/* NULL: keyed by the lock itself */
+	struct sim_lock_class *cls;
+};
+
+#endif

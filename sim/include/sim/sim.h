@@ -1,0 +1,174 @@
+/*
+ * The machine's own API, for tools/ and tests/: configure, populate, run,
+ * and read back findings, the decision log and the trace. Kernel code never
+ * includes this; it sees only the kernel-named headers in linux/.
+ */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_MAX_CPUS	64
+
+enum sim_preempt { SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
+
+enum sim_strategy {
+	SIM_STRATEGY_FAITHFUL,	/* earliest local clock first, ties to the lowest CPU */
+	SIM_STRATEGY_RANDOM,	/* uniform over the candidates, from the seed */
+	SIM_STRATEGY_REPLAY,	/* answers come from a recorded decision log */
+};
+
+/* Virtual cost, in nanoseconds, of each primitive step. */
+struct sim_costs {
+	uint64_t point;		/* any scheduling point */
+	uint64_t lock;		/* taking an uncontended lock */
+	uint64_t unlock;
+	uint64_t irq_toggle;	/* local_irq_disable / enable, preempt count changes */
+	uint64_t ctx_switch;	/* a task switch on a CPU */
+	uint64_t wakeup;
+	uint64_t timer_op;
+	uint64_t completion;
+	uint64_t irq_entry;	/* entering a hardirq or softirq handler */
+	uint64_t alloc;
+};
+
+struct sim_config {
+	int ncpus;			/* 1 .. SIM_MAX_CPUS */
+	unsigned int hz;		/* jiffies per second */
+	enum sim_preempt preempt;
+	enum sim_strategy strategy;
+	uint64_t seed;
+	uint64_t hung_task_ns;		/* 0: no hung-task detector */
+	uint64_t time_limit_ns;		/* the run stops here; 0: no limit */
+	uint64_t max_decisions;		/* the run stops after this many; 0: no limit */
+	size_t stack_size;		/* per simulated context */
+	bool keep_trace;		/* keep records, not just their hash */
+	struct sim_costs costs;
+};
+
+/* Fill in the defaults: 2 CPUs, HZ=250, voluntary preemption, faithful, 120 s hung task. */
+void sim_config_default(struct sim_config *cfg);
+
+/* Set up a fresh machine. Returns 0, or -EINVAL with a message in sim_error(). */
+int sim_init(const struct sim_config *cfg);
+void sim_fini(void);
+const char *sim_error(void);
+
+enum sim_end {
+	SIM_END_QUIESCENT,	/* nothing runnable and nothing pending */
+	SIM_END_DEADLOCK,	/* nothing can run, nothing pending, something blocked */
+	SIM_END_FATAL,		/* a finding that stops the machine (stack overflow, BUG, bad access) */
+	SIM_END_TIME_LIMIT,
+	SIM_END_DECISION_LIMIT,
+	SIM_END_DIVERGED,	/* a replayed log no longer fits */
+};
+const char *sim_end_name(enum sim_end end);
+
+/* Run until the machine ends. May be called once per sim_init. */
+enum sim_end sim_run(void);
+
+/* --- populating the machine -------------------------------------------- */
+
+struct task_struct;
+
+/*
+ * A scenario thread: a kernel task running fn(arg) that starts at time
+ * 'at' on 'cpu' (bound to it when bind is set).
+ */
+struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
+			      int cpu, bool bind, uint64_t at);
+
+/* A hard interrupt: handler(arg) runs in hardirq context on cpu at time 'at'. */
+void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *), void *arg);
+
+/* A plain event on the machine's own stack: fn must not block. */
+void sim_event_at(uint64_t at, void (*fn)(void *), void *arg);
+
+/* Suspend (freeze kernel threads) and resume (thaw) at a virtual time. */
+void sim_suspend_at(uint64_t at);
+void sim_resume_at(uint64_t at);
+/* Whether the last suspend succeeded and no resume has come yet. */
+bool sim_suspended(void);
+
+/* --- time ---------------------------------------------------------------- */
+
+uint64_t sim_now(void);			/* local clock of the running CPU */
+unsigned long sim_ns_to_jiffies(uint64_t ns);
+uint64_t sim_jiffies_to_ns(unsigned long j);	/* when jiffies first reads j */
+int sim_this_cpu(void);
+
+/* --- findings -------------------------------------------------------------- */
+
+enum sim_finding_kind {
+	SIM_F_WARN, SIM_F_BUG, SIM_F_MIGHT_SLEEP, SIM_F_LOCKDEP, SIM_F_DEADLOCK,
+	SIM_F_HUNG, SIM_F_UAF, SIM_F_DOUBLE_FREE, SIM_F_BAD_FREE, SIM_F_LEAK,
+	SIM_F_FREEZE_FAILED, SIM_F_STACK_OVERFLOW, SIM_F_WORK_LEAK,
+	SIM_F__COUNT
+};
+
+struct sim_site {
+	const char *file;
+	int line;
+	const char *func;
+};
+
+struct sim_finding {
+	enum sim_finding_kind kind;
+	char msg[320];
+	uint64_t time;
+	int cpu;
+	char context[24];		/* comm of the task, or "hardirq" / "softirq" */
+	struct sim_site site;
+	uint64_t decision;		/* index in the decision log when it was raised */
+};
+
+const char *sim_finding_kind_name(enum sim_finding_kind kind);
+size_t sim_finding_count(void);
+const struct sim_finding *sim_finding(size_t i);
+size_t sim_finding_count_kind(enum sim_finding_kind kind);
+
+/* --- decisions ---------------------------------------------------------- */
+
+enum sim_why { SIM_WHY_CPU, SIM_WHY_IRQ, SIM_WHY_PLACE, SIM_WHY__COUNT };
+
+struct sim_decision {
+	uint16_t n;		/* how many candidates there were */
+	uint16_t pick;
+	uint8_t why;
+};
+
+/* Every choice the machine makes goes through here. Returns 0 .. n-1. */
+unsigned int sim_choose(unsigned int n, enum sim_why why);
+
+size_t sim_decision_count(void);
+const struct sim_decision *sim_decisions(void);
+/* Feed a log for SIM_STRATEGY_REPLAY; the machine copies it. */
+void sim_replay_log(const struct sim_decision *log, size_t n);
+/* After a diverged replay: where and why. */
+const char *sim_divergence(void);
+
+/* --- the trace ------------------------------------------------------------ */
+
+#include <sim/trace.h>
+
+/* Fake, deterministic addresses for printed pointers. */
+uint64_t sim_fake_addr(const void *p);
+/* Register an object the machine did not allocate, so its address prints stably. */
+void sim_register_object(const void *p, size_t size, const char *name);
+/* A function's printable name, for %ps. */
+void sim_register_symbol(const void *fn, const char *name);
+const char *sim_symbol(const void *fn);
+
+/* --- statistics, for benchmarks ---------------------------------------- */
+
+struct sim_stats {
+	uint64_t switches;	/* coroutine switches */
+	uint64_t points;	/* scheduling points passed */
+	uint64_t events;	/* events fired from the queue */
+	uint64_t tasks;
+};
+void sim_get_stats(struct sim_stats *st);
+
+#endif

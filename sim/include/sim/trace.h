@@ -1,0 +1,60 @@
+/*
+ * Trace records: typed, not text. Every view (ftrace text, Perfetto JSON,
+ * the viewer) is rendered from these, and the run's hash is taken over them.
+ */
+#ifndef SIM_TRACE_H
+#define SIM_TRACE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+enum sim_rec_type {
+	REC_SCHED_SWITCH,	/* a: prev pid, b: prev state, c: next pid; s: prev comm, s2: next comm */
+	REC_SCHED_WAKING,	/* a: pid, b: target cpu; s: comm */
+	REC_TIMER_START,	/* a: timer, b: expires, c: now (jiffies), d: flags; s: function */
+	REC_TIMER_EXPIRE_ENTRY,	/* a: timer, b: now (jiffies), c: baseclk; s: function */
+	REC_TIMER_EXPIRE_EXIT,	/* a: timer */
+	REC_TIMER_CANCEL,	/* a: timer */
+	REC_LOCK_CONTENDED,	/* a: lock, b: ns spun; s: lock name */
+	REC_IRQ_ENTRY,		/* s: handler name */
+	REC_IRQ_EXIT,
+	REC_SOFTIRQ_ENTRY,
+	REC_SOFTIRQ_EXIT,
+	REC_FINDING,		/* a: finding index; s: kind name */
+	REC_FREEZER,		/* s: what happened ("freeze", "frozen", "thaw", "failed", "suspended") */
+	REC_TASK_NEW,		/* a: pid; s: comm */
+	REC_TASK_EXIT,		/* a: pid, b: exit code */
+	REC_MODEL,		/* model tracepoints: s: event name, a..d its fields, s2: function */
+	REC_PRINTK,		/* a: log level; s: the message */
+	REC__COUNT
+};
+
+struct sim_rec {
+	uint64_t time;
+	uint64_t a, b, c, d;
+	const char *s;		/* static or interned strings */
+	const char *s2;
+	int32_t pid;		/* the running task (0: idle) */
+	uint16_t cpu;
+	uint8_t type;
+	uint8_t flags;		/* TRACE_FLAG_* below, as ftrace's latency columns */
+	uint8_t preempt;	/* preempt depth */
+	char comm[16];
+};
+
+#define TRACE_FLAG_IRQS_OFF	0x01
+#define TRACE_FLAG_NEED_RESCHED	0x02
+#define TRACE_FLAG_HARDIRQ	0x04
+#define TRACE_FLAG_SOFTIRQ	0x08
+
+/* Append a record stamped with the running context. */
+void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+	       const char *s, const char *s2);
+
+size_t sim_trace_count(void);
+const struct sim_rec *sim_trace_records(void);
+/* A hash over every record of the run, kept even when records are not. */
+uint64_t sim_trace_hash(void);
+const char *sim_rec_type_name(enum sim_rec_type type);
+
+#endif

@@ -1,0 +1,230 @@
+/*
+ * A lock validator in the spirit of lockdep. Locks fall into classes (one
+ * per initialisation site, or per static lock); the validator learns which
+ * class was taken while holding which, and in which interrupt contexts, and
+ * reports the first acquisition that makes a deadlock possible:
+ * recursion, an order inversion anywhere in the run, a lock taken in irq
+ * context and elsewhere with irqs enabled, an unlock of a lock not held, and
+ * a context that ends holding a lock or with irqs or preemption disabled.
+ */
+#include "machine.h"
+#include <linux/spinlock.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum usage {
+	USED_IN_HARDIRQ = 1,	/* taken in hardirq context */
+	USED_IN_SOFTIRQ = 2,	/* taken in softirq context */
+	ENABLED_HARDIRQ = 4,	/* taken with hard interrupts enabled */
+	ENABLED_SOFTIRQ = 8,	/* taken where softirqs could run on top */
+};
+
+struct sim_lock_class {
+	int id;
+	const void *key;
+	const char *name;
+	unsigned int usage;
+	bool reported;
+	const struct sim_site *usage_site[4];
+	unsigned char *after;	/* after[j]: class j was taken while holding this one */
+};
+
+static struct sim_lock_class **classes;
+static int nclasses, capclasses;
+
+void sim_lockdep_init(void)
+{
+	nclasses = 0;
+}
+
+void sim_lockdep_fini(void)
+{
+	for (int i = 0; i < nclasses; i++) {
+		free(classes[i]->after);
+		free(classes[i]);
+	}
+	free(classes);
+	classes = NULL;
+	nclasses = capclasses = 0;
+}
+
+static struct sim_lock_class *class_of(struct sim_lock *l)
+{
+	const void *key = l->key ? (const void *)l->key : (const void *)l;
+
+	if (l->cls && l->cls->key == key)
+		return l->cls;
+	for (int i = 0; i < nclasses; i++) {
+		if (classes[i]->key == key) {
+			l->cls = classes[i];
+			return l->cls;
+		}
+	}
+	if (nclasses == capclasses) {
+		capclasses = capclasses ? 2 * capclasses : 32;
+		classes = realloc(classes, (size_t)capclasses * sizeof(*classes));
+		if (!classes)
+			abort();
+		for (int i = 0; i < nclasses; i++) {
+			classes[i]->after = realloc(classes[i]->after, (size_t)capclasses);
+			if (!classes[i]->after)
+				abort();
+			memset(classes[i]->after + nclasses, 0, (size_t)(capclasses - nclasses));
+		}
+	}
+	l->cls = calloc(1, sizeof(*l->cls));
+	if (!l->cls || !(l->cls->after = calloc(1, (size_t)capclasses)))
+		abort();
+	l->cls->id = nclasses;
+	l->cls->key = key;
+	l->cls->name = l->name ? l->name : "lock";
+	classes[nclasses++] = l->cls;
+	return l->cls;
+}
+
+void sim_lockdep_set_class(struct sim_lock *l, struct lock_class_key *key, const char *name)
+{
+	l->key = key;
+	l->name = name;
+	l->cls = NULL;
+}
+
+/* Depth-first: is 'to' reachable from 'from' over recorded orderings? */
+static bool reaches(int from, int to, unsigned char *seen)
+{
+	if (from == to)
+		return true;
+	seen[from] = 1;
+	for (int j = 0; j < nclasses; j++)
+		if (classes[from]->after[j] && !seen[j] && reaches(j, to, seen))
+			return true;
+	return false;
+}
+
+static void check_order(struct sim_ctx *x, struct sim_lock_class *cls, const struct sim_site *site)
+{
+	for (int i = 0; i < x->nheld; i++) {
+		struct sim_lock_class *held = x->held[i].cls;
+		unsigned char *seen;
+
+		if (held == cls || held->after[cls->id])
+			continue;
+		seen = calloc(1, (size_t)nclasses);
+		if (!seen)
+			abort();
+		if (reaches(cls->id, held->id, seen) && !cls->reported) {
+			cls->reported = true;
+			sim_report(SIM_F_LOCKDEP, site,
+				   "possible circular locking dependency detected: %s takes %s "
+				   "while holding %s, and %s was taken while holding %s before",
+				   sim_ctx_name(x), cls->name, held->name, held->name, cls->name);
+		}
+		free(seen);
+		held->after[cls->id] = 1;
+	}
+}
+
+static void mark_usage(struct sim_cpu *c, struct sim_lock_class *cls, const struct sim_site *site)
+{
+	unsigned int use = 0, bad;
+
+	if (c->preempt_count & HARDIRQ_MASK)
+		use |= USED_IN_HARDIRQ;
+	else if (c->preempt_count & SOFTIRQ_OFFSET)
+		use |= USED_IN_SOFTIRQ;
+	if (!c->irqs_disabled) {
+		use |= ENABLED_HARDIRQ;
+		if (!(c->preempt_count & SOFTIRQ_MASK))
+			use |= ENABLED_SOFTIRQ;
+	}
+	for (int b = 0; b < 4; b++)
+		if ((use & (1u << b)) && !(cls->usage & (1u << b)))
+			cls->usage_site[b] = site;
+	cls->usage |= use;
+	bad = ((cls->usage & USED_IN_HARDIRQ) && (cls->usage & ENABLED_HARDIRQ)) ||
+	      ((cls->usage & USED_IN_SOFTIRQ) && (cls->usage & ENABLED_SOFTIRQ));
+	if (bad && !cls->reported) {
+		bool hard = (cls->usage & USED_IN_HARDIRQ) && (cls->usage & ENABLED_HARDIRQ);
+		const struct sim_site *in = cls->usage_site[hard ? 0 : 1];
+		const struct sim_site *on = cls->usage_site[hard ? 2 : 3];
+
+		cls->reported = true;
+		sim_report(SIM_F_LOCKDEP, site,
+			   "inconsistent lock state: %s is taken in %s context (%s) and with %s "
+			   "enabled (%s): an interrupt on top of the holder deadlocks",
+			   cls->name, hard ? "hardirq" : "softirq", in ? in->func : "?",
+			   hard ? "irqs" : "softirqs", on ? on->func : "?");
+	}
+}
+
+void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site)
+{
+	struct sim_ctx *x = sim.cur;
+	struct sim_lock_class *cls = class_of(l);
+
+	for (int i = 0; i < x->nheld; i++) {
+		if (x->held[i].lock == l) {
+			sim_report(SIM_F_LOCKDEP, site,
+				   "possible recursive locking detected: %s takes %s, already held "
+				   "(taken in %s)", sim_ctx_name(x), cls->name,
+				   x->held[i].site ? x->held[i].site->func : "?");
+			return;
+		}
+	}
+	check_order(x, cls, site);
+	mark_usage(x->cpu, cls, site);
+}
+
+void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site)
+{
+	struct sim_ctx *x = sim.cur;
+
+	if (x->nheld == SIM_MAX_HELD_LOCKS) {
+		sim_report(SIM_F_LOCKDEP, site, "BUG: MAX_LOCK_DEPTH too low: %s holds %d locks",
+			   sim_ctx_name(x), x->nheld);
+		return;
+	}
+	x->held[x->nheld++] = (struct sim_held_lock){ .lock = l, .cls = class_of(l), .site = site };
+}
+
+void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site)
+{
+	struct sim_ctx *x = sim.cur;
+
+	for (int i = x->nheld - 1; i >= 0; i--) {
+		if (x->held[i].lock != l)
+			continue;
+		memmove(&x->held[i], &x->held[i + 1], (size_t)(x->nheld - i - 1) * sizeof(x->held[0]));
+		x->nheld--;
+		return;
+	}
+	sim_report(SIM_F_LOCKDEP, site,
+		   "WARNING: bad unlock balance detected: %s releases %s, which it does not hold%s",
+		   sim_ctx_name(x), l->name ? l->name : "lock",
+		   l->owner ? "" : " (nobody does)");
+}
+
+void sim_lockdep_assert_held(const struct sim_lock *l, const struct sim_site *site)
+{
+	if (!l->owner)
+		sim_report(SIM_F_LOCKDEP, site, "lockdep_assert_held(%s) failed: not held",
+			   l->name ? l->name : "lock");
+}
+
+void sim_lockdep_context_end(const char *what, const char *name)
+{
+	struct sim_ctx *x = sim.cur;
+	struct sim_cpu *c = x->cpu;
+	bool irq = x->kind != CTX_TASK;
+	unsigned int preempt = c->preempt_count & PREEMPT_MASK;
+
+	if (!x->nheld && !preempt && (irq || !c->irqs_disabled))
+		return;
+	sim_report(SIM_F_WORK_LEAK, x->nheld ? x->held[0].site : NULL,
+		   "BUG: %s %s leaked lock or atomic: %s%s%s, preempt_count %#x, irqs %s",
+		   what, name ? name : "", x->nheld ? "holds " : "",
+		   x->nheld ? x->held[0].cls->name : "no lock", x->nheld > 1 ? " and more" : "",
+		   c->preempt_count, c->irqs_disabled ? "off" : "on");
+}

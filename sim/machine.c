@@ -1,0 +1,407 @@
+/*
+ * The scheduling loop. Every scheduling point of every context ends up in
+ * resched(), which asks pick_next() what runs next and switches straight to
+ * it: contexts hand the machine to each other without a detour through the
+ * host, so a decision costs one coroutine switch.
+ *
+ * pick_next() keeps time honest: an event fires only when no CPU that could
+ * act has a local clock before it, and the candidates a strategy sees are
+ * ordered so that answer 0 is always the time-faithful one.
+ */
+#include "machine.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim sim;
+
+static sigjmp_buf fatal_jump;
+
+struct cand {
+	struct sim_cpu *cpu;
+	uint64_t when;
+};
+
+/* Whether CPU c has something to do, and from when. */
+static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
+{
+	struct sim_ctx *t = top_ctx(c);
+
+	*when = c->clock;
+	if (sim_irq_deliverable(c) || sim_softirq_runnable(c))
+		return true;
+	if (!t)
+		return !list_empty(&c->runqueue);
+	switch (t->wait) {
+	case WAIT_NONE:
+		return true;
+	case WAIT_DELAY:
+		if (t->delay_until > c->clock)
+			*when = t->delay_until;
+		return true;
+	case WAIT_SPIN:
+		return false;
+	}
+	return false;
+}
+
+static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
+{
+	struct sim_ctx *t = top_ctx(c);
+
+	if (kind == POINT_ATOMIC || !t || t->kind != CTX_TASK)
+		return false;
+	if (c->preempt_count || c->irqs_disabled)
+		return false;
+	switch (sim.cfg.preempt) {
+	case SIM_PREEMPT_FULL:
+		return true;
+	case SIM_PREEMPT_VOLUNTARY:
+		return kind >= POINT_MIGHT_SLEEP;
+	case SIM_PREEMPT_NONE:
+		return kind == POINT_COND_RESCHED;
+	}
+	return false;
+}
+
+/* Decide which context of CPU c runs now; c was just chosen to advance. */
+static struct sim_ctx *enter_cpu(struct sim_cpu *c)
+{
+	struct sim_ctx *t = top_ctx(c);
+	bool irq = sim_irq_deliverable(c);
+	bool soft = !irq && sim_softirq_runnable(c);
+
+	/* An interrupt may wait one more step; the faithful answer takes it now. */
+	if ((irq || soft) && !(t && t->wait == WAIT_NONE && sim_choose(2, SIM_WHY_IRQ)))
+		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
+	if (!t) {
+		sim_switch_task(c);
+		return top_ctx(c);
+	}
+	if (t->wait == WAIT_DELAY) {
+		if (c->clock < t->delay_until)
+			c->clock = t->delay_until;
+		t->wait = WAIT_NONE;
+	}
+	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
+	    !list_empty(&c->runqueue)) {
+		sim_preempt_task(c);
+		sim_switch_task(c);
+		return top_ctx(c);
+	}
+	return t;
+}
+
+static void finish(enum sim_end end)
+{
+	sim.stop = true;
+	sim.end = end;
+}
+
+static void end_quiet(void)
+{
+	char buf[2048];
+
+	if (!sim_anyone_blocked()) {
+		finish(SIM_END_QUIESCENT);
+		return;
+	}
+	sim_report_blocked(buf, sizeof(buf));
+	sim_report(SIM_F_DEADLOCK, NULL, "deadlock: nothing can run and nothing is pending\n%s", buf);
+	finish(SIM_END_DEADLOCK);
+}
+
+/* The context to run next, or NULL when the machine has ended. */
+static struct sim_ctx *pick_next(void)
+{
+	struct cand cand[SIM_MAX_CPUS];
+	struct sim_cpu *c;
+	struct sim_ctx *x;
+
+	while (!sim.stop) {
+		struct sim_event *ev = sim_event_peek();
+		uint64_t limit = sim.cfg.time_limit_ns;
+		unsigned int n = 0, k;
+
+		for_each_sim_cpu(c) {
+			uint64_t when;
+			unsigned int i;
+
+			if (!cpu_ready(c, &when))
+				continue;
+			/* insertion by (when, cpu id); CPUs come in id order already */
+			for (i = n; i > 0 && cand[i - 1].when > when; i--)
+				cand[i] = cand[i - 1];
+			cand[i].cpu = c;
+			cand[i].when = when;
+			n++;
+		}
+		if (!n && !sim.nlive_events) {
+			end_quiet();
+			break;
+		}
+		if (ev && (!n || ev->time <= cand[0].when)) {
+			if (limit && ev->time > limit) {
+				finish(SIM_END_TIME_LIMIT);
+				break;
+			}
+			ev = sim_event_pop();
+			sim.stats.events++;
+			sim.ev_data = ev->data;
+			sim.ev_time = ev->time;
+			sim.in_event = true;
+			ev->fn(ev->arg);
+			sim.in_event = false;
+			free(ev);
+			continue;
+		}
+		if (limit && cand[0].when > limit) {
+			finish(SIM_END_TIME_LIMIT);
+			break;
+		}
+		k = n > 1 ? sim_choose(n, SIM_WHY_CPU) : 0;
+		if (sim.stop)
+			break;
+		c = cand[k].cpu;
+		x = enter_cpu(c);
+		if (x)
+			return x;
+	}
+	return NULL;
+}
+
+static void switch_to(struct sim_ctx *to, int dying)
+{
+	struct sim_ctx *from = sim.cur;
+	struct coro *fc = from ? &from->coro : &sim.host;
+
+	if (to == from)
+		return;
+	sim.cur = to;
+	sim.cur_cpu = to ? to->cpu : NULL;
+	sim.stats.switches++;
+	coro_switch(fc, to ? &to->coro : &sim.host, dying);
+}
+
+void sim_point(uint64_t cost, enum sim_point_kind kind)
+{
+	struct sim_cpu *c = sim.cur_cpu;
+
+	c->clock += cost;
+	sim.stats.points++;
+	c->preemptible_point = preemptible(c, kind);
+	switch_to(pick_next(), 0);
+}
+
+void sim_exit_ctx(void)
+{
+	switch_to(pick_next(), 1);
+	__builtin_trap();	/* nobody resumes a context that has exited */
+}
+
+void sim_halt(enum sim_end end)
+{
+	if (!sim.stop)
+		finish(end);
+}
+
+/* The soft-lockup watchdog: a context that spins too long is stuck. */
+static void lockup_check(void *arg)
+{
+	struct sim_ctx *x = arg;
+
+	if (x->wait != WAIT_SPIN || x->spin_seq != sim.ev_data)
+		return;
+	sim_report(SIM_F_HUNG, NULL, "BUG: soft lockup: %s on cpu%d spins in %s on %s for more than %llu seconds%s",
+		   sim_ctx_name(x), x->cpu->id, x->spin_obj->what, sim_object_name(x->spin_obj->obj),
+		   (unsigned long long)(sim.cfg.hung_task_ns / 1000000000ULL),
+		   sim_spin_owner_text(x->spin_obj));
+}
+
+void sim_spin_wait(struct sim_spin_obj *obj)
+{
+	struct sim_ctx *x = sim.cur;
+
+	x->wait = WAIT_SPIN;
+	x->spin_obj = obj;
+	x->spin_start = x->cpu->clock;
+	x->spin_seq++;
+	obj->nspinners++;
+	if (sim.cfg.hung_task_ns) {
+		struct sim_event *ev = sim_event_add(x->spin_start + sim.cfg.hung_task_ns,
+						     lockup_check, x, true);
+		ev->data = x->spin_seq;
+	}
+	sim.stats.points++;
+	x->cpu->preemptible_point = false;
+	switch_to(pick_next(), 0);
+}
+
+void sim_spin_release(struct sim_spin_obj *obj)
+{
+	uint64_t now;
+	struct sim_cpu *c;
+
+	if (!obj->nspinners)
+		return;
+	now = sim_now();
+	for_each_sim_cpu(c) {
+		for (int i = 0; i < c->depth; i++) {
+			struct sim_ctx *x = c->stack[i];
+
+			if (x->wait != WAIT_SPIN || x->spin_obj != obj)
+				continue;
+			x->wait = WAIT_NONE;
+			x->spin_obj = NULL;
+			obj->nspinners--;
+			sim_cpu_advance(c, now);
+		}
+	}
+}
+
+void sim_busy_wait(uint64_t ns)
+{
+	struct sim_ctx *x = sim.cur;
+
+	x->wait = WAIT_DELAY;
+	x->delay_until = x->cpu->clock + ns;
+	sim.stats.points++;
+	x->cpu->preemptible_point = preemptible(x->cpu, POINT_PLAIN);
+	switch_to(pick_next(), 0);
+}
+
+void sim_sched_point_once(void)
+{
+	if (sim.cur)
+		sim_point(sim.cfg.costs.point, POINT_PLAIN);
+}
+
+/* --- hung tasks -------------------------------------------------------------- */
+
+static void hung_check(void *arg);
+
+void sim_hung_watch(struct task_struct *p)
+{
+	struct sim_event *ev;
+
+	p->blocked_since = sim_now();
+	p->sleep_seq++;
+	if (!sim.cfg.hung_task_ns)
+		return;
+	ev = sim_event_add(p->blocked_since + sim.cfg.hung_task_ns, hung_check, p, true);
+	ev->data = p->sleep_seq;
+}
+
+static void hung_check(void *arg)
+{
+	struct task_struct *p = arg;
+
+	if (p->on_rq || p->frozen || !(p->__state & TASK_UNINTERRUPTIBLE))
+		return;
+	if (p->sleep_seq != sim.ev_data)
+		return;
+	sim_report(SIM_F_HUNG, p->wait_site,
+		   "INFO: task %s:%d blocked for more than %llu seconds (waiting on %s)",
+		   p->comm, p->pid, (unsigned long long)(sim.cfg.hung_task_ns / 1000000000ULL),
+		   p->wait_what ? p->wait_what : "nothing known");
+}
+
+/* --- fatal faults: guard pages and freed memory -------------------------------- */
+
+static char fault_msg[512];
+static struct sim_site fault_site = { "machine", 0, "fault" };
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	const void *addr = si->si_addr;
+	struct sim_ctx *x = sim.cur;
+	char what[256];
+
+	(void)uc;
+	if (!sim.running || !x) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	if (coro_in_guard(&x->coro, addr)) {
+		snprintf(fault_msg, sizeof(fault_msg), "stack overflow in %s (guard page hit)",
+			 sim_ctx_name(x));
+		sim.fault_kind = SIM_F_STACK_OVERFLOW;
+	} else if (sim_slab_fault(addr, what, sizeof(what))) {
+		snprintf(fault_msg, sizeof(fault_msg), "use-after-free: %s, touched by %s",
+			 what, sim_ctx_name(x));
+		sim.fault_kind = SIM_F_UAF;
+	} else {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	coro_abandon(&x->coro, &sim.host);
+	siglongjmp(fatal_jump, 1);
+}
+
+static void install_fault_handler(struct sigaction *old)
+{
+	static char altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa;
+
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old[0]);
+	sigaction(SIGBUS, &sa, &old[1]);
+}
+
+enum sim_end sim_run(void)
+{
+	struct sigaction old[2];
+	struct sim_ctx *to;
+
+	if (sim.running || sim.stop)
+		return sim.end;
+	install_fault_handler(old);
+	sim.running = true;
+	if (sigsetjmp(fatal_jump, 1)) {
+		coro_abandoned();
+		sim.cur = NULL;
+		sim.cur_cpu = NULL;
+		sim_report(sim.fault_kind, &fault_site, "%s", fault_msg);
+		finish(SIM_END_FATAL);
+	} else {
+		sim.cur = NULL;
+		to = pick_next();
+		switch_to(to, 0);
+	}
+	sim.running = false;
+	sigaction(SIGSEGV, &old[0], NULL);
+	sigaction(SIGBUS, &old[1], NULL);
+	if (sim.end == SIM_END_QUIESCENT && sim_replay_unfinished())
+		sim.end = SIM_END_DIVERGED;
+	if (sim.end != SIM_END_FATAL && sim.end != SIM_END_DIVERGED)
+		sim_slab_check_leaks();
+	return sim.end;
+}
+
+const char *sim_end_name(enum sim_end end)
+{
+	static const char *const names[] = {
+		[SIM_END_QUIESCENT] = "quiescent",
+		[SIM_END_DEADLOCK] = "deadlock",
+		[SIM_END_FATAL] = "fatal",
+		[SIM_END_TIME_LIMIT] = "time-limit",
+		[SIM_END_DECISION_LIMIT] = "decision-limit",
+		[SIM_END_DIVERGED] = "diverged",
+	};
+	return end < sizeof(names) / sizeof(names[0]) ? names[end] : "?";
+}
+
+void sim_get_stats(struct sim_stats *st)
+{
+	*st = sim.stats;
+}

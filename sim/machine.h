@@ -1,0 +1,214 @@
+/*
+ * The machine's private state, shared by the sim/ modules and nobody else.
+ * One machine per process: sim_init() builds it, sim_fini() tears it down.
+ */
+#ifndef SIM_MACHINE_H
+#define SIM_MACHINE_H
+
+#include <sim/sim.h>
+#include <sim/site.h>
+#include <linux/sched.h>
+#include <linux/list.h>
+#include <sim/lock.h>
+#include <linux/lockdep.h>
+
+/* preempt_count layout, as the kernel's <linux/preempt.h> */
+#define PREEMPT_BITS		8
+#define SOFTIRQ_BITS		8
+#define HARDIRQ_BITS		4
+#define PREEMPT_SHIFT		0
+#define SOFTIRQ_SHIFT		(PREEMPT_SHIFT + PREEMPT_BITS)
+#define HARDIRQ_SHIFT		(SOFTIRQ_SHIFT + SOFTIRQ_BITS)
+
+
+struct sim_irq_req {
+	struct list_head node;
+	int cpu;
+	uint64_t at;
+	const char *name;
+	void (*handler)(void *);
+	void *arg;
+};
+
+struct sim_cpu {
+	int id;
+	uint64_t clock;			/* local virtual time, ns */
+	struct task_struct *curr;	/* the running task, or the idle task */
+	struct task_struct idle;
+	struct sim_ctx *stack[3];	/* task, softirq, hardirq: innermost last */
+	int depth;
+	unsigned int preempt_count;
+	bool irqs_disabled;
+	bool need_resched;
+	bool preemptible_point;		/* the top task stopped where it may be preempted */
+	bool softirq_pending;
+	struct list_head runqueue;
+	struct list_head irqs;		/* pending hard interrupts */
+	struct sim_ctx hardirq;
+	struct sim_ctx softirq;
+	struct sim_irq_req *irq_now;	/* the one the hardirq context runs */
+	struct list_head timers;	/* armed timers, by expiry then arming order */
+	struct sim_event *tick;		/* the pending timer-softirq event */
+	const struct timer_list *running_timer;	/* whose callback runs here now */
+};
+
+struct sim_event {
+	uint64_t time;
+	uint64_t seq;
+	void (*fn)(void *arg);
+	void *arg;
+	uint64_t data;		/* a second argument, for callbacks that need one */
+	bool watchdog;		/* does not keep the machine alive */
+	size_t heap_idx;
+};
+
+struct sim {
+	struct sim_config cfg;
+	struct sim_cpu cpus[SIM_MAX_CPUS];
+	struct sim_ctx *cur;		/* the running context */
+	struct sim_cpu *cur_cpu;
+	struct coro host;
+	bool running;
+	bool stop;
+	enum sim_end end;
+
+	struct list_head tasks;		/* every task, creation order */
+	int next_pid;
+
+	/* events */
+	struct sim_event **heap;
+	size_t nheap, capheap;
+	uint64_t next_seq;
+	size_t nlive_events;		/* non-watchdog, not cancelled */
+
+	uint64_t next_timer_seq;
+	uint64_t ev_data;		/* the firing event's data */
+	uint64_t ev_time;		/* the firing event's time */
+	bool in_event;			/* an event callback runs: no CPU is current */
+	enum sim_finding_kind fault_kind;
+
+	/* statistics */
+	struct sim_stats stats;
+};
+
+extern struct sim sim;
+
+#define for_each_sim_cpu(c) for (c = sim.cpus; c < sim.cpus + sim.cfg.ncpus; c++)
+
+static inline struct sim_cpu *this_cpu(void) { return sim.cur_cpu; }
+static inline struct sim_ctx *top_ctx(struct sim_cpu *c)
+{
+	return c->depth ? c->stack[c->depth - 1] : NULL;
+}
+
+/* --- machine.c: the scheduling loop -------------------------------------- */
+
+/* Why a context stops at a scheduling point: decides whether it may be preempted. */
+enum sim_point_kind {
+	POINT_PLAIN,		/* preemptible under PREEMPT (full) when preempt_count is 0 */
+	POINT_MIGHT_SLEEP,	/* also under voluntary preemption */
+	POINT_COND_RESCHED,	/* under every model */
+	POINT_ATOMIC,		/* never preemptible here */
+};
+
+/* Spend 'cost' ns on this CPU, then let the machine choose who runs next. */
+void sim_point(uint64_t cost, enum sim_point_kind kind);
+/* Stop the running context for good (its frame or task has ended). */
+void sim_exit_ctx(void) __attribute__((noreturn));
+/* Spin on obj until sim_spin_release(obj); the CPU stays busy. */
+void sim_spin_wait(struct sim_spin_obj *obj);
+void sim_spin_release(struct sim_spin_obj *obj);
+/* Busy-wait ns of virtual time; interrupts may arrive meanwhile. */
+void sim_busy_wait(uint64_t ns);
+/* End the run at once with this reason (from any context). */
+void sim_halt(enum sim_end end);
+/* A task entered a sleep: arm the hung-task check. */
+void sim_hung_watch(struct task_struct *p);
+
+/* --- task.c ----------------------------------------------------------------- */
+void sim_tasks_init(void);
+void sim_tasks_fini(void);
+struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu);
+/* Put the next runnable task on c, or leave it idle. */
+void sim_switch_task(struct sim_cpu *c);
+/* try_to_wake_up without the scheduling point: safe from event callbacks. */
+bool sim_wake(struct task_struct *p, unsigned int state);
+/* Take the running task off its CPU until someone wakes it. */
+void sim_block(const char *what, const void *obj, const struct sim_site *site);
+/* Move the running task of c to the tail of its run queue (preemption). */
+void sim_preempt_task(struct sim_cpu *c);
+const char *sim_ctx_name(const struct sim_ctx *x);
+void sim_report_blocked(char *buf, size_t len);
+bool sim_anyone_blocked(void);
+
+/* --- event.c ----------------------------------------------------------------- */
+struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog);
+void sim_event_cancel(struct sim_event *ev);
+struct sim_event *sim_event_peek(void);
+struct sim_event *sim_event_pop(void);
+void sim_events_fini(void);
+
+/* --- cpu.c -------------------------------------------------------------------- */
+void sim_cpus_init(void);
+void sim_cpus_fini(void);
+void sim_cpu_advance(struct sim_cpu *c, uint64_t t);	/* clock = max(clock, t) */
+bool sim_irq_deliverable(const struct sim_cpu *c);
+bool sim_softirq_runnable(const struct sim_cpu *c);
+struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
+struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
+bool sim_in_atomic(const struct sim_cpu *c);
+
+/* --- timer.c ----------------------------------------------------------------- */
+void sim_run_timer_softirq(struct sim_cpu *c);
+struct timer_list;
+const char *sim_timer_fn_name(const struct timer_list *timer);
+
+/* --- choose.c ---------------------------------------------------------------- */
+void sim_choose_init(void);
+void sim_choose_fini(void);
+uint64_t sim_random(void);
+/* A replay that ended before its log did: records the divergence. */
+bool sim_replay_unfinished(void);
+
+/* --- oracle.c ----------------------------------------------------------------- */
+void sim_oracles_init(void);
+void sim_oracles_fini(void);
+struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
+			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --- lockdep.c ---------------------------------------------------------------- */
+void sim_lockdep_init(void);
+void sim_lockdep_fini(void);
+/* Before spinning: recursion, order and irq-safety checks. */
+void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site);
+void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site);
+void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site);
+
+
+/* --- slab.c -------------------------------------------------------------------- */
+void sim_slab_init(void);
+void sim_slab_fini(void);
+void sim_slab_check_leaks(void);
+bool sim_slab_fault(const void *addr, char *what, size_t len);
+bool sim_slab_fake_addr(const void *p, uint64_t *out);
+
+/* --- freezer.c ------------------------------------------------------------------ */
+void sim_freezer_init(void);
+
+/* --- trace.c -------------------------------------------------------------------- */
+void sim_trace_init(void);
+void sim_trace_fini(void);
+void sim_objects_fini(void);
+
+const char *sim_intern(const char *s);
+/* Record on behalf of CPU c (which need not be running). */
+void sim_trace_on(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c2,
+		  uint64_t d, const char *s, const char *s2);
+const char *sim_object_name(const void *obj);
+/* " held by X" for a lock, "" when unknown. */
+const char *sim_spin_owner_text(const struct sim_spin_obj *obj);
+
+/* --- clock.c -------------------------------------------------------------------- */
+unsigned long sim_jiffies(void);
+
+#endif

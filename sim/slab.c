@@ -1,0 +1,168 @@
+/*
+ * The checking allocator. Each block gets pages of its own; kfree() makes
+ * them inaccessible and keeps them until the run ends, so any later touch
+ * faults and the fault handler names the block, where it was allocated and
+ * where it was freed. Blocks are numbered in allocation order, which gives
+ * them stable fake addresses. What is live at the end of a run is a leak.
+ */
+#include "machine.h"
+#include <linux/slab.h>
+#include <linux/sched.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+struct block {
+	void *base;		/* the mapping */
+	size_t map_size;
+	void *ptr;		/* what kmalloc returned */
+	size_t size;
+	uint64_t id;
+	bool freed;
+	const struct sim_site *alloc_site, *free_site;
+	char owner[TASK_COMM_LEN];
+};
+
+static struct block *blocks;	/* sorted by ptr, for lookups only */
+static size_t nblocks, capblocks;
+static uint64_t next_id;
+
+void sim_slab_init(void)
+{
+	nblocks = 0;
+	next_id = 0;
+}
+
+void sim_slab_fini(void)
+{
+	for (size_t i = 0; i < nblocks; i++)
+		munmap(blocks[i].base, blocks[i].map_size);
+	free(blocks);
+	blocks = NULL;
+	nblocks = capblocks = 0;
+}
+
+/* The block whose mapping holds addr, or NULL. */
+static struct block *find(const void *addr)
+{
+	size_t lo = 0, hi = nblocks;
+	uintptr_t a = (uintptr_t)addr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uintptr_t base = (uintptr_t)blocks[mid].base;
+
+		if (a < base)
+			hi = mid;
+		else if (a >= base + blocks[mid].map_size)
+			lo = mid + 1;
+		else
+			return &blocks[mid];
+	}
+	return NULL;
+}
+
+void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
+{
+	size_t pg = coro_page_size();
+	size_t map_size = (size + pg - 1) / pg * pg;
+	struct block b = { 0 };
+	size_t i;
+
+	if ((flags & __GFP_DIRECT_RECLAIM) && sim.cur)
+		sim_might_sleep(site);
+	if (!map_size)
+		map_size = pg;
+	b.base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b.base == MAP_FAILED)
+		return NULL;
+	/* place the block at the end of its pages, so overruns leave the mapping */
+	b.ptr = (char *)b.base + ((map_size - size) & ~(size_t)15);
+	b.map_size = map_size;
+	b.size = size;
+	b.id = next_id++;
+	b.alloc_site = site;
+	if (sim.cur && sim.cur_cpu)
+		snprintf(b.owner, sizeof(b.owner), "%s", sim_ctx_name(sim.cur));
+	if (!(flags & __GFP_ZERO))
+		memset(b.ptr, 0x6b, size);	/* POISON_INUSE-like garbage, deterministic */
+	if (nblocks == capblocks) {
+		capblocks = capblocks ? 2 * capblocks : 64;
+		blocks = realloc(blocks, capblocks * sizeof(*blocks));
+		if (!blocks)
+			abort();
+	}
+	for (i = nblocks; i > 0 && (uintptr_t)blocks[i - 1].base > (uintptr_t)b.base; i--)
+		blocks[i] = blocks[i - 1];
+	blocks[i] = b;
+	nblocks++;
+	if (sim.cur_cpu && sim.cur)
+		sim.cur_cpu->clock += sim.cfg.costs.alloc;
+	return b.ptr;
+}
+
+void sim_kfree(const void *p, const struct sim_site *site)
+{
+	struct block *b;
+
+	if (!p || IS_ERR(p))
+		return;
+	b = find(p);
+	if (!b || b->ptr != p) {
+		sim_report(SIM_F_BAD_FREE, site, "kfree() of %s pointer %#llx",
+			   b ? "a misaligned" : "an unknown", (unsigned long long)sim_fake_addr(p));
+		return;
+	}
+	if (b->freed) {
+		sim_report(SIM_F_DOUBLE_FREE, site,
+			   "double free of block #%llu (%zu bytes, allocated in %s, freed in %s)",
+			   (unsigned long long)b->id, b->size, b->alloc_site ? b->alloc_site->func : "?",
+			   b->free_site ? b->free_site->func : "?");
+		return;
+	}
+	b->freed = true;
+	b->free_site = site;
+	mprotect(b->base, b->map_size, PROT_NONE);
+}
+
+bool sim_slab_fault(const void *addr, char *what, size_t len)
+{
+	struct block *b = find(addr);
+
+	if (!b || !b->freed)
+		return false;
+	snprintf(what, len, "block #%llu (%zu bytes at offset %td, allocated in %s, freed in %s)",
+		 (unsigned long long)b->id, b->size, (const char *)addr - (const char *)b->ptr,
+		 b->alloc_site ? b->alloc_site->func : "?", b->free_site ? b->free_site->func : "?");
+	return true;
+}
+
+void sim_slab_check_leaks(void)
+{
+	for (size_t id = 0; id < next_id; id++) {
+		/* report in allocation order, not address order */
+		for (size_t i = 0; i < nblocks; i++) {
+			struct block *b = &blocks[i];
+
+			if (b->id != id || b->freed)
+				continue;
+			sim_report(SIM_F_LEAK, b->alloc_site,
+				   "unreferenced object #%llu (size %zu): allocated by %s in %s",
+				   (unsigned long long)b->id, b->size, b->owner[0] ? b->owner : "setup",
+				   b->alloc_site ? b->alloc_site->func : "?");
+		}
+	}
+}
+
+/* Stable fake address of a heap block: ids, not real addresses. */
+bool sim_slab_fake_addr(const void *p, uint64_t *out)
+{
+	struct block *b = find(p);
+
+	if (!b)
+		return false;
+	*out = 0xffff888100000000ULL + b->id * 0x10000ULL + (uint64_t)((const char *)p - (const char *)b->ptr);
+	return true;
+}

@@ -1,0 +1,511 @@
+/*
+ * Tasks: creation, the run queues, schedule() and wake-ups, and the kthread
+ * calls. A task sleeps by leaving its CPU for real; a wake-up puts it on a
+ * run queue chosen through sim_choose(), so placement is explorable too.
+ */
+#include "machine.h"
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/timer.h>
+#include <linux/jiffies.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sim_tasks_init(void)
+{
+	INIT_LIST_HEAD(&sim.tasks);
+	sim.next_pid = 1;
+}
+
+void sim_tasks_fini(void)
+{
+	while (!list_empty(&sim.tasks)) {
+		struct task_struct *p = list_first_entry(&sim.tasks, struct task_struct, all_node);
+
+		list_del(&p->all_node);
+		coro_free(&p->ctx.coro);
+		free(p);
+	}
+}
+
+struct task_struct *sim_current(void)
+{
+	return sim.cur_cpu && !sim.in_event ? sim.cur_cpu->curr : NULL;
+}
+
+int smp_processor_id(void)
+{
+	return sim_this_cpu();
+}
+
+int num_online_cpus(void)
+{
+	return sim.cfg.ncpus;
+}
+
+const char *sim_ctx_name(const struct sim_ctx *x)
+{
+	switch (x->kind) {
+	case CTX_HARDIRQ:
+		return "hardirq";
+	case CTX_SOFTIRQ:
+		return "softirq";
+	case CTX_TASK:
+		break;
+	}
+	return x->task->comm;
+}
+
+/* --- creation and exit ------------------------------------------------------------- */
+
+static void task_main(void *arg);
+
+struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu)
+{
+	struct task_struct *p = calloc(1, sizeof(*p));
+
+	if (!p || coro_alloc(&p->ctx.coro, sim.cfg.stack_size))
+		abort();
+	p->__state = TASK_UNINTERRUPTIBLE;	/* a new kthread sleeps until first woken */
+	p->flags = PF_KTHREAD | PF_NOFREEZE;
+	p->pid = sim.next_pid++;
+	snprintf(p->comm, sizeof(p->comm), "%s", name);
+	p->threadfn = fn;
+	p->data = arg;
+	p->cpu = cpu >= 0 && cpu < sim.cfg.ncpus ? cpu : 0;
+	p->bound_cpu = -1;
+	init_completion(&p->exited);
+	INIT_LIST_HEAD(&p->run_node);
+	p->ctx.kind = CTX_TASK;
+	p->ctx.task = p;
+	coro_prepare(&p->ctx.coro, task_main, p);
+	list_add_tail(&p->all_node, &sim.tasks);
+	sim.stats.tasks++;
+	sim_trace(REC_TASK_NEW, (uint64_t)p->pid, 0, 0, 0, sim_intern(p->comm), NULL);
+	return p;
+}
+
+static void task_main(void *arg)
+{
+	struct task_struct *p = arg;
+	int ret = -EINTR;
+
+	p->started = true;
+	if (!p->should_stop)
+		ret = p->threadfn(p->data);
+	kthread_exit(ret);
+}
+
+void kthread_exit(long result)
+{
+	struct task_struct *p = current;
+	struct sim_cpu *c = this_cpu();
+
+	p->exit_code = (int)result;
+	p->flags |= PF_EXITING;
+	sim_lockdep_context_end("task exit", p->comm);
+	sim_trace(REC_TASK_EXIT, (uint64_t)p->pid, (uint64_t)result, 0, 0, NULL, NULL);
+	complete_all(&p->exited);
+	p->__state = TASK_DEAD;
+	p->on_rq = false;
+	sim_switch_task(c);
+	sim_exit_ctx();
+}
+
+/* --- run queues ---------------------------------------------------------------------- */
+
+void sim_switch_task(struct sim_cpu *c)
+{
+	struct task_struct *prev = c->curr, *next = &c->idle;
+
+	if (!list_empty(&c->runqueue)) {
+		next = list_first_entry(&c->runqueue, struct task_struct, run_node);
+		list_del_init(&next->run_node);
+	}
+	c->need_resched = false;
+	if (prev == next)
+		return;
+	if (!(prev->flags & PF_IDLE))
+		prev->preempt_saved = c->preempt_count;
+	c->preempt_count = next->preempt_saved;
+	c->curr = next;
+	if (next->flags & PF_IDLE) {
+		c->depth = 0;
+	} else {
+		c->stack[0] = &next->ctx;
+		c->depth = 1;
+		next->ctx.cpu = c;
+		next->cpu = c->id;
+		next->nr_switches++;
+	}
+	c->clock += sim.cfg.costs.ctx_switch;
+	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid, 0,
+		     sim_intern(prev->comm), sim_intern(next->comm));
+}
+
+void sim_preempt_task(struct sim_cpu *c)
+{
+	list_add_tail(&c->curr->run_node, &c->runqueue);
+}
+
+static bool cpu_idle(const struct sim_cpu *c)
+{
+	return (c->curr->flags & PF_IDLE) && list_empty(&c->runqueue);
+}
+
+/* select_task_rq: the preferred CPU first, then the others in order. */
+static struct sim_cpu *select_cpu(struct task_struct *p)
+{
+	int order[SIM_MAX_CPUS], n = 0, pref = p->cpu;
+
+	if (p->bound_cpu >= 0)
+		return &sim.cpus[p->bound_cpu];
+	if (!cpu_idle(&sim.cpus[pref])) {
+		for (int i = 0; i < sim.cfg.ncpus; i++) {
+			if (cpu_idle(&sim.cpus[i])) {
+				pref = i;
+				break;
+			}
+		}
+	}
+	order[n++] = pref;
+	for (int i = 0; i < sim.cfg.ncpus; i++)
+		if (i != pref)
+			order[n++] = i;
+	return &sim.cpus[order[sim_choose((unsigned int)n, SIM_WHY_PLACE)]];
+}
+
+bool sim_wake(struct task_struct *p, unsigned int state)
+{
+	struct sim_cpu *c;
+
+	if (!(p->__state & state))
+		return false;
+	sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)p->cpu, 0, 0, sim_intern(p->comm), NULL);
+	p->__state = TASK_RUNNING;
+	if (p->on_rq)		/* still on its CPU, between set_current_state and schedule */
+		return true;
+	c = select_cpu(p);
+	p->cpu = c->id;
+	p->on_rq = true;
+	list_add_tail(&p->run_node, &c->runqueue);
+	if (c->curr->flags & PF_IDLE)
+		sim_cpu_advance(c, sim_now());
+	else
+		c->need_resched = true;
+	return true;
+}
+
+int wake_up_state(struct task_struct *p, unsigned int state)
+{
+	sim_point(sim.cfg.costs.wakeup, POINT_PLAIN);
+	return sim_wake(p, state);
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return wake_up_state(p, TASK_NORMAL);
+}
+
+/* --- sleeping ------------------------------------------------------------------------- */
+
+void sim_set_current_state(unsigned int state, bool barrier)
+{
+	current->__state = state;
+	if (barrier)
+		sim_point(sim.cfg.costs.point, POINT_PLAIN);
+}
+
+void sim_might_sleep(const struct sim_site *site)
+{
+	struct sim_cpu *c = this_cpu();
+	struct task_struct *p = current;
+
+	if (p->__state != TASK_RUNNING)
+		sim_report(SIM_F_MIGHT_SLEEP, site,
+			   "do not call blocking ops when !TASK_RUNNING; state=%x", p->__state);
+	if (c->preempt_count || c->irqs_disabled || top_ctx(c) != &p->ctx)
+		sim_report(SIM_F_MIGHT_SLEEP, site,
+			   "BUG: sleeping function called from invalid context at %s:%d\n"
+			   "in_atomic(): %d, irqs_disabled(): %d, pid: %d, name: %s",
+			   site ? site->file : "?", site ? site->line : 0,
+			   c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm);
+	sim_point(sim.cfg.costs.point, POINT_MIGHT_SLEEP);
+}
+
+void sim_block(const char *what, const void *obj, const struct sim_site *site)
+{
+	struct sim_cpu *c = this_cpu();
+	struct task_struct *p = c->curr;
+
+	if (c->depth != 1 || top_ctx(c) != &p->ctx) {
+		sim_bug(site, "schedule() called from interrupt context");
+	}
+	if (c->preempt_count)
+		sim_report(SIM_F_MIGHT_SLEEP, site, "BUG: scheduling while atomic: %s/%d/0x%08x",
+			   p->comm, p->pid, c->preempt_count);
+	if (p->__state == TASK_RUNNING) {
+		/* nothing to sleep for: a voluntary yield if someone waits */
+		sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
+		return;
+	}
+	p->wait_what = what;
+	p->wait_obj = obj;
+	p->wait_site = site;
+	p->on_rq = false;
+	if (p->__state & TASK_UNINTERRUPTIBLE)
+		sim_hung_watch(p);
+	else
+		p->blocked_since = sim_now();
+	c->irqs_disabled = false;	/* the switch enables interrupts, as finish_task_switch does */
+	sim_switch_task(c);
+	sim_point(0, POINT_ATOMIC);
+	p->wait_what = NULL;
+	p->wait_obj = NULL;
+	p->wait_site = NULL;
+}
+
+void sim_schedule(const struct sim_site *site)
+{
+	sim_block("schedule", NULL, site);
+}
+
+/* schedule_timeout's on-stack timer and whom it wakes */
+struct sim_sleeper {
+	struct timer_list timer;
+	struct task_struct *task;
+};
+
+static void process_timeout(struct timer_list *t)
+{
+	struct sim_sleeper *s = container_of(t, struct sim_sleeper, timer);
+
+	sim_wake(s->task, TASK_NORMAL);
+}
+
+long schedule_timeout(long timeout)
+{
+	struct sim_sleeper s = { .task = current };
+	unsigned long expire;
+
+	if (timeout == MAX_SCHEDULE_TIMEOUT) {
+		schedule();
+		return timeout;
+	}
+	if (timeout < 0) {
+		__set_current_state(TASK_RUNNING);
+		return 0;
+	}
+	expire = jiffies + (unsigned long)timeout;
+	timer_setup_on_stack(&s.timer, process_timeout, 0);
+	sim_register_symbol((const void *)process_timeout, "process_timeout");
+	mod_timer(&s.timer, expire);
+	sim_block("schedule_timeout", &s.timer, NULL);
+	del_timer_sync(&s.timer);
+	timeout = (long)(expire - jiffies);
+	return timeout < 0 ? 0 : timeout;
+}
+
+long schedule_timeout_interruptible(long timeout)
+{
+	__set_current_state(TASK_INTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
+long schedule_timeout_uninterruptible(long timeout)
+{
+	__set_current_state(TASK_UNINTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
+void sim_msleep(unsigned int msecs, const struct sim_site *site)
+{
+	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
+
+	sim_might_sleep(site);
+	while (timeout)
+		timeout = (unsigned long)schedule_timeout_uninterruptible((long)timeout);
+}
+
+unsigned long msleep_interruptible(unsigned int msecs)
+{
+	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
+
+	while (timeout)
+		timeout = (unsigned long)schedule_timeout_interruptible((long)timeout);
+	return 0;
+}
+
+void usleep_range(unsigned long min, unsigned long max)
+{
+	(void)max;
+	msleep((unsigned int)DIV_ROUND_UP(min, 1000));
+}
+
+void ndelay(unsigned long nsecs)
+{
+	sim_busy_wait(nsecs);
+}
+
+void udelay(unsigned long usecs)
+{
+	sim_busy_wait((uint64_t)usecs * 1000);
+}
+
+void mdelay(unsigned long msecs)
+{
+	sim_busy_wait((uint64_t)msecs * 1000000);
+}
+
+int sim_cond_resched(void)
+{
+	struct task_struct *p = current;
+	uint64_t before = p->nr_switches;
+
+	sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
+	return p->nr_switches != before;
+}
+
+void yield(void)
+{
+	struct sim_cpu *c = this_cpu();
+
+	c->need_resched = true;
+	sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
+}
+
+/* --- kthreads ----------------------------------------------------------------------- */
+
+struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					   int node, const char namefmt[], ...)
+{
+	char name[TASK_COMM_LEN];
+	va_list ap;
+
+	(void)node;
+	might_sleep();
+	va_start(ap, namefmt);
+	vsnprintf(name, sizeof(name), namefmt, ap);
+	va_end(ap);
+	return sim_task_create(name, threadfn, data, sim_this_cpu());
+}
+
+struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data,
+					  unsigned int cpu, const char *namefmt)
+{
+	struct task_struct *p = kthread_create_on_node(threadfn, data, cpu_to_node((int)cpu),
+						       namefmt, cpu);
+
+	if (!IS_ERR(p))
+		kthread_bind(p, cpu);
+	return p;
+}
+
+void kthread_bind(struct task_struct *p, unsigned int cpu)
+{
+	if (WARN_ON(p->started || p->on_rq) || WARN_ON(cpu >= (unsigned int)sim.cfg.ncpus))
+		return;
+	p->bound_cpu = (int)cpu;
+	p->cpu = (int)cpu;
+	p->flags |= PF_NO_SETAFFINITY;
+}
+
+bool kthread_should_stop(void)
+{
+	return current->should_stop;
+}
+
+bool kthread_should_park(void)
+{
+	return false;
+}
+
+void *kthread_data(struct task_struct *k)
+{
+	return k->data;
+}
+
+int sim_kthread_stop(struct task_struct *k, const struct sim_site *site)
+{
+	sim_might_sleep(site);
+	k->should_stop = true;
+	wake_up_process(k);
+	if (!completion_done(&k->exited)) {
+		current->wait_obj = k;
+		sim_wait_for_completion(&k->exited, site);
+	}
+	return k->exit_code;
+}
+
+/* --- scenario threads and the blocked-task report -------------------------------------- */
+
+static void spawn_event(void *arg)
+{
+	sim_wake(arg, TASK_NORMAL);
+}
+
+struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
+			      int cpu, bool bind, uint64_t at)
+{
+	struct task_struct *p = sim_task_create(name, fn, arg, cpu);
+
+	if (bind)
+		p->bound_cpu = p->cpu;
+	sim_event_add(at, spawn_event, p, false);
+	return p;
+}
+
+static bool task_blocked(const struct task_struct *p)
+{
+	return p->started && !p->on_rq && !p->frozen && (p->__state & TASK_UNINTERRUPTIBLE) &&
+	       p->__state != TASK_DEAD;
+}
+
+bool sim_anyone_blocked(void)
+{
+	struct task_struct *p;
+	struct sim_cpu *c;
+
+	list_for_each_entry(p, &sim.tasks, all_node)
+		if (task_blocked(p))
+			return true;
+	for_each_sim_cpu(c)
+		for (int i = 0; i < c->depth; i++)
+			if (c->stack[i]->wait == WAIT_SPIN)
+				return true;
+	return false;
+}
+
+void sim_report_blocked(char *buf, size_t len)
+{
+	struct task_struct *p;
+	struct sim_cpu *c;
+	size_t n = 0;
+
+#define APPEND(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+	buf[0] = '\0';
+	for_each_sim_cpu(c) {
+		for (int i = 0; i < c->depth; i++) {
+			struct sim_ctx *x = c->stack[i];
+
+			if (x->wait != WAIT_SPIN)
+				continue;
+			APPEND("  cpu%d: %s spins in %s on %s%s\n", c->id, sim_ctx_name(x),
+			       x->spin_obj->what, sim_object_name(x->spin_obj->obj),
+			       sim_spin_owner_text(x->spin_obj));
+		}
+	}
+	list_for_each_entry(p, &sim.tasks, all_node) {
+		if (!task_blocked(p))
+			continue;
+		APPEND("  %s:%d sleeps in %s", p->comm, p->pid, p->wait_what ? p->wait_what : "schedule");
+		if (p->wait_site)
+			APPEND(" (%s at %s:%d)", p->wait_site->func, p->wait_site->file, p->wait_site->line);
+		APPEND(" since %llu ns\n", (unsigned long long)p->blocked_since);
+	}
+#undef APPEND
+}

@@ -1,0 +1,251 @@
+/*
+ * Timers. Each CPU keeps its armed timers ordered as the kernel's wheel
+ * expires them, and one event for the jiffy at which the earliest is due;
+ * that event raises the timer softirq, which runs the expired callbacks in
+ * softirq context of the arming CPU, once that CPU has interrupts enabled.
+ *
+ * The expiry jiffy follows kernel/time/timer.c's calc_wheel_index(): the
+ * level is picked by the distance from the base clock, and the expiry is
+ * rounded up to the next granule of that level, so a timer never fires early
+ * and may fire late by up to one granule. The base clock is the arming CPU's
+ * jiffies (a base that has caught up, as forward_timer_base leaves it).
+ */
+#include "machine.h"
+#include <linux/timer.h>
+#include <linux/sched.h>
+
+#define LVL_CLK_SHIFT	3
+#define LVL_BITS	6
+#define LVL_SIZE	(1UL << LVL_BITS)
+#define LVL_SHIFT(n)	((n) * LVL_CLK_SHIFT)
+#define LVL_GRAN(n)	(1UL << LVL_SHIFT(n))
+#define LVL_START(n)	((LVL_SIZE - 1) << (((n) - 1) * LVL_CLK_SHIFT))
+#define LVL_DEPTH	(sim.cfg.hz > 100 ? 9 : 8)
+#define WHEEL_TIMEOUT_CUTOFF	(LVL_START(LVL_DEPTH))
+#define WHEEL_TIMEOUT_MAX	(WHEEL_TIMEOUT_CUTOFF - LVL_GRAN(LVL_DEPTH - 1))
+
+unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, int *level)
+{
+	unsigned long delta = expires - clk;
+	int lvl;
+
+	if ((long)delta < 0) {
+		*level = 0;
+		return clk;
+	}
+	for (lvl = 0; lvl < LVL_DEPTH - 1; lvl++)
+		if (delta < LVL_START(lvl + 1))
+			break;
+	if (lvl == LVL_DEPTH - 1 && delta >= WHEEL_TIMEOUT_CUTOFF)
+		expires = clk + WHEEL_TIMEOUT_MAX;
+	*level = lvl;
+	return ((expires >> LVL_SHIFT(lvl)) + 1) << LVL_SHIFT(lvl);
+}
+
+void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
+		    void (*legacy)(unsigned long), unsigned long data, u32 flags)
+{
+	*timer = (struct timer_list){ .function = func, .legacy_function = legacy, .data = data,
+				      .flags = flags & TIMER_INIT_FLAGS };
+	timer->done.what = "del_timer_sync";
+	INIT_LIST_HEAD(&timer->node);
+}
+
+/* Expiry order of the kernel: by jiffy; at one jiffy higher levels first, then newest first. */
+static bool expires_before(const struct timer_list *a, const struct timer_list *b)
+{
+	if (a->bucket_expiry != b->bucket_expiry)
+		return time_before(a->bucket_expiry, b->bucket_expiry);
+	if (a->level != b->level)
+		return a->level > b->level;
+	return a->seq > b->seq;
+}
+
+static void tick_event(void *arg)
+{
+	struct sim_cpu *c = arg;
+
+	c->tick = NULL;
+	sim_cpu_advance(c, sim.ev_time);
+	c->softirq_pending = true;
+}
+
+/* Keep one event at the first jiffy boundary where c has a timer due. */
+static void rearm_tick(struct sim_cpu *c)
+{
+	struct timer_list *first;
+	uint64_t at;
+
+	if (list_empty(&c->timers)) {
+		sim_event_cancel(c->tick);
+		c->tick = NULL;
+		return;
+	}
+	first = list_first_entry(&c->timers, struct timer_list, node);
+	at = sim_jiffies_to_ns(first->bucket_expiry);
+	if (c->tick && c->tick->time == at)
+		return;
+	sim_event_cancel(c->tick);
+	c->tick = sim_event_add(at, tick_event, c, false);
+}
+
+static void detach(struct timer_list *timer)
+{
+	struct sim_cpu *c = &sim.cpus[timer->cpu];
+
+	list_del_init(&timer->node);
+	timer->pending = false;
+	rearm_tick(c);
+}
+
+static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_cpu *c)
+{
+	unsigned long clk = sim_ns_to_jiffies(c->clock);
+	unsigned long next_tick = clk + 1;
+	struct list_head *pos;
+
+	timer->expires = expires;
+	timer->bucket_expiry = sim_timer_bucket_expiry(expires, clk, &timer->level);
+	/* this jiffy's tick is behind us: the earliest it can run is the next one */
+	if (time_before(timer->bucket_expiry, next_tick))
+		timer->bucket_expiry = next_tick;
+	timer->seq = sim.next_timer_seq++;
+	timer->cpu = c->id;
+	timer->pending = true;
+	list_for_each(pos, &c->timers)
+		if (expires_before(timer, list_entry(pos, struct timer_list, node)))
+			break;
+	list_add_tail(&timer->node, pos);
+	rearm_tick(c);
+	sim_trace(REC_TIMER_START, sim_fake_addr(timer), expires, clk, timer->flags,
+		  sim_timer_fn_name(timer), NULL);
+}
+
+static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
+{
+	int ret = timer->pending;
+
+	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	if (pending_only && !ret)
+		return 0;
+	if (ret)
+		detach(timer);
+	enqueue(timer, expires, this_cpu());
+	return ret;
+}
+
+int mod_timer(struct timer_list *timer, unsigned long expires)
+{
+	return timer_modify(timer, expires, false);
+}
+
+int mod_timer_pending(struct timer_list *timer, unsigned long expires)
+{
+	return timer_modify(timer, expires, true);
+}
+
+int timer_reduce(struct timer_list *timer, unsigned long expires)
+{
+	if (timer->pending && !time_before(expires, timer->expires))
+		return 1;
+	return timer_modify(timer, expires, false);
+}
+
+void add_timer(struct timer_list *timer)
+{
+	BUG_ON(timer_pending(timer));
+	mod_timer(timer, timer->expires);
+}
+
+void add_timer_on(struct timer_list *timer, int cpu)
+{
+	BUG_ON(timer_pending(timer));
+	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	enqueue(timer, timer->expires, &sim.cpus[cpu]);
+}
+
+int del_timer(struct timer_list *timer)
+{
+	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	if (!timer->pending)
+		return 0;
+	detach(timer);
+	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
+	return 1;
+}
+
+static bool callback_running(const struct timer_list *timer)
+{
+	const struct sim_cpu *c;
+
+	for_each_sim_cpu(c)
+		if (c->running_timer == timer)
+			return true;
+	return false;
+}
+
+int try_to_del_timer_sync(struct timer_list *timer)
+{
+	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	if (callback_running(timer))
+		return -1;
+	if (!timer->pending)
+		return 0;
+	detach(timer);
+	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
+	return 1;
+}
+
+int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site)
+{
+	int ret;
+
+	/* Waiting in irq context for a timer that is not irqsafe can deadlock. */
+	if (in_irq() && !(timer->flags & TIMER_IRQSAFE))
+		sim_warn(site, "WARN_ON", "in_irq() && !(timer->flags & TIMER_IRQSAFE)");
+	for (;;) {
+		ret = try_to_del_timer_sync(timer);
+		if (ret >= 0)
+			return ret;
+		timer->done.obj = timer;
+		sim_spin_wait(&timer->done);
+	}
+}
+
+void sim_run_timer_softirq(struct sim_cpu *c)
+{
+	unsigned long now = sim_ns_to_jiffies(c->clock);
+
+	while (!list_empty(&c->timers)) {
+		struct timer_list *timer = list_first_entry(&c->timers, struct timer_list, node);
+		bool irqsafe = timer->flags & TIMER_IRQSAFE;
+		unsigned long baseclk = timer->bucket_expiry;
+
+		if (time_after(timer->bucket_expiry, now))
+			break;
+		detach(timer);
+		c->running_timer = timer;
+		c->irqs_disabled = irqsafe;
+		sim_trace(REC_TIMER_EXPIRE_ENTRY, sim_fake_addr(timer), now, baseclk, 0,
+			  sim_timer_fn_name(timer), NULL);
+		if (timer->function)
+			timer->function(timer);
+		else if (timer->legacy_function)
+			timer->legacy_function(timer->data);
+		sim_trace(REC_TIMER_EXPIRE_EXIT, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
+		sim_lockdep_context_end("timer callback", sim_timer_fn_name(timer));
+		c->irqs_disabled = false;
+		c->running_timer = NULL;
+		sim_spin_release(&timer->done);
+		sim_point(sim.cfg.costs.timer_op, POINT_ATOMIC);
+		now = sim_ns_to_jiffies(c->clock);
+	}
+}
+
+const char *sim_timer_fn_name(const struct timer_list *timer)
+{
+	const void *fn = timer->function ? (const void *)timer->function
+					 : (const void *)timer->legacy_function;
+
+	return sim_symbol(fn);
+}

@@ -1,0 +1,1 @@
+void bench_dummy(void);
