@@ -1,0 +1,74 @@
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct sim_config h_config(int ncpus)
+{
+	struct sim_config cfg;
+
+	sim_config_default(&cfg);
+	cfg.ncpus = ncpus;
+	cfg.keep_trace = true;
+	return cfg;
+}
+
+void h_init_cfg(const struct sim_config *cfg)
+{
+	ck_assert_msg(sim_init(cfg) == 0, "sim_init: %s", sim_error());
+}
+
+void h_init(int ncpus)
+{
+	struct sim_config cfg = h_config(ncpus);
+
+	h_init_cfg(&cfg);
+}
+
+enum sim_end h_run(void)
+{
+	return sim_run();
+}
+
+size_t h_count(enum sim_finding_kind kind)
+{
+	return sim_finding_count_kind(kind);
+}
+
+const struct sim_finding *h_first(enum sim_finding_kind kind)
+{
+	for (size_t i = 0; i < sim_finding_count(); i++)
+		if (sim_finding(i)->kind == kind)
+			return sim_finding(i);
+	return NULL;
+}
+
+void h_dump_findings(void)
+{
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		const struct sim_finding *f = sim_finding(i);
+
+		fprintf(stderr, "finding %s at %llu ns cpu%d %s: %s\n", sim_finding_kind_name(f->kind),
+			(unsigned long long)f->time, f->cpu, f->context, f->msg);
+	}
+}
+
+size_t h_trace_count(enum sim_rec_type type)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sim_trace_count(); i++)
+		n += sim_trace_records()[i].type == type;
+	return n;
+}
+
+int h_main(Suite *(*make)(void))
+{
+	SRunner *sr = srunner_create(make());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
