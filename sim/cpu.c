@@ -12,6 +12,8 @@
 
 static void hardirq_main(void *arg);
 static void softirq_main(void *arg);
+static void hardirq_run(struct sim_cpu *c);
+static void softirq_run(struct sim_cpu *c);
 
 static void ctx_init(struct sim_ctx *x, struct sim_cpu *c, enum sim_ctx_kind kind)
 {
@@ -82,7 +84,9 @@ bool sim_softirq_runnable(const struct sim_cpu *c)
 
 static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 {
-	coro_prepare(&x->coro, fn, c);
+	/* A frame re-entered as it exits is still running: it loops instead. */
+	if (x != sim.cur)
+		coro_prepare(&x->coro, fn, c);
 	x->wait = WAIT_NONE;
 	x->nheld = 0;
 	c->stack[c->depth++] = x;
@@ -104,7 +108,10 @@ struct sim_ctx *sim_enter_softirq(struct sim_cpu *c)
 	return push(c, &c->softirq, softirq_main);
 }
 
-/* Returning from an interrupt is a preemption point under PREEMPT. */
+/*
+ * Returning from an interrupt is a preemption point under PREEMPT. Returns
+ * only if the same kind of frame is entered again at once.
+ */
 static void irq_return(struct sim_cpu *c)
 {
 	struct sim_ctx *below;
@@ -119,7 +126,22 @@ static void irq_return(struct sim_cpu *c)
 
 static void hardirq_main(void *arg)
 {
-	struct sim_cpu *c = arg;
+	for (;;) {
+		hardirq_run(arg);
+		irq_return(arg);
+	}
+}
+
+static void softirq_main(void *arg)
+{
+	for (;;) {
+		softirq_run(arg);
+		irq_return(arg);
+	}
+}
+
+static void hardirq_run(struct sim_cpu *c)
+{
 	struct sim_irq_req *r = c->irq_now;
 
 	c->clock += sim.cfg.costs.irq_entry;
@@ -133,20 +155,16 @@ static void hardirq_main(void *arg)
 	c->irqs_disabled = false;
 	c->irq_now = NULL;
 	free(r);
-	irq_return(c);
 }
 
-static void softirq_main(void *arg)
+static void softirq_run(struct sim_cpu *c)
 {
-	struct sim_cpu *c = arg;
-
 	c->clock += sim.cfg.costs.irq_entry;
 	c->preempt_count += SOFTIRQ_OFFSET;
 	sim_trace(REC_SOFTIRQ_ENTRY, 0, 0, 0, 0, "TIMER", NULL);
 	sim_run_timer_softirq(c);
 	sim_trace(REC_SOFTIRQ_EXIT, 0, 0, 0, 0, "TIMER", NULL);
 	c->preempt_count -= SOFTIRQ_OFFSET;
-	irq_return(c);
 }
 
 static void irq_event(void *arg)

@@ -113,8 +113,11 @@ enum sim_point_kind {
 
 /* Spend 'cost' ns on this CPU, then let the machine choose who runs next. */
 void sim_point(uint64_t cost, enum sim_point_kind kind);
-/* Stop the running context for good (its frame or task has ended). */
-void sim_exit_ctx(void) __attribute__((noreturn));
+/*
+ * Stop the running context for good (its frame or task has ended). Returns
+ * only when the machine picked the same interrupt frame to run again.
+ */
+bool sim_exit_ctx(void);
 /* Spin on obj until sim_spin_release(obj); the CPU stays busy. */
 void sim_spin_wait(struct sim_spin_obj *obj);
 void sim_spin_release(struct sim_spin_obj *obj);

@@ -83,8 +83,10 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 	f->cpu = sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1;
 	snprintf(f->context, sizeof(f->context), "%s",
 		 sim.cur && !sim.in_event ? sim_ctx_name(sim.cur) : "machine");
-	if (site)
+	if (site) {
 		f->site = *site;
+		f->site.func = sim_unprefix(site->func);
+	}
 	f->decision = sim_decision_count();
 	nfindings++;
 	sim_trace(REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
@@ -115,7 +117,8 @@ void sim_warn(const struct sim_site *site, const char *macro, const char *cond)
 	struct task_struct *p = sim_current();
 
 	sim_report(SIM_F_WARN, site, "WARNING: CPU: %d PID: %d at %s:%d %s: %s(%s)",
-		   sim_this_cpu(), p ? p->pid : 0, site->file, site->line, site->func, macro, cond);
+		   sim_this_cpu(), p ? p->pid : 0, site->file, site->line, sim_unprefix(site->func),
+		   macro, cond);
 }
 
 void sim_bug(const struct sim_site *site, const char *cond)
@@ -123,7 +126,8 @@ void sim_bug(const struct sim_site *site, const char *cond)
 	sim_report(SIM_F_BUG, site, "kernel BUG at %s:%d! %s: BUG_ON(%s)", site ? site->file : "?",
 		   site ? site->line : 0, site ? site->func : "?", cond);
 	sim_halt(SIM_END_FATAL);
-	sim_exit_ctx();
+	sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
+	__builtin_unreachable();
 }
 
 int printk(const char *fmt, ...)

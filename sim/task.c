@@ -114,6 +114,7 @@ void kthread_exit(long result)
 	p->on_rq = false;
 	sim_switch_task(c);
 	sim_exit_ctx();
+	__builtin_unreachable();	/* a dead task is never chosen again */
 }
 
 /* --- run queues ---------------------------------------------------------------------- */
@@ -380,18 +381,27 @@ void yield(void)
 
 /* --- kthreads ----------------------------------------------------------------------- */
 
-struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
-					   int node, const char namefmt[], ...)
+struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					     int node, const char namefmt[], va_list args)
 {
 	char name[TASK_COMM_LEN];
-	va_list ap;
 
 	(void)node;
 	might_sleep();
-	va_start(ap, namefmt);
-	vsnprintf(name, sizeof(name), namefmt, ap);
-	va_end(ap);
+	vsnprintf(name, sizeof(name), namefmt, args);
 	return sim_task_create(name, threadfn, data, sim_this_cpu());
+}
+
+struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					   int node, const char namefmt[], ...)
+{
+	struct task_struct *p;
+	va_list ap;
+
+	va_start(ap, namefmt);
+	p = __kthread_create_on_node(threadfn, data, node, namefmt, ap);
+	va_end(ap);
+	return p;
 }
 
 struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data,

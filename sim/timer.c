@@ -42,13 +42,49 @@ unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, 
 	return ((expires >> LVL_SHIFT(lvl)) + 1) << LVL_SHIFT(lvl);
 }
 
-void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
-		    void (*legacy)(unsigned long), unsigned long data, u32 flags)
+static bool on_some_cpu(const struct timer_list *timer)
 {
-	*timer = (struct timer_list){ .function = func, .legacy_function = legacy, .data = data,
-				      .flags = flags & TIMER_INIT_FLAGS };
+	struct sim_cpu *c;
+	struct timer_list *t;
+
+	for_each_sim_cpu(c)
+		list_for_each_entry(t, &c->timers, node)
+			if (t == timer)
+				return true;
+	return false;
+}
+
+/*
+ * Initialising a timer that is still armed is a misuse the kernel does not
+ * prevent: the entry is unhashed (timer_pending() turns false) but the wheel
+ * still holds the timer, so it fires all the same. CONFIG_DEBUG_OBJECTS
+ * reports it; so do we, and we keep the machine's list intact.
+ */
+void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
+		    void (*legacy)(unsigned long), unsigned long data, u32 flags,
+		    const struct sim_site *site)
+{
+	bool armed = sim.cfg.ncpus && timer->queued && on_some_cpu(timer);
+	struct timer_list keep = *timer;
+
+	if (armed)
+		sim_report(SIM_F_WARN, site,
+			   "ODEBUG: init active (active state 0) object type: timer_list hint: %s",
+			   sim_timer_fn_name(timer));
+	*timer = (struct timer_list){ .__TIMER_FN_NEW = func, .__TIMER_FN_LEGACY = legacy,
+				      .data = data, .flags = flags & TIMER_INIT_FLAGS };
 	timer->done.what = "del_timer_sync";
-	INIT_LIST_HEAD(&timer->node);
+	if (armed) {
+		timer->node = keep.node;
+		timer->queued = true;
+		timer->cpu = keep.cpu;
+		timer->bucket_expiry = keep.bucket_expiry;
+		timer->level = keep.level;
+		timer->seq = keep.seq;
+		timer->expires = keep.expires;
+	} else {
+		INIT_LIST_HEAD(&timer->node);
+	}
 }
 
 /* Expiry order of the kernel: by jiffy; at one jiffy higher levels first, then newest first. */
@@ -94,7 +130,8 @@ static void detach(struct timer_list *timer)
 	struct sim_cpu *c = &sim.cpus[timer->cpu];
 
 	list_del_init(&timer->node);
-	timer->pending = false;
+	timer->queued = false;
+	timer->entry.pprev = NULL;
 	rearm_tick(c);
 }
 
@@ -111,7 +148,8 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 		timer->bucket_expiry = next_tick;
 	timer->seq = sim.next_timer_seq++;
 	timer->cpu = c->id;
-	timer->pending = true;
+	timer->queued = true;
+	timer->entry.pprev = &timer->entry.next;	/* hashed: pending */
 	list_for_each(pos, &c->timers)
 		if (expires_before(timer, list_entry(pos, struct timer_list, node)))
 			break;
@@ -123,12 +161,13 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
 {
-	int ret = timer->pending;
+	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	ret = timer_pending(timer);
 	if (pending_only && !ret)
 		return 0;
-	if (ret)
+	if (timer->queued)
 		detach(timer);
 	enqueue(timer, expires, this_cpu());
 	return ret;
@@ -146,7 +185,7 @@ int mod_timer_pending(struct timer_list *timer, unsigned long expires)
 
 int timer_reduce(struct timer_list *timer, unsigned long expires)
 {
-	if (timer->pending && !time_before(expires, timer->expires))
+	if (timer_pending(timer) && !time_before(expires, timer->expires))
 		return 1;
 	return timer_modify(timer, expires, false);
 }
@@ -161,13 +200,15 @@ void add_timer_on(struct timer_list *timer, int cpu)
 {
 	BUG_ON(timer_pending(timer));
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	if (timer->queued)
+		detach(timer);
 	enqueue(timer, timer->expires, &sim.cpus[cpu]);
 }
 
 int del_timer(struct timer_list *timer)
 {
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
-	if (!timer->pending)
+	if (!timer_pending(timer))
 		return 0;
 	detach(timer);
 	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
@@ -189,7 +230,7 @@ int try_to_del_timer_sync(struct timer_list *timer)
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
 	if (callback_running(timer))
 		return -1;
-	if (!timer->pending)
+	if (!timer_pending(timer))
 		return 0;
 	detach(timer);
 	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);

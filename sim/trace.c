@@ -39,6 +39,8 @@ struct symbol {
 };
 static struct symbol *syms;
 static size_t nsyms, capsyms;
+static const char *prefixes[8];
+static size_t nprefixes;
 
 /* Open addressing over pointer values: lookups only, never iterated. */
 static struct { const void *p; uint64_t id; } *unknown;
@@ -94,6 +96,7 @@ void sim_objects_fini(void)
 	free(unknown);
 	unknown = NULL;
 	nunknown = capunknown = 0;
+	nprefixes = 0;
 }
 
 const char *sim_intern(const char *s)
@@ -344,6 +347,26 @@ void sim_register_symbol(const void *fn, const char *name)
 			abort();
 	}
 	syms[nsyms++] = (struct symbol){ fn, sim_intern(name) };
+}
+
+void sim_register_symbol_prefix(const char *prefix)
+{
+	for (size_t i = 0; i < nprefixes; i++)
+		if (!strcmp(prefixes[i], prefix))
+			return;
+	if (nprefixes < sizeof(prefixes) / sizeof(prefixes[0]))
+		prefixes[nprefixes++] = prefix;
+}
+
+const char *sim_unprefix(const char *name)
+{
+	for (size_t i = 0; name && i < nprefixes; i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (!strncmp(name, prefixes[i], n))
+			return name + n;
+	}
+	return name;
 }
 
 const char *sim_symbol(const void *fn)

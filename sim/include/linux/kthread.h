@@ -7,10 +7,15 @@
 
 #include <linux/err.h>
 #include <linux/sched.h>
+#include <stdarg.h>
 
 __printf(4, 5)
 struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
 					   int node, const char namefmt[], ...);
+
+__printf(4, 0)
+struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					     int node, const char namefmt[], va_list args);
 
 #define kthread_create(threadfn, data, namefmt, arg...) \
 	kthread_create_on_node(threadfn, data, NUMA_NO_NODE, namefmt, ##arg)

@@ -21,17 +21,34 @@
 #define TIMER_IRQSAFE		0x00200000
 #define TIMER_INIT_FLAGS	(TIMER_DEFERRABLE | TIMER_PINNED | TIMER_IRQSAFE)
 
+/*
+ * Code written for 4.9 compiles with KWSIM_TIMER_V49 defined and sees the
+ * old callback under the name 'function'; the layout is the same either way.
+ */
+#ifdef KWSIM_TIMER_V49
+#define __TIMER_FN_NEW		__function_new
+#define __TIMER_FN_LEGACY	function
+#else
+#define __TIMER_FN_NEW		function
+#define __TIMER_FN_LEGACY	legacy_function
+#endif
+
 struct timer_list {
 	struct hlist_node entry;
 	unsigned long expires;
+#ifdef KWSIM_TIMER_V49
+	/* 4.9's timer API: timer->function takes timer->data */
+	void (*__TIMER_FN_NEW)(struct timer_list *);
+	void (*function)(unsigned long);
+#else
 	void (*function)(struct timer_list *);
-	u32 flags;
-	/* 4.9's form: function(data) */
-	void (*legacy_function)(unsigned long);
+	void (*legacy_function)(unsigned long);		/* 4.9's form: function(data) */
+#endif
 	unsigned long data;
+	u32 flags;
 	/* the machine's bookkeeping */
 	struct list_head node;		/* on its CPU's armed list */
-	bool pending;
+	bool queued;			/* on that list; entry.pprev says what the kernel sees */
 	int cpu;
 	unsigned long bucket_expiry;	/* the jiffy it really fires at */
 	int level;
@@ -40,22 +57,23 @@ struct timer_list {
 };
 
 void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
-		    void (*legacy)(unsigned long), unsigned long data, u32 flags);
+		    void (*legacy)(unsigned long), unsigned long data, u32 flags,
+		    const struct sim_site *site);
 
 #define timer_setup(timer, callback, flags) \
-	sim_timer_init((timer), (callback), NULL, 0, (flags))
+	sim_timer_init((timer), (callback), NULL, 0, (flags), SIM_HERE)
 #define timer_setup_on_stack(timer, callback, flags) timer_setup(timer, callback, flags)
 #define __setup_timer(timer, fn, data, flags) \
-	sim_timer_init((timer), NULL, (fn), (data), (flags))
+	sim_timer_init((timer), NULL, (fn), (data), (flags), SIM_HERE)
 #define setup_timer(timer, fn, data) __setup_timer((timer), (fn), (data), 0)
 #define init_timer(timer) __setup_timer((timer), NULL, 0, 0)
 #define destroy_timer_on_stack(timer) do { } while (0)
 
 #define __TIMER_INITIALIZER_2(_function, _flags) {			\
-	.function = (_function), .flags = (_flags),			\
+	.__TIMER_FN_NEW = (_function), .flags = (_flags),		\
 	.done = { .what = "del_timer_sync" } }
 #define __TIMER_INITIALIZER_4(_function, _expires, _data, _flags) {	\
-	.legacy_function = (_function), .expires = (_expires),		\
+	.__TIMER_FN_LEGACY = (_function), .expires = (_expires),	\
 	.data = (_data), .flags = (_flags),				\
 	.done = { .what = "del_timer_sync" } }
 #define __TIMER_PICK(_1, _2, _3, _4, name, ...) name
@@ -83,9 +101,10 @@ int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site);
 #define timer_delete_sync(timer) sim_del_timer_sync(timer, SIM_HERE)
 #define timer_shutdown_sync(timer) sim_del_timer_sync(timer, SIM_HERE)
 
+/* As the kernel's: an armed timer has a hashed entry; initialising one unhashes it. */
 static inline int timer_pending(const struct timer_list *timer)
 {
-	return timer->pending;
+	return timer->entry.pprev != NULL;
 }
 
 /* The jiffy a timer armed now for 'expires' fires at: the wheel's rounding. */

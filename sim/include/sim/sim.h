@@ -160,6 +160,12 @@ void sim_register_object(const void *p, size_t size, const char *name);
 /* A function's printable name, for %ps. */
 void sim_register_symbol(const void *fn, const char *name);
 const char *sim_symbol(const void *fn);
+/*
+ * Code linked several times under symbol prefixes (the model's variants)
+ * registers each prefix, so findings name functions as the source does.
+ */
+void sim_register_symbol_prefix(const char *prefix);
+const char *sim_unprefix(const char *name);
 
 /* --- statistics, for benchmarks ---------------------------------------- */
 

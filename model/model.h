@@ -1,0 +1,62 @@
+/*
+ * The model's face towards tools/: each kernel variant is a table of the
+ * kthread_worker API, selected by name at run time. The kernel's types are
+ * opaque here; each variant defines them in its own kthread_worker.h.
+ */
+#ifndef KWSIM_MODEL_H
+#define KWSIM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct task_struct;
+struct kthread_worker;
+struct kthread_work;
+struct kthread_delayed_work;
+
+typedef void (*kw_work_fn)(struct kthread_work *work);
+
+struct kw_model {
+	const char *name;		/* "v4.9", "mainline" */
+	const char *source;		/* what it follows */
+	size_t worker_size, work_size, dwork_size;
+
+	/* Names for the trace's %ps of the variant's own functions. */
+	void (*register_symbols)(void);
+
+	/* The API, as the kernel names it. */
+	void (*init_worker)(struct kthread_worker *worker);	/* kthread_init_worker */
+	void (*init_work)(struct kthread_work *work, kw_work_fn fn);
+	void (*init_delayed_work)(struct kthread_delayed_work *dwork, kw_work_fn fn);
+	int (*worker_fn)(void *worker_ptr);			/* kthread_worker_fn */
+	/* kthread_create_worker when cpu < 0, else kthread_create_worker_on_cpu */
+	struct kthread_worker *(*create_worker)(int cpu, unsigned int flags, const char *name);
+	bool (*queue_work)(struct kthread_worker *worker, struct kthread_work *work);
+	bool (*queue_delayed_work)(struct kthread_worker *worker,
+				   struct kthread_delayed_work *dwork, unsigned long delay);
+	bool (*mod_delayed_work)(struct kthread_worker *worker,
+				 struct kthread_delayed_work *dwork, unsigned long delay);
+	void (*flush_work)(struct kthread_work *work);
+	void (*flush_worker)(struct kthread_worker *worker);
+	bool (*cancel_work_sync)(struct kthread_work *work);
+	bool (*cancel_delayed_work_sync)(struct kthread_delayed_work *dwork);
+	void (*destroy_worker)(struct kthread_worker *worker);
+
+	/* Plain reads for summaries and checks: no scheduling points. */
+	struct kthread_work *(*dwork_work)(struct kthread_delayed_work *dwork);
+	struct task_struct *(*worker_task)(const struct kthread_worker *worker);
+	struct kthread_work *(*current_work)(const struct kthread_worker *worker);
+	struct kthread_worker *(*work_worker)(const struct kthread_work *work);
+	bool (*work_pending)(const struct kthread_work *work);
+	int (*work_canceling)(const struct kthread_work *work);
+	kw_work_fn (*work_func)(const struct kthread_work *work);
+};
+
+#define KTW_FREEZABLE_FLAG 1u	/* KTW_FREEZABLE, the same in every variant */
+
+size_t kw_model_count(void);
+const struct kw_model *kw_model_get(size_t i);
+/* NULL when no variant has that name. */
+const struct kw_model *kw_model_find(const char *name);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * One variant's table. This file is compiled once per variant, with that
+ * variant's directory on the include path, its prefix in KW_NS and its
+ * source in KW_SOURCE: including the source here lets the table name the
+ * variant's static functions too (kthread_flush_work_fn for the trace).
+ */
+#include KW_SOURCE
+#include "model.h"
+
+#include <sim/sim.h>
+
+static void register_symbols(void)
+{
+	sim_register_symbol_prefix(KW_NS_STR);
+	sim_register_symbol((const void *)kthread_worker_fn, "kthread_worker_fn");
+	sim_register_symbol((const void *)kthread_delayed_work_timer_fn,
+			    "kthread_delayed_work_timer_fn");
+	sim_register_symbol((const void *)kthread_flush_work_fn, "kthread_flush_work_fn");
+}
+
+static void init_worker(struct kthread_worker *worker)
+{
+	kthread_init_worker(worker);
+}
+
+static void init_work(struct kthread_work *work, kw_work_fn fn)
+{
+	kthread_init_work(work, fn);
+}
+
+static void init_delayed_work(struct kthread_delayed_work *dwork, kw_work_fn fn)
+{
+	kthread_init_delayed_work(dwork, fn);
+}
+
+static struct kthread_worker *create_worker(int cpu, unsigned int flags, const char *name)
+{
+	if (cpu < 0)
+		return kthread_create_worker(flags, "%s", name);
+	return kthread_create_worker_on_cpu(cpu, flags, "%s", name);
+}
+
+static struct kthread_work *dwork_work(struct kthread_delayed_work *dwork)
+{
+	return &dwork->work;
+}
+
+static struct task_struct *worker_task(const struct kthread_worker *worker)
+{
+	return worker->task;
+}
+
+static struct kthread_work *current_work(const struct kthread_worker *worker)
+{
+	return worker->current_work;
+}
+
+static struct kthread_worker *work_worker(const struct kthread_work *work)
+{
+	return work->worker;
+}
+
+static bool work_pending(const struct kthread_work *work)
+{
+	return !list_empty(&work->node);
+}
+
+static int work_canceling(const struct kthread_work *work)
+{
+	return work->canceling;
+}
+
+static kw_work_fn work_func(const struct kthread_work *work)
+{
+	return work->func;
+}
+
+_Static_assert(KTW_FREEZABLE == KTW_FREEZABLE_FLAG, "KTW_FREEZABLE differs");
+
+const struct kw_model KW_SYM(model) = {
+	.name = KW_NAME,
+	.source = KW_FOLLOWS,
+	.worker_size = sizeof(struct kthread_worker),
+	.work_size = sizeof(struct kthread_work),
+	.dwork_size = sizeof(struct kthread_delayed_work),
+	.register_symbols = register_symbols,
+	.init_worker = init_worker,
+	.init_work = init_work,
+	.init_delayed_work = init_delayed_work,
+	.worker_fn = kthread_worker_fn,
+	.create_worker = create_worker,
+	.queue_work = kthread_queue_work,
+	.queue_delayed_work = kthread_queue_delayed_work,
+	.mod_delayed_work = kthread_mod_delayed_work,
+	.flush_work = kthread_flush_work,
+	.flush_worker = kthread_flush_worker,
+	.cancel_work_sync = kthread_cancel_work_sync,
+	.cancel_delayed_work_sync = kthread_cancel_delayed_work_sync,
+	.destroy_worker = kthread_destroy_worker,
+	.dwork_work = dwork_work,
+	.worker_task = worker_task,
+	.current_work = current_work,
+	.work_worker = work_worker,
+	.work_pending = work_pending,
+	.work_canceling = work_canceling,
+	.work_func = work_func,
+};
