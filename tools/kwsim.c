@@ -1,1 +1,80 @@
-int main(void) { return 0; }
+/*
+ * The kwsim command: one binary, one subcommand per job. A usage error is
+ * always exit 2 with a message on stderr, so scripts can tell it apart
+ * from a run that found something (1).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+#ifndef KWSIM_VERSION
+#error "KWSIM_VERSION comes from the project version in CMakeLists.txt"
+#endif
+
+struct command {
+	const char *name;
+	const char *args;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "bench", "[--quick]", "measure the machine's speed and memory on this host", kwsim_bench },
+	{ "help", "", "show this help", cmd_help },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "kwsim %s: a deterministic simulator of the Linux kernel's kthread_worker\n\n",
+		KWSIM_VERSION);
+	fprintf(f, "usage: kwsim <command> [options]\n       kwsim --version\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
+		fprintf(f, "  %-20s %s\n", head, commands[i].summary);
+	}
+	fprintf(f, "\nexit codes: 0 success, 1 failure (e.g. a benchmark target missed), 2 usage error\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 1) {
+		fprintf(stderr, "kwsim: help takes no arguments (try 'kwsim help')\n");
+		return 2;
+	}
+	usage(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--version")) {
+		if (argc > 2) {
+			fprintf(stderr, "kwsim: --version takes no arguments (try 'kwsim help')\n");
+			return 2;
+		}
+		printf("kwsim %s\n", KWSIM_VERSION);
+		return 0;
+	}
+	/* The conventional spellings of help, so nobody gets an error for asking. */
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		name = "help";
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "kwsim: unknown command '%s' (try 'kwsim help')\n", argv[1]);
+	return 2;
+}
