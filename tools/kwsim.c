@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cmd_run.h"
 
 #ifndef KWSIM_VERSION
 #error "KWSIM_VERSION comes from the project version in CMakeLists.txt"
@@ -22,6 +23,8 @@ struct command {
 static int cmd_help(int argc, char **argv);
 
 static const struct command commands[] = {
+	{ "run", "FILE [options]", "run a scenario once; see 'Commands' in README.md", kwsim_run },
+	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
 	{ "bench", "[--quick]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
@@ -39,7 +42,16 @@ static void usage(FILE *f)
 		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
 		fprintf(f, "  %-20s %s\n", head, commands[i].summary);
 	}
-	fprintf(f, "\nexit codes: 0 success, 1 failure (e.g. a benchmark target missed), 2 usage error\n");
+	fprintf(f, "\nrun and replay options:\n"
+		"  --seed N                 seed of the random strategy (run; default: the scenario's)\n"
+		"  --kernel v4.9|mainline   model variant (run; default: the scenario's, else mainline)\n"
+		"  --strategy faithful|random  how choices are made (run)\n"
+		"  --trace text|json        print the trace: ftrace text or Perfetto JSON\n"
+		"  -o FILE                  write the trace to FILE instead of stdout\n"
+		"  --json                   print the result as JSON\n"
+		"  --save-schedule FILE     write the scenario with this run's decision log (run)\n");
+	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met), 1 they do not,\n"
+		"            2 bad input or usage\n");
 }
 
 static int cmd_help(int argc, char **argv)

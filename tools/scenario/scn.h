@@ -1,0 +1,218 @@
+/*
+ * Scenario files (.kws): the language's syntax tree, the parser and the
+ * interpreter that runs a scenario on the machine with one model variant.
+ *
+ * A scenario is shaped like a litmus test of the kernel memory model:
+ *
+ *   KW name
+ *   (* what it shows *)
+ *   { settings; fn bodies; declarations }
+ *   P0 @cpu0 { statements }            threads
+ *   irq I0 @cpu1 at 3ms { statements } hard interrupts
+ *   suspend at 10ms; resume at 2s;     system events
+ *   exists (condition)                 or ~exists / forall
+ *   schedule { ... }                   an optional recorded decision log
+ */
+#ifndef KWSIM_SCN_H
+#define KWSIM_SCN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sim/sim.h>
+
+#define SCN_MAX_FILE	(1 << 20)	/* bytes: a scenario is text, not a dump */
+#define SCN_MAX_DEPTH	32		/* nesting of blocks and expressions */
+#define SCN_MAX_FNS	64		/* work functions (each gets a C trampoline) */
+
+struct scn_loc {
+	int line, col;
+};
+
+/* --- objects: everything a scenario names ------------------------------------ */
+
+enum scn_obj_kind {
+	OBJ_WORKER, OBJ_WORK, OBJ_DWORK, OBJ_LOCK, OBJ_COMPLETION, OBJ_COUNTER, OBJ_FN,
+	OBJ_PROGRAM,
+};
+
+struct scn_expr;
+struct scn_stmt;
+
+struct scn_obj {
+	enum scn_obj_kind kind;
+	char name[64];
+	struct scn_loc loc;
+	int index;			/* among objects of its kind */
+	/* declarations */
+	struct scn_expr *init;		/* worker W = kthread_create_worker(...); */
+	struct scn_obj *fn;		/* work A = fn; */
+	struct scn_stmt *body;		/* fn bodies */
+	size_t body_at;			/* where the body starts, parsed after the init block */
+	struct scn_loc body_loc;
+	long value;			/* counter initial value */
+	/* run-time state, reset by every run */
+	void *ptr;			/* the kernel object */
+	long count;			/* counters: value; fns: executions */
+	uint64_t first_start;		/* fns: when the first execution began (0: never) */
+};
+
+/* --- expressions and statements -------------------------------------------------- */
+
+enum scn_expr_kind {
+	EX_INT, EX_BOOL, EX_STR, EX_OBJ, EX_REG, EX_TASK_OF,	/* W->task */
+	EX_CALL, EX_UNARY, EX_BINARY,
+	/* condition atoms */
+	EX_FINDING,		/* warn("fn"), deadlock, hung, ... : count */
+	EX_RAN,			/* ran(A): executions of a work's function */
+	EX_BEFORE,		/* before(A, B) */
+};
+
+struct scn_api;
+struct scn_chunk;
+
+enum scn_op {
+	OP_NOT, OP_NEG, OP_ADD, OP_SUB, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR,
+};
+
+/* The value of a unary (rhs unused) or binary operation. */
+long scn_apply(enum scn_op op, long lhs, long rhs);
+
+struct scn_expr {
+	enum scn_expr_kind kind;
+	struct scn_loc loc;
+	long value;			/* EX_INT, EX_BOOL; EX_FINDING: kind */
+	char *str;			/* EX_STR; EX_FINDING: function filter or NULL */
+	struct scn_obj *obj;		/* EX_OBJ, EX_TASK_OF, EX_RAN */
+	struct scn_obj *obj2;		/* EX_BEFORE */
+	int prog, reg;			/* EX_REG */
+	const struct scn_api *api;	/* EX_CALL */
+	struct scn_expr *args[4];
+	int nargs;
+	enum scn_op op;			/* EX_UNARY, EX_BINARY */
+	struct scn_expr *lhs, *rhs;
+};
+
+enum scn_stmt_kind {
+	ST_EXPR, ST_SET_REG, ST_SET_COUNTER, ST_ADD_COUNTER, ST_IF, ST_REPEAT, ST_WHILE,
+	ST_AT, ST_LOG, ST_BLOCK,
+};
+
+struct scn_stmt {
+	enum scn_stmt_kind kind;
+	struct scn_loc loc;
+	struct scn_expr *e;
+	struct scn_obj *obj;		/* ST_SET_COUNTER, ST_ADD_COUNTER */
+	int reg;			/* ST_SET_REG */
+	uint64_t ns;			/* ST_AT */
+	char *str;			/* ST_LOG */
+	struct scn_stmt *body, *orelse;	/* ST_IF, ST_REPEAT, ST_WHILE, ST_BLOCK */
+	struct scn_stmt *next;
+};
+
+/* --- programs: threads, interrupts, system events ---------------------------------- */
+
+enum scn_prog_kind { PROG_THREAD, PROG_IRQ, PROG_SUSPEND, PROG_RESUME };
+
+#define SCN_MAX_REGS 16
+
+struct scn_prog {
+	enum scn_prog_kind kind;
+	char name[16];			/* P0, I0, ... */
+	struct scn_loc loc;
+	int cpu;			/* -1: any (threads only) */
+	uint64_t at;			/* start time, ns */
+	struct scn_stmt *body;
+	char regnames[SCN_MAX_REGS][16];
+	int nregs;
+	long regs[SCN_MAX_REGS];	/* run-time */
+	bool regset[SCN_MAX_REGS];
+};
+
+/* --- the scenario --------------------------------------------------------------------- */
+
+enum scn_quant { Q_NONE, Q_EXISTS, Q_NOT_EXISTS, Q_FORALL };
+
+struct scn {
+	char *path;
+	char *text;			/* the source, as read */
+	size_t text_len;
+	size_t schedule_at;		/* offset of the schedule section, or text_len */
+	char name[128];
+	char *comment;
+
+	struct sim_config cfg;
+	char kernel[16];
+
+	struct scn_obj **objs;
+	int nobjs;
+	struct scn_stmt *setup;		/* declarations that run, in order */
+	struct scn_prog **progs;
+	int nprogs;
+
+	enum scn_quant quant;
+	struct scn_expr *cond;
+	char *cond_text;
+
+	bool has_schedule;
+	struct sim_decision *log;
+	size_t nlog;
+
+	struct scn_chunk *arena;	/* every node above lives here */
+};
+
+/* Parse a file. On error prints "file:line:col: error: ..." to err and returns NULL. */
+struct scn *scn_load(const char *path, FILE *err);
+struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err);
+void scn_free(struct scn *s);
+
+/* --- running ------------------------------------------------------------------------------ */
+
+struct kw_model;
+
+/* One line of the readable account of a run. */
+struct scn_event {
+	uint64_t time;
+	int cpu;
+	char who[24];
+	char what[200];
+};
+
+struct scn_run {
+	const struct kw_model *model;
+	enum sim_end end;
+	uint64_t end_time;
+	bool cond_holds;
+	struct scn_event *events;
+	size_t nevents;
+	uint64_t hash;
+	size_t ndecisions;
+};
+
+/*
+ * Run the scenario once on the machine configured in s->cfg (the caller may
+ * have overridden seed, strategy or kernel). The machine is left initialised
+ * so that the caller can read findings, decisions and trace; it calls
+ * sim_fini() itself. Returns 0, or -1 with a message on err.
+ */
+int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err);
+void scn_run_free(struct scn_run *run);
+
+/* Evaluate an expression after the run (conditions, register values). */
+long scn_eval_final(struct scn *s, const struct scn_expr *e);
+
+/* --- output --------------------------------------------------------------------------------- */
+
+void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run);
+void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run);
+void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run);
+/* 0 for the exit status: the condition's verdict, or no findings when there is none. */
+bool scn_expectations_hold(const struct scn *s, const struct scn_run *run);
+/* The scenario text with the run's decision log as its schedule section. */
+int scn_write_with_schedule(FILE *out, const struct scn *s);
+
+const char *scn_did_you_mean(const char *word, const char *const *words, size_t n);
+
+#endif

@@ -1,0 +1,65 @@
+#include "scn_api.h"
+
+#include <string.h>
+
+static const struct scn_api apis[] = {
+	{ "kthread_create_worker", API_CREATE_WORKER, RET_WORKER, 2, { ARG_INT, ARG_STR } },
+	{ "kthread_create_worker_on_cpu", API_CREATE_WORKER_ON_CPU, RET_WORKER, 3,
+	  { ARG_INT, ARG_INT, ARG_STR } },
+	{ "kthread_init_worker", API_INIT_WORKER, RET_VOID, 1, { ARG_WORKER } },
+	{ "kthread_run", API_KTHREAD_RUN, RET_VOID, 3, { ARG_WORKER_FN, ARG_WORKER, ARG_STR } },
+	{ "kthread_stop", API_KTHREAD_STOP, RET_INT, 1, { ARG_TASK } },
+	{ "kthread_init_work", API_INIT_WORK, RET_VOID, 2, { ARG_WORK, ARG_FN } },
+	{ "kthread_init_delayed_work", API_INIT_DELAYED_WORK, RET_VOID, 2, { ARG_DWORK, ARG_FN } },
+	{ "kthread_queue_work", API_QUEUE_WORK, RET_BOOL, 2, { ARG_WORKER, ARG_WORK } },
+	{ "kthread_queue_delayed_work", API_QUEUE_DELAYED_WORK, RET_BOOL, 3,
+	  { ARG_WORKER, ARG_DWORK, ARG_INT } },
+	{ "kthread_mod_delayed_work", API_MOD_DELAYED_WORK, RET_BOOL, 3,
+	  { ARG_WORKER, ARG_DWORK, ARG_INT } },
+	{ "kthread_flush_work", API_FLUSH_WORK, RET_VOID, 1, { ARG_ANYWORK } },
+	{ "kthread_flush_worker", API_FLUSH_WORKER, RET_VOID, 1, { ARG_WORKER } },
+	{ "kthread_cancel_work_sync", API_CANCEL_WORK_SYNC, RET_BOOL, 1, { ARG_ANYWORK } },
+	{ "kthread_cancel_delayed_work_sync", API_CANCEL_DELAYED_WORK_SYNC, RET_BOOL, 1,
+	  { ARG_DWORK } },
+	{ "kthread_destroy_worker", API_DESTROY_WORKER, RET_VOID, 1, { ARG_WORKER } },
+	{ "udelay", API_UDELAY, RET_VOID, 1, { ARG_INT } },
+	{ "mdelay", API_MDELAY, RET_VOID, 1, { ARG_INT } },
+	{ "ndelay", API_NDELAY, RET_VOID, 1, { ARG_INT } },
+	{ "msleep", API_MSLEEP, RET_VOID, 1, { ARG_INT } },
+	{ "cond_resched", API_COND_RESCHED, RET_INT, 0, { 0 } },
+	{ "cpu_relax", API_CPU_RELAX, RET_VOID, 0, { 0 } },
+	{ "spin_lock", API_SPIN_LOCK, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_unlock", API_SPIN_UNLOCK, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_lock_irq", API_SPIN_LOCK_IRQ, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_unlock_irq", API_SPIN_UNLOCK_IRQ, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_lock_irqsave", API_SPIN_LOCK_IRQSAVE, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_unlock_irqrestore", API_SPIN_UNLOCK_IRQRESTORE, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_lock_bh", API_SPIN_LOCK_BH, RET_VOID, 1, { ARG_LOCK } },
+	{ "spin_unlock_bh", API_SPIN_UNLOCK_BH, RET_VOID, 1, { ARG_LOCK } },
+	{ "local_irq_disable", API_LOCAL_IRQ_DISABLE, RET_VOID, 0, { 0 } },
+	{ "local_irq_enable", API_LOCAL_IRQ_ENABLE, RET_VOID, 0, { 0 } },
+	{ "preempt_disable", API_PREEMPT_DISABLE, RET_VOID, 0, { 0 } },
+	{ "preempt_enable", API_PREEMPT_ENABLE, RET_VOID, 0, { 0 } },
+	{ "complete", API_COMPLETE, RET_VOID, 1, { ARG_COMPLETION } },
+	{ "complete_all", API_COMPLETE_ALL, RET_VOID, 1, { ARG_COMPLETION } },
+	{ "wait_for_completion", API_WAIT_FOR_COMPLETION, RET_VOID, 1, { ARG_COMPLETION } },
+	{ "msecs_to_jiffies", API_MSECS_TO_JIFFIES, RET_INT, 1, { ARG_INT } },
+	{ "jiffies", API_JIFFIES, RET_INT, 0, { 0 } },
+};
+
+const struct scn_api *scn_api_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(apis) / sizeof(apis[0]); i++)
+		if (!strcmp(apis[i].name, name))
+			return &apis[i];
+	return NULL;
+}
+
+size_t scn_api_names(const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(apis) / sizeof(apis[0]) && n < max; i++)
+		names[n++] = apis[i].name;
+	return n;
+}

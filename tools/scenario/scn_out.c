@@ -1,0 +1,261 @@
+/*
+ * What a run prints: the readable summary, the result block in herd7's
+ * shape, the same as JSON, and the scenario with its decision log appended.
+ */
+#include "scn.h"
+
+#include <model.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void collect_state(FILE *out, const struct scn *s, const struct scn_expr *e);
+
+static const char *quant_name(enum scn_quant q)
+{
+	switch (q) {
+	case Q_EXISTS: return "exists";
+	case Q_NOT_EXISTS: return "~exists";
+	case Q_FORALL: return "forall";
+	case Q_NONE: break;
+	}
+	return "";
+}
+
+static const char *preempt_name(enum sim_preempt p)
+{
+	return p == SIM_PREEMPT_NONE ? "none" : p == SIM_PREEMPT_FULL ? "full" : "voluntary";
+}
+
+static const char *strategy_name(enum sim_strategy st)
+{
+	return st == SIM_STRATEGY_RANDOM ? "random" : st == SIM_STRATEGY_REPLAY ? "replay"
+									     : "faithful";
+}
+
+static void print_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
+		(unsigned long long)(ns % 1000000000ULL));
+}
+
+void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run)
+{
+	fprintf(out, "kwsim: %s (%s)\n", s->name, s->path);
+	fprintf(out, "kernel %s, %d cpus, HZ=%u, preempt %s, strategy %s, seed %llu\n\n",
+		run->model->name, s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
+		strategy_name(s->cfg.strategy), (unsigned long long)s->cfg.seed);
+	fprintf(out, "What ran:\n");
+	for (size_t i = 0; i < run->nevents; i++) {
+		const struct scn_event *ev = &run->events[i];
+
+		fputs("  ", out);
+		print_time(out, ev->time);
+		fprintf(out, "  cpu%d  %-12s %s\n", ev->cpu, ev->who, ev->what);
+	}
+	for (int i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->kind == OBJ_FN)
+			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, s->objs[i]->count,
+				s->objs[i]->count == 1 ? "" : "s");
+	fprintf(out, "\nFindings: %zu\n", sim_finding_count());
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		const struct sim_finding *f = sim_finding(i);
+
+		fprintf(out, "  [%zu] %s at ", i + 1, sim_finding_kind_name(f->kind));
+		print_time(out, f->time);
+		if (f->cpu >= 0)
+			fprintf(out, " cpu%d", f->cpu);
+		fprintf(out, " %s", f->context);
+		if (f->site.file)
+			fprintf(out, " (%s:%d %s)", f->site.file, f->site.line, f->site.func);
+		fprintf(out, " decision %llu\n      %s\n", (unsigned long long)f->decision, f->msg);
+	}
+	fprintf(out, "\nEnd: %s at ", sim_end_name(run->end));
+	print_time(out, run->end_time);
+	fprintf(out, " s, %zu decisions, trace hash %016llx\n", run->ndecisions,
+		(unsigned long long)run->hash);
+	if (run->end == SIM_END_DIVERGED)
+		fprintf(out, "divergence: %s\n", sim_divergence());
+}
+
+/* The values the condition looks at, as herd7 lists a state: each once. */
+static void print_state(FILE *out, const struct scn *s, const struct scn_expr *e, int *n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		return;
+	collect_state(mem, s, e);
+	fclose(mem);
+	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
+		bool seen = false;
+
+		for (char *prev = buf; prev < item; prev += strlen(prev) + 1)
+			seen |= !strcmp(prev, item);
+		if (!seen) {
+			fprintf(out, "%s; ", item);
+			(*n)++;
+		}
+	}
+	free(buf);
+}
+
+static void collect_state(FILE *out, const struct scn *s, const struct scn_expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case EX_REG:
+		fprintf(out, "%s:%s=%ld\n", s->progs[e->prog]->name,
+			s->progs[e->prog]->regnames[e->reg], scn_eval_final((struct scn *)s, e));
+		return;
+	case EX_OBJ:
+		if (e->obj && e->obj->kind == OBJ_COUNTER) {
+			fprintf(out, "%s=%ld\n", e->obj->name, e->obj->count);
+			}
+		return;
+	case EX_FINDING:
+		fprintf(out, "%s%s%s%s=%ld\n", sim_finding_kind_name((enum sim_finding_kind)e->value),
+			e->str ? "(" : "", e->str ? e->str : "", e->str ? ")" : "",
+			scn_eval_final((struct scn *)s, e));
+		return;
+	case EX_RAN:
+		fprintf(out, "ran(%s)=%ld\n", e->obj->name, e->obj->count);
+		return;
+	case EX_BEFORE:
+		fprintf(out, "before(%s,%s)=%ld\n", e->obj->name, e->obj2->name,
+			scn_eval_final((struct scn *)s, e));
+		return;
+	default:
+		collect_state(out, s, e->lhs);
+		collect_state(out, s, e->rhs);
+	}
+}
+
+/* herd7's verdict: exists wants a positive witness, ~exists none, forall no negative. */
+static bool verdict(const struct scn *s, const struct scn_run *run)
+{
+	if (s->quant == Q_NOT_EXISTS)
+		return !run->cond_holds;
+	return run->cond_holds;
+}
+
+bool scn_expectations_hold(const struct scn *s, const struct scn_run *run)
+{
+	if (run->end == SIM_END_DIVERGED)
+		return false;
+	if (s->quant == Q_NONE)
+		return sim_finding_count() == 0;
+	return verdict(s, run);
+}
+
+void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
+{
+	int pos = run->cond_holds, n = 0;
+
+	if (s->quant == Q_NONE) {
+		fprintf(out, "\nTest %s: no condition; %s\n", s->name,
+			sim_finding_count() ? "findings reported" : "nothing found");
+		return;
+	}
+	fprintf(out, "\nTest %s %s\n", s->name, s->quant == Q_NOT_EXISTS ? "Forbidden" :
+		s->quant == Q_FORALL ? "Required" : "Allowed");
+	fprintf(out, "States 1\n");
+	print_state(out, s, s->cond, &n);
+	fputc('\n', out);
+	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
+	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);
+	fprintf(out, "Condition %s %s\n", quant_name(s->quant), s->cond_text);
+	fprintf(out, "Observation %s %s %d %d\n", s->name, pos ? "Always" : "Never", pos, !pos);
+	fprintf(out, "Hash=%016llx\n", (unsigned long long)run->hash);
+}
+
+static void json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)(str ? str : ""); *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", out);
+		else if (*c < 0x20 || *c >= 0x7f)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
+{
+	fputs("{\"scenario\":", out);
+	json_str(out, s->name);
+	fputs(",\"file\":", out);
+	json_str(out, s->path);
+	fprintf(out, ",\"kernel\":\"%s\",\"cpus\":%d,\"hz\":%u,\"preempt\":\"%s\","
+		"\"strategy\":\"%s\",\"seed\":%llu,", run->model->name, s->cfg.ncpus, s->cfg.hz,
+		preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy),
+		(unsigned long long)s->cfg.seed);
+	fputs("\"events\":[", out);
+	for (size_t i = 0; i < run->nevents; i++) {
+		const struct scn_event *ev = &run->events[i];
+
+		fprintf(out, "%s{\"time_ns\":%llu,\"cpu\":%d,\"who\":", i ? "," : "",
+			(unsigned long long)ev->time, ev->cpu);
+		json_str(out, ev->who);
+		fputs(",\"what\":", out);
+		json_str(out, ev->what);
+		fputc('}', out);
+	}
+	fputs("],\"findings\":[", out);
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		const struct sim_finding *f = sim_finding(i);
+
+		fprintf(out, "%s{\"kind\":\"%s\",\"time_ns\":%llu,\"cpu\":%d,\"context\":",
+			i ? "," : "", sim_finding_kind_name(f->kind), (unsigned long long)f->time,
+			f->cpu);
+		json_str(out, f->context);
+		fputs(",\"file\":", out);
+		json_str(out, f->site.file);
+		fprintf(out, ",\"line\":%d,\"function\":", f->site.line);
+		json_str(out, f->site.func);
+		fprintf(out, ",\"decision\":%llu,\"message\":", (unsigned long long)f->decision);
+		json_str(out, f->msg);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"end\":\"%s\",\"end_time_ns\":%llu,\"decisions\":%zu,"
+		"\"trace_hash\":\"%016llx\"", sim_end_name(run->end),
+		(unsigned long long)run->end_time, run->ndecisions, (unsigned long long)run->hash);
+	if (run->end == SIM_END_DIVERGED) {
+		fputs(",\"divergence\":", out);
+		json_str(out, sim_divergence());
+	}
+	if (s->quant != Q_NONE) {
+		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"text\":", quant_name(s->quant));
+		json_str(out, s->cond_text);
+		fprintf(out, ",\"holds\":%s,\"verdict\":\"%s\"}", run->cond_holds ? "true" : "false",
+			verdict(s, run) ? "Ok" : "No");
+	}
+	fprintf(out, ",\"expectations_hold\":%s}\n", scn_expectations_hold(s, run) ? "true" : "false");
+}
+
+int scn_write_with_schedule(FILE *out, const struct scn *s)
+{
+	static const char whys[] = "cip";
+	const struct sim_decision *d = sim_decisions();
+	size_t n = sim_decision_count();
+	size_t keep = s->schedule_at;
+
+	/* drop the old schedule section and the blank lines before it */
+	while (keep && (s->text[keep - 1] == '\n' || s->text[keep - 1] == ' '))
+		keep--;
+	fwrite(s->text, 1, keep, out);
+	fprintf(out, "\n\nschedule {\n  seed = %llu;\n  strategy = %s;\n  decisions {",
+		(unsigned long long)s->cfg.seed,
+		s->cfg.strategy == SIM_STRATEGY_RANDOM ? "random" : "faithful");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%c%u/%u", i % 16 ? " " : "\n    ", whys[d[i].why], d[i].pick, d[i].n);
+	fputs("\n  }\n}\n", out);
+	return ferror(out) ? -1 : 0;
+}

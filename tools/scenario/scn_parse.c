@@ -1,0 +1,1623 @@
+/*
+ * The .kws parser: a hand-written lexer and recursive descent. The first
+ * error stops the parse with "file:line:col: error: ...", and a misspelt
+ * call or name gets a suggestion. Every node lives in the scenario's arena,
+ * so an error part-way through leaks nothing.
+ */
+#include "scn.h"
+#include "scn_api.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scn_chunk {
+	struct scn_chunk *next;
+	size_t used, size;
+	_Alignas(16) unsigned char data[];
+};
+
+enum tok {
+	T_EOF, T_IDENT, T_INT, T_TIME, T_STR,
+	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_SEMI, T_COMMA, T_ASSIGN,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_AND, T_OR, T_NOT, T_PLUS, T_MINUS,
+	T_INC, T_DEC, T_ADD_ASSIGN, T_SUB_ASSIGN, T_ARROW, T_COLON, T_AT_SIGN, T_DOT, T_AMP,
+};
+
+struct parser {
+	struct scn *s;
+	const char *text;
+	size_t len, pos;
+	struct scn_loc loc;		/* of pos */
+	/* the current token */
+	enum tok tok;
+	struct scn_loc tloc;
+	size_t tstart, tend;
+	char ident[64];
+	long num;			/* T_INT; T_TIME: nanoseconds */
+	char *str;			/* T_STR, in the arena */
+	int depth;
+	struct scn_prog *prog;		/* the program being parsed, for registers */
+	bool in_fn;
+	FILE *err;
+	jmp_buf fail;
+};
+
+/* --- arena and errors --------------------------------------------------------------- */
+
+static void *arena_alloc(struct scn *s, size_t size)
+{
+	struct scn_chunk *c = s->arena;
+
+	size = (size + 15) & ~(size_t)15;
+	if (!c || c->used + size > c->size) {
+		size_t cap = size > 16384 ? size : 16384;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			abort();
+		c->next = s->arena;
+		c->used = 0;
+		c->size = cap;
+		s->arena = c;
+	}
+	c->used += size;
+	return memset(c->data + c->used - size, 0, size);
+}
+
+static char *arena_strndup(struct scn *s, const char *p, size_t n)
+{
+	char *d = arena_alloc(s, n + 1);
+
+	memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
+__attribute__((format(printf, 3, 4), noreturn))
+static void fail_at(struct parser *p, struct scn_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(p->err, "%s:%d:%d: error: ", p->s->path, loc.line, loc.col);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+	longjmp(p->fail, 1);
+}
+
+#define fail(p, ...) fail_at(p, (p)->tloc, __VA_ARGS__)
+
+/* Levenshtein distance, for suggestions. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[65];
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+
+			row[j] = sub;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (cur + 1 < row[j])
+				row[j] = cur + 1;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *scn_did_you_mean(const char *word, const char *const *words, size_t n)
+{
+	const char *best = NULL;
+	size_t bestd = (strlen(word) + 2) / 3 + 1;	/* about a third may differ */
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = distance(word, words[i]);
+
+		if (d < bestd) {
+			bestd = d;
+			best = words[i];
+		}
+	}
+	return best;
+}
+
+/* --- lexer ------------------------------------------------------------------------------ */
+
+static int peekc(struct parser *p, size_t ahead)
+{
+	return p->pos + ahead < p->len ? (unsigned char)p->text[p->pos + ahead] : -1;
+}
+
+static void advance(struct parser *p, size_t n)
+{
+	while (n-- && p->pos < p->len) {
+		if (p->text[p->pos++] == '\n') {
+			p->loc.line++;
+			p->loc.col = 1;
+		} else {
+			p->loc.col++;
+		}
+	}
+}
+
+static void skip_space(struct parser *p)
+{
+	for (;;) {
+		int c = peekc(p, 0);
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			advance(p, 1);
+		} else if (c == '/' && peekc(p, 1) == '/') {
+			while (peekc(p, 0) != -1 && peekc(p, 0) != '\n')
+				advance(p, 1);
+		} else if (c == '(' && peekc(p, 1) == '*') {
+			struct scn_loc start = p->loc;
+
+			advance(p, 2);
+			while (!(peekc(p, 0) == '*' && peekc(p, 1) == ')')) {
+				if (peekc(p, 0) == -1)
+					fail_at(p, start, "unterminated comment");
+				advance(p, 1);
+			}
+			advance(p, 2);
+		} else {
+			return;
+		}
+	}
+}
+
+static uint64_t unit_ns(const char *u)
+{
+	static const struct { const char *u; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(u, units[i].u))
+			return units[i].ns;
+	return 0;
+}
+
+static void lex_number(struct parser *p)
+{
+	char unit[8];
+	size_t n = 0;
+	unsigned long long v = 0;
+
+	while (peekc(p, 0) != -1 && isdigit(peekc(p, 0))) {
+		if (v > (unsigned long long)(LONG_MAX / 10))
+			fail(p, "number too large");
+		v = v * 10 + (unsigned long long)(peekc(p, 0) - '0');
+		advance(p, 1);
+	}
+	p->tok = T_INT;
+	while (peekc(p, 0) != -1 && isalpha(peekc(p, 0)) && n < sizeof(unit) - 1) {
+		unit[n++] = (char)peekc(p, 0);
+		advance(p, 1);
+	}
+	unit[n] = '\0';
+	if (n) {
+		uint64_t ns = unit_ns(unit);
+
+		if (!ns)
+			fail(p, "unknown time unit '%s' (use ns, us, ms or s)", unit);
+		if (v > (unsigned long long)(LONG_MAX / (long)ns))
+			fail(p, "time too large");
+		v *= ns;
+		p->tok = T_TIME;
+	}
+	if (v > (unsigned long long)LONG_MAX)
+		fail(p, "number too large");
+	p->num = (long)v;
+}
+
+static void lex_string(struct parser *p)
+{
+	char buf[256];
+	size_t n = 0;
+
+	advance(p, 1);
+	for (;;) {
+		int c = peekc(p, 0);
+
+		if (c == -1 || c == '\n')
+			fail(p, "unterminated string");
+		if (c == '"')
+			break;
+		if (c == '\\') {
+			advance(p, 1);
+			c = peekc(p, 0);
+			if (c != '"' && c != '\\')
+				fail(p, "unknown escape in string");
+		}
+		if (n == sizeof(buf) - 1)
+			fail(p, "string longer than %zu characters", sizeof(buf) - 1);
+		buf[n++] = (char)c;
+		advance(p, 1);
+	}
+	advance(p, 1);
+	p->str = arena_strndup(p->s, buf, n);
+	p->tok = T_STR;
+}
+
+static void next(struct parser *p)
+{
+	static const struct { const char *s; enum tok t; } punct[] = {
+		{ "/\\", T_AND }, { "\\/", T_OR }, { "&&", T_AND }, { "||", T_OR },
+		{ "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE }, { ">=", T_GE }, { "++", T_INC },
+		{ "--", T_DEC }, { "+=", T_ADD_ASSIGN }, { "-=", T_SUB_ASSIGN }, { "->", T_ARROW },
+		{ "{", T_LBRACE }, { "}", T_RBRACE }, { "(", T_LPAREN }, { ")", T_RPAREN },
+		{ ";", T_SEMI }, { ",", T_COMMA }, { "=", T_ASSIGN }, { "<", T_LT }, { ">", T_GT },
+		{ "!", T_NOT }, { "~", T_NOT }, { "+", T_PLUS }, { "-", T_MINUS }, { ":", T_COLON },
+		{ "@", T_AT_SIGN }, { ".", T_DOT }, { "&", T_AMP },
+	};
+	int c;
+
+	skip_space(p);
+	p->tloc = p->loc;
+	p->tstart = p->pos;
+	c = peekc(p, 0);
+	if (c == -1) {
+		p->tok = T_EOF;
+	} else if (isalpha(c) || c == '_') {
+		size_t n = 0;
+
+		while (peekc(p, 0) != -1 && (isalnum(peekc(p, 0)) || peekc(p, 0) == '_')) {
+			if (n == sizeof(p->ident) - 1)
+				fail(p, "name longer than %zu characters", sizeof(p->ident) - 1);
+			p->ident[n++] = (char)peekc(p, 0);
+			advance(p, 1);
+		}
+		p->ident[n] = '\0';
+		p->tok = T_IDENT;
+	} else if (isdigit(c)) {
+		lex_number(p);
+	} else if (c == '"') {
+		lex_string(p);
+	} else {
+		for (size_t i = 0; i < sizeof(punct) / sizeof(punct[0]); i++) {
+			size_t n = strlen(punct[i].s);
+
+			if (p->pos + n <= p->len && !memcmp(p->text + p->pos, punct[i].s, n)) {
+				advance(p, n);
+				p->tok = punct[i].t;
+				p->tend = p->pos;
+				return;
+			}
+		}
+		if (isprint(c))
+			fail(p, "unexpected character '%c'", c);
+		fail(p, "unexpected byte 0x%02x", c);
+	}
+	p->tend = p->pos;
+}
+
+static const char *tok_text(struct parser *p)
+{
+	static char buf[48];
+	size_t n = p->tend - p->tstart;
+
+	if (p->tok == T_EOF)
+		return "end of file";
+	if (n > sizeof(buf) - 3)
+		n = sizeof(buf) - 3;
+	snprintf(buf, sizeof(buf), "'%.*s'", (int)n, p->text + p->tstart);
+	return buf;
+}
+
+static void expect(struct parser *p, enum tok t, const char *what)
+{
+	if (p->tok != t)
+		fail(p, "expected %s, found %s", what, tok_text(p));
+	next(p);
+}
+
+static bool accept(struct parser *p, enum tok t)
+{
+	if (p->tok != t)
+		return false;
+	next(p);
+	return true;
+}
+
+static bool is_word(struct parser *p, const char *w)
+{
+	return p->tok == T_IDENT && !strcmp(p->ident, w);
+}
+
+/* --- names ------------------------------------------------------------------------------ */
+
+static const char *const keywords[] = {
+	"fn", "worker", "work", "delayed_work", "spinlock", "completion", "int", "if", "else",
+	"repeat", "while", "at", "log", "true", "false", "exists", "forall", "irq", "suspend",
+	"resume", "schedule", "KTW_FREEZABLE", "kthread_worker_fn",
+};
+
+static struct scn_obj *find_obj(struct scn *s, const char *name)
+{
+	for (int i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i]->name, name))
+			return s->objs[i];
+	return NULL;
+}
+
+__attribute__((noreturn))
+static void unknown_name(struct parser *p, const char *what)
+{
+	const char *words[256];
+	size_t n = 0;
+	const char *hint;
+
+	for (int i = 0; i < p->s->nobjs && n < 200; i++)
+		words[n++] = p->s->objs[i]->name;
+	n += scn_api_names(words + n, 256 - n - sizeof(keywords) / sizeof(keywords[0]));
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		words[n++] = keywords[i];
+	hint = scn_did_you_mean(p->ident, words, n);
+	if (hint)
+		fail(p, "unknown %s '%s'; did you mean '%s'?", what, p->ident, hint);
+	fail(p, "unknown %s '%s'", what, p->ident);
+}
+
+static struct scn_obj *declare(struct parser *p, enum scn_obj_kind kind)
+{
+	struct scn *s = p->s;
+	struct scn_obj *o;
+	int idx = 0;
+
+	if (p->tok != T_IDENT)
+		fail(p, "expected a name, found %s", tok_text(p));
+	if (find_obj(s, p->ident))
+		fail(p, "'%s' is already declared", p->ident);
+	if (scn_api_find(p->ident))
+		fail(p, "'%s' is the name of a call", p->ident);
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (!strcmp(keywords[i], p->ident))
+			fail(p, "'%s' is a keyword", p->ident);
+	for (int i = 0; i < s->nobjs; i++)
+		idx += s->objs[i]->kind == kind;
+	if (kind == OBJ_FN && idx == SCN_MAX_FNS)
+		fail(p, "more than %d work functions", SCN_MAX_FNS);
+	if (s->nobjs == 4096)
+		fail(p, "too many declarations");
+	o = arena_alloc(s, sizeof(*o));
+	o->kind = kind;
+	o->loc = p->tloc;
+	o->index = idx;
+	snprintf(o->name, sizeof(o->name), "%s", p->ident);
+	if (!(s->nobjs & (s->nobjs - 1))) {
+		struct scn_obj **grown = arena_alloc(s, (size_t)(s->nobjs ? 2 * s->nobjs : 1) *
+						     sizeof(*grown));
+
+		if (s->nobjs)
+			memcpy(grown, s->objs, (size_t)s->nobjs * sizeof(*grown));
+		s->objs = grown;
+	}
+	s->objs[s->nobjs++] = o;
+	next(p);
+	return o;
+}
+
+static const char *kind_name(enum scn_obj_kind k)
+{
+	static const char *const names[] = { "worker", "work", "delayed_work", "spinlock",
+					     "completion", "int", "fn", "program" };
+	return names[k];
+}
+
+/* --- expressions ------------------------------------------------------------------------- */
+
+static struct scn_expr *new_expr(struct parser *p, enum scn_expr_kind kind)
+{
+	struct scn_expr *e = arena_alloc(p->s, sizeof(*e));
+
+	e->kind = kind;
+	e->loc = p->tloc;
+	return e;
+}
+
+static void enter(struct parser *p)
+{
+	if (++p->depth > SCN_MAX_DEPTH)
+		fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
+}
+
+static struct scn_expr *parse_expr(struct parser *p);
+
+static enum scn_op op_of(enum tok t, bool unary)
+{
+	switch (t) {
+	case T_NOT: return OP_NOT;
+	case T_MINUS: return unary ? OP_NEG : OP_SUB;
+	case T_PLUS: return OP_ADD;
+	case T_EQ: return OP_EQ;
+	case T_NE: return OP_NE;
+	case T_LT: return OP_LT;
+	case T_LE: return OP_LE;
+	case T_GT: return OP_GT;
+	case T_GE: return OP_GE;
+	case T_AND: return OP_AND;
+	default: return OP_OR;
+	}
+}
+
+static bool arg_fits(enum scn_arg want, const struct scn_expr *e)
+{
+	enum scn_obj_kind k = e->obj ? e->obj->kind : OBJ_PROGRAM;
+
+	switch (want) {
+	case ARG_INT:
+		return e->kind != EX_STR && e->kind != EX_OBJ && e->kind != EX_TASK_OF;
+	case ARG_STR:
+		return e->kind == EX_STR;
+	case ARG_WORKER:
+		return e->kind == EX_OBJ && k == OBJ_WORKER;
+	case ARG_WORK:
+		return e->kind == EX_OBJ && k == OBJ_WORK;
+	case ARG_DWORK:
+		return e->kind == EX_OBJ && k == OBJ_DWORK;
+	case ARG_ANYWORK:
+		return e->kind == EX_OBJ && (k == OBJ_WORK || k == OBJ_DWORK);
+	case ARG_FN:
+		return e->kind == EX_OBJ && k == OBJ_FN;
+	case ARG_LOCK:
+		return e->kind == EX_OBJ && k == OBJ_LOCK;
+	case ARG_COMPLETION:
+		return e->kind == EX_OBJ && k == OBJ_COMPLETION;
+	case ARG_TASK:
+		return e->kind == EX_TASK_OF;
+	case ARG_WORKER_FN:
+		return e->kind == EX_OBJ && !e->obj && e->value == -1;
+	}
+	return false;
+}
+
+static const char *arg_name(enum scn_arg a)
+{
+	static const char *const names[] = {
+		"a number", "a string", "a worker", "a work", "a delayed_work",
+		"a work or delayed_work", "a fn", "a spinlock", "a completion",
+		"a task (W->task)", "kthread_worker_fn",
+	};
+	return names[a];
+}
+
+static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
+{
+	struct scn_expr *e = new_expr(p, EX_CALL);
+
+	e->api = api;
+	next(p);
+	if (api->id == API_JIFFIES && p->tok != T_LPAREN)
+		return e;
+	expect(p, T_LPAREN, "'('");
+	while (p->tok != T_RPAREN) {
+		struct scn_loc at = p->tloc;
+		struct scn_expr *a;
+
+		if (e->nargs == api->nargs)
+			fail(p, "too many arguments to %s (it takes %d)", api->name, api->nargs);
+		a = parse_expr(p);
+		if (!arg_fits(api->args[e->nargs], a))
+			fail_at(p, at, "argument %d of %s must be %s", e->nargs + 1, api->name,
+				arg_name(api->args[e->nargs]));
+		e->args[e->nargs++] = a;
+		if (p->tok != T_RPAREN)
+			expect(p, T_COMMA, "',' or ')'");
+	}
+	if (e->nargs != api->nargs)
+		fail(p, "%s takes %d argument%s, not %d", api->name, api->nargs,
+		     api->nargs == 1 ? "" : "s", e->nargs);
+	next(p);
+	return e;
+}
+
+static int find_reg(struct scn_prog *prog, const char *name, bool create)
+{
+	for (int i = 0; i < prog->nregs; i++)
+		if (!strcmp(prog->regnames[i], name))
+			return i;
+	if (!create || prog->nregs == SCN_MAX_REGS)
+		return -1;
+	snprintf(prog->regnames[prog->nregs], sizeof(prog->regnames[0]), "%s", name);
+	return prog->nregs++;
+}
+
+static bool is_reg_name(const char *s)
+{
+	if (s[0] != 'r' || !s[1])
+		return false;
+	for (s++; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static struct scn_expr *parse_primary(struct parser *p)
+{
+	struct scn_expr *e;
+	const struct scn_api *api;
+	struct scn_obj *o;
+
+	switch (p->tok) {
+	case T_INT:
+	case T_TIME:
+		e = new_expr(p, EX_INT);
+		e->value = p->num;
+		next(p);
+		return e;
+	case T_STR:
+		e = new_expr(p, EX_STR);
+		e->str = p->str;
+		next(p);
+		return e;
+	case T_LPAREN:
+		enter(p);
+		next(p);
+		e = parse_expr(p);
+		expect(p, T_RPAREN, "')'");
+		p->depth--;
+		return e;
+	case T_IDENT:
+		break;
+	default:
+		fail(p, "expected an expression, found %s", tok_text(p));
+	}
+	if (is_word(p, "true") || is_word(p, "false")) {
+		e = new_expr(p, EX_BOOL);
+		e->value = is_word(p, "true");
+		next(p);
+		return e;
+	}
+	if (is_word(p, "KTW_FREEZABLE")) {
+		e = new_expr(p, EX_INT);
+		e->value = 1;
+		next(p);
+		return e;
+	}
+	if (is_word(p, "kthread_worker_fn")) {
+		e = new_expr(p, EX_OBJ);
+		e->value = -1;
+		next(p);
+		return e;
+	}
+	api = scn_api_find(p->ident);
+	if (api) {
+		if (api->ret == RET_VOID)
+			fail(p, "%s returns nothing", api->name);
+		return parse_call(p, api);
+	}
+	o = find_obj(p->s, p->ident);
+	if (o) {
+		if (o->kind == OBJ_PROGRAM)
+			fail(p, "'%s' is a program, not a value", o->name);
+		e = new_expr(p, EX_OBJ);
+		e->obj = o;
+		next(p);
+		if (accept(p, T_ARROW)) {
+			if (o->kind != OBJ_WORKER || !is_word(p, "task"))
+				fail(p, "only a worker's ->task can be named here");
+			e->kind = EX_TASK_OF;
+			next(p);
+		}
+		return e;
+	}
+	if (is_reg_name(p->ident) && p->prog) {
+		int r = find_reg(p->prog, p->ident, false);
+
+		if (r < 0)
+			fail(p, "register '%s' is read before any assignment", p->ident);
+		e = new_expr(p, EX_REG);
+		e->prog = -1;
+		e->reg = r;
+		next(p);
+		return e;
+	}
+	unknown_name(p, "name");
+}
+
+static struct scn_expr *parse_unary(struct parser *p)
+{
+	struct scn_expr *e;
+
+	if (p->tok == T_NOT || p->tok == T_MINUS) {
+		enter(p);
+		e = new_expr(p, EX_UNARY);
+		e->op = op_of(p->tok, true);
+		next(p);
+		e->lhs = parse_unary(p);
+		p->depth--;
+		return e;
+	}
+	return parse_primary(p);
+}
+
+static int precedence(enum tok t)
+{
+	switch (t) {
+	case T_OR:
+		return 1;
+	case T_AND:
+		return 2;
+	case T_EQ: case T_NE:
+		return 3;
+	case T_LT: case T_LE: case T_GT: case T_GE:
+		return 4;
+	case T_PLUS: case T_MINUS:
+		return 5;
+	default:
+		return 0;
+	}
+}
+
+static struct scn_expr *parse_binary(struct parser *p, int min_prec)
+{
+	struct scn_expr *lhs = parse_unary(p);
+
+	for (;;) {
+		int prec = precedence(p->tok);
+		struct scn_expr *e;
+
+		if (!prec || prec < min_prec)
+			return lhs;
+		enter(p);
+		e = new_expr(p, EX_BINARY);
+		e->op = op_of(p->tok, false);
+		next(p);
+		e->lhs = lhs;
+		e->rhs = parse_binary(p, prec + 1);
+		p->depth--;
+		lhs = e;
+	}
+}
+
+static struct scn_expr *parse_expr(struct parser *p)
+{
+	return parse_binary(p, 1);
+}
+
+/* --- statements --------------------------------------------------------------------------- */
+
+static struct scn_stmt *new_stmt(struct parser *p, enum scn_stmt_kind kind)
+{
+	struct scn_stmt *st = arena_alloc(p->s, sizeof(*st));
+
+	st->kind = kind;
+	st->loc = p->tloc;
+	return st;
+}
+
+static struct scn_stmt *parse_block(struct parser *p);
+
+static uint64_t parse_time(struct parser *p)
+{
+	long v = p->num;
+
+	if (p->tok != T_TIME)
+		fail(p, "expected a time such as 5ms, found %s", tok_text(p));
+	next(p);
+	return (uint64_t)v;
+}
+
+static struct scn_stmt *parse_stmt(struct parser *p)
+{
+	struct scn_stmt *st;
+	const struct scn_api *api;
+	struct scn_obj *o;
+
+	if (p->tok == T_LBRACE)
+		return parse_block(p);
+	if (p->tok != T_IDENT)
+		fail(p, "expected a statement, found %s", tok_text(p));
+	if (is_word(p, "if")) {
+		st = new_stmt(p, ST_IF);
+		next(p);
+		expect(p, T_LPAREN, "'(' after if");
+		st->e = parse_expr(p);
+		expect(p, T_RPAREN, "')'");
+		enter(p);
+		st->body = parse_stmt(p);
+		if (is_word(p, "else")) {
+			next(p);
+			st->orelse = parse_stmt(p);
+		}
+		p->depth--;
+		return st;
+	}
+	if (is_word(p, "repeat") || is_word(p, "while")) {
+		st = new_stmt(p, is_word(p, "repeat") ? ST_REPEAT : ST_WHILE);
+		next(p);
+		expect(p, T_LPAREN, "'('");
+		st->e = parse_expr(p);
+		expect(p, T_RPAREN, "')'");
+		enter(p);
+		st->body = parse_stmt(p);
+		p->depth--;
+		return st;
+	}
+	if (is_word(p, "at")) {
+		if (p->in_fn)
+			fail(p, "'at' waits are for programs, not work functions");
+		st = new_stmt(p, ST_AT);
+		next(p);
+		st->ns = parse_time(p);
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	if (is_word(p, "log")) {
+		st = new_stmt(p, ST_LOG);
+		next(p);
+		expect(p, T_LPAREN, "'('");
+		if (p->tok != T_STR)
+			fail(p, "log takes a string");
+		st->str = p->str;
+		next(p);
+		expect(p, T_RPAREN, "')'");
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	api = scn_api_find(p->ident);
+	if (api) {
+		if (api->ret == RET_WORKER)
+			fail(p, "%s makes a worker: assign it, as in 'worker W = %s(...);'",
+			     api->name, api->name);
+		st = new_stmt(p, ST_EXPR);
+		st->e = parse_call(p, api);
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	o = find_obj(p->s, p->ident);
+	if (o && o->kind == OBJ_COUNTER) {
+		struct scn_loc at = p->tloc;
+
+		next(p);
+		if (p->tok == T_INC || p->tok == T_DEC) {
+			st = new_stmt(p, ST_ADD_COUNTER);
+			st->e = new_expr(p, EX_INT);
+			st->e->value = p->tok == T_INC ? 1 : -1;
+		} else if (p->tok == T_ADD_ASSIGN || p->tok == T_SUB_ASSIGN) {
+			bool sub = p->tok == T_SUB_ASSIGN;
+
+			st = new_stmt(p, ST_ADD_COUNTER);
+			next(p);
+			st->e = parse_expr(p);
+			if (sub) {
+				struct scn_expr *neg = new_expr(p, EX_UNARY);
+
+				neg->op = OP_NEG;
+				neg->lhs = st->e;
+				st->e = neg;
+			}
+			st->obj = o;
+			st->loc = at;
+			expect(p, T_SEMI, "';'");
+			return st;
+		} else if (p->tok == T_ASSIGN) {
+			st = new_stmt(p, ST_SET_COUNTER);
+			next(p);
+			st->e = parse_expr(p);
+			st->obj = o;
+			st->loc = at;
+			expect(p, T_SEMI, "';'");
+			return st;
+		} else {
+			fail(p, "expected ++, --, +=, -= or = after counter '%s'", o->name);
+		}
+		st->obj = o;
+		st->loc = at;
+		next(p);
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	if (o && o->kind == OBJ_WORKER) {
+		/* W = kthread_create_worker(...); later in a program */
+		struct scn_loc at = p->tloc;
+
+		next(p);
+		expect(p, T_ASSIGN, "'='");
+		st = new_stmt(p, ST_SET_COUNTER);
+		st->loc = at;
+		st->obj = o;
+		st->e = parse_expr(p);
+		if (st->e->kind != EX_CALL || st->e->api->ret != RET_WORKER)
+			fail_at(p, at, "a worker can only be assigned a kthread_create_worker*() call");
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	if (!o && is_reg_name(p->ident)) {
+		struct scn_loc at = p->tloc;
+		char name[64];
+
+		if (!p->prog)
+			fail(p, "registers such as '%s' belong to programs (P0 { ... })", p->ident);
+		snprintf(name, sizeof(name), "%s", p->ident);
+		next(p);
+		expect(p, T_ASSIGN, "'='");
+		st = new_stmt(p, ST_SET_REG);
+		st->loc = at;
+		st->e = parse_expr(p);
+		st->reg = find_reg(p->prog, name, true);
+		if (st->reg < 0)
+			fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
+		expect(p, T_SEMI, "';'");
+		return st;
+	}
+	if (o)
+		fail(p, "a %s '%s' cannot start a statement", kind_name(o->kind), o->name);
+	unknown_name(p, "call or name");
+}
+
+static struct scn_stmt *parse_block(struct parser *p)
+{
+	struct scn_stmt *block = new_stmt(p, ST_BLOCK), **tail = &block->body;
+
+	enter(p);
+	expect(p, T_LBRACE, "'{'");
+	while (p->tok != T_RBRACE) {
+		if (p->tok == T_EOF)
+			fail(p, "unexpected end of file: a '}' is missing");
+		*tail = parse_stmt(p);
+		tail = &(*tail)->next;
+	}
+	next(p);
+	p->depth--;
+	return block;
+}
+
+/* --- the init block ------------------------------------------------------------------------ */
+
+static void parse_setting(struct parser *p)
+{
+	struct sim_config *cfg = &p->s->cfg;
+	struct scn_loc at = p->tloc;
+	char key[64], sub[64] = "";
+
+	snprintf(key, sizeof(key), "%s", p->ident);
+	next(p);
+	if (accept(p, T_DOT)) {
+		if (p->tok != T_IDENT)
+			fail(p, "expected a cost name after '%s.'", key);
+		snprintf(sub, sizeof(sub), "%s", p->ident);
+		next(p);
+	}
+	expect(p, T_ASSIGN, "'='");
+	if (!strcmp(key, "kernel") || !strcmp(key, "preempt") || !strcmp(key, "strategy")) {
+		char v[32];
+
+		if (p->tok != T_IDENT && p->tok != T_STR)
+			fail(p, "expected a name for %s", key);
+		snprintf(v, sizeof(v), "%.31s", p->tok == T_IDENT ? p->ident : p->str);
+		/* v4.9 lexes as v4 . 9 */
+		if (p->tok == T_IDENT && !strcmp(v, "v4")) {
+			next(p);
+			if (p->tok != T_DOT)
+				fail(p, "expected v4.9");
+			next(p);
+			if (p->tok != T_INT || p->num != 9)
+				fail(p, "expected v4.9");
+			snprintf(v, sizeof(v), "v4.9");
+		}
+		if (!strcmp(key, "kernel")) {
+			if (strcmp(v, "v4.9") && strcmp(v, "mainline"))
+				fail(p, "kernel must be v4.9 or mainline, not '%s'", v);
+			snprintf(p->s->kernel, sizeof(p->s->kernel), "%.15s", v);
+		} else if (!strcmp(key, "preempt")) {
+			if (!strcmp(v, "none"))
+				cfg->preempt = SIM_PREEMPT_NONE;
+			else if (!strcmp(v, "voluntary"))
+				cfg->preempt = SIM_PREEMPT_VOLUNTARY;
+			else if (!strcmp(v, "full"))
+				cfg->preempt = SIM_PREEMPT_FULL;
+			else
+				fail(p, "preempt must be none, voluntary or full, not '%s'", v);
+		} else {
+			if (!strcmp(v, "faithful"))
+				cfg->strategy = SIM_STRATEGY_FAITHFUL;
+			else if (!strcmp(v, "random"))
+				cfg->strategy = SIM_STRATEGY_RANDOM;
+			else
+				fail(p, "strategy must be faithful or random, not '%s'", v);
+		}
+		next(p);
+	} else {
+		static const struct { const char *name; size_t off; bool time; long max; } nums[] = {
+			/* name, field, written with a time unit, largest value */
+			{ "cpus", offsetof(struct sim_config, ncpus), false, SIM_MAX_CPUS },
+			{ "hz", offsetof(struct sim_config, hz), false, 10000 },
+			{ "seed", offsetof(struct sim_config, seed), false, LONG_MAX },
+			{ "hung_task", offsetof(struct sim_config, hung_task_ns), true, LONG_MAX },
+			{ "time_limit", offsetof(struct sim_config, time_limit_ns), true, LONG_MAX },
+			{ "max_decisions", offsetof(struct sim_config, max_decisions), false, LONG_MAX },
+		};
+		static const struct { const char *name; size_t off; } costs[] = {
+			{ "point", offsetof(struct sim_costs, point) },
+			{ "lock", offsetof(struct sim_costs, lock) },
+			{ "unlock", offsetof(struct sim_costs, unlock) },
+			{ "irq_toggle", offsetof(struct sim_costs, irq_toggle) },
+			{ "ctx_switch", offsetof(struct sim_costs, ctx_switch) },
+			{ "wakeup", offsetof(struct sim_costs, wakeup) },
+			{ "timer_op", offsetof(struct sim_costs, timer_op) },
+			{ "completion", offsetof(struct sim_costs, completion) },
+			{ "irq_entry", offsetof(struct sim_costs, irq_entry) },
+			{ "alloc", offsetof(struct sim_costs, alloc) },
+		};
+		long v = p->num;
+		bool is_time = p->tok == T_TIME;
+
+		if (p->tok != T_INT && p->tok != T_TIME)
+			fail(p, "expected a number for %s", key);
+		next(p);
+		if (!strcmp(key, "cost")) {
+			size_t i;
+
+			for (i = 0; i < sizeof(costs) / sizeof(costs[0]); i++)
+				if (!strcmp(costs[i].name, sub))
+					break;
+			if (i == sizeof(costs) / sizeof(costs[0]))
+				fail_at(p, at, "unknown cost '%s'", sub);
+			if (!is_time)
+				fail_at(p, at, "cost.%s is a time: write it with a unit, as 20ns", sub);
+			*(uint64_t *)((char *)&cfg->costs + costs[i].off) = (uint64_t)v;
+		} else {
+			size_t i;
+
+			for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+				if (!strcmp(nums[i].name, key))
+					break;
+			if (i == sizeof(nums) / sizeof(nums[0]) || sub[0])
+				fail_at(p, at, "unknown setting '%s%s%s'", key, sub[0] ? "." : "", sub);
+			if (nums[i].time != is_time)
+				fail_at(p, at, nums[i].time ? "%s is a time: write it with a unit, as 20s"
+							    : "%s is a plain number", key);
+			if (v > nums[i].max || (v < 1 && (!strcmp(key, "cpus") || !strcmp(key, "hz"))))
+				fail_at(p, at, "%s out of range", key);
+			if (!strcmp(key, "cpus"))
+				cfg->ncpus = (int)v;
+			else if (!strcmp(key, "hz"))
+				cfg->hz = (unsigned int)v;
+			else
+				*(uint64_t *)((char *)cfg + nums[i].off) = (uint64_t)v;
+		}
+	}
+	expect(p, T_SEMI, "';'");
+}
+
+static bool is_setting(const char *w)
+{
+	static const char *const settings[] = { "cpus", "hz", "kernel", "preempt", "seed",
+						 "strategy", "hung_task", "time_limit",
+						 "max_decisions", "cost" };
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(settings[i], w))
+			return true;
+	return false;
+}
+
+/*
+ * A fn body may name works declared after it (a work that requeues itself
+ * is declared with its fn), so bodies are skipped here and parsed once the
+ * init block is complete.
+ */
+static void skip_fn_body(struct parser *p, struct scn_obj *o)
+{
+	int depth = 0;
+
+	if (p->tok != T_LBRACE)
+		fail(p, "expected '{' to open the body of fn %s", o->name);
+	o->body_at = p->tstart;
+	o->body_loc = p->tloc;
+	do {
+		if (p->tok == T_EOF)
+			fail_at(p, o->body_loc, "unexpected end of file: fn %s's '}' is missing", o->name);
+		if (p->tok == T_LBRACE && ++depth > SCN_MAX_DEPTH)
+			fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
+		if (p->tok == T_RBRACE)
+			depth--;
+		next(p);
+	} while (depth);
+}
+
+static void parse_fn_bodies(struct parser *p)
+{
+	size_t pos = p->pos;
+	struct scn_loc loc = p->loc;
+
+	for (int i = 0; i < p->s->nobjs; i++) {
+		struct scn_obj *o = p->s->objs[i];
+
+		if (o->kind != OBJ_FN)
+			continue;
+		p->pos = o->body_at;
+		p->loc = o->body_loc;
+		next(p);
+		p->in_fn = true;
+		o->body = parse_block(p);
+		p->in_fn = false;
+	}
+	p->pos = pos;
+	p->loc = loc;
+	next(p);
+}
+
+static void parse_init(struct parser *p)
+{
+	struct scn_stmt **tail = &p->s->setup;
+
+	expect(p, T_LBRACE, "'{' to open the init block");
+	while (p->tok != T_RBRACE) {
+		struct scn_obj *o;
+
+		if (p->tok == T_EOF)
+			fail(p, "unexpected end of file: the init block's '}' is missing");
+		if (p->tok == T_IDENT && is_setting(p->ident) && !find_obj(p->s, p->ident)) {
+			parse_setting(p);
+		} else if (is_word(p, "fn")) {
+			next(p);
+			o = declare(p, OBJ_FN);
+			skip_fn_body(p, o);
+		} else if (is_word(p, "worker") || is_word(p, "work") || is_word(p, "delayed_work") ||
+			   is_word(p, "spinlock") || is_word(p, "completion") || is_word(p, "int")) {
+			static const struct { const char *w; enum scn_obj_kind k; } decls[] = {
+				{ "worker", OBJ_WORKER }, { "work", OBJ_WORK },
+				{ "delayed_work", OBJ_DWORK }, { "spinlock", OBJ_LOCK },
+				{ "completion", OBJ_COMPLETION }, { "int", OBJ_COUNTER },
+			};
+			enum scn_obj_kind k = OBJ_WORKER;
+
+			for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++)
+				if (is_word(p, decls[i].w))
+					k = decls[i].k;
+			next(p);
+			o = declare(p, k);
+			if (accept(p, T_ASSIGN)) {
+				struct scn_loc at = p->tloc;
+				struct scn_expr *e = parse_expr(p);
+
+				if (k == OBJ_WORKER) {
+					struct scn_stmt *st = new_stmt(p, ST_SET_COUNTER);
+
+					if (e->kind != EX_CALL || e->api->ret != RET_WORKER)
+						fail_at(p, at, "a worker is made by kthread_create_worker() "
+							"or kthread_create_worker_on_cpu()");
+					o->init = e;
+					st->loc = at;
+					st->obj = o;
+					st->e = e;
+					*tail = st;
+					tail = &st->next;
+				} else if (k == OBJ_WORK || k == OBJ_DWORK) {
+					if (e->kind != EX_OBJ || !e->obj || e->obj->kind != OBJ_FN)
+						fail_at(p, at, "a %s is initialised with a fn name",
+							kind_name(k));
+					o->fn = e->obj;
+				} else if (k == OBJ_COUNTER) {
+					if (e->kind != EX_INT && !(e->kind == EX_UNARY &&
+								   e->lhs->kind == EX_INT))
+						fail_at(p, at, "an int starts at a number");
+					o->value = e->kind == EX_INT ? e->value : -e->lhs->value;
+				} else {
+					fail_at(p, at, "a %s takes no initial value", kind_name(k));
+				}
+			} else if (k == OBJ_WORK || k == OBJ_DWORK) {
+				fail(p, "a %s needs its function: %s %s = fn_name;", kind_name(k),
+				     kind_name(k), o->name);
+			}
+			expect(p, T_SEMI, "';'");
+		} else {
+			*tail = parse_stmt(p);
+			tail = &(*tail)->next;
+		}
+	}
+	parse_fn_bodies(p);
+}
+
+/* --- programs, condition, schedule ------------------------------------------------------------- */
+
+static int parse_cpu(struct parser *p)
+{
+	long cpu;
+
+	expect(p, T_AT_SIGN, "'@'");
+	if (p->tok != T_IDENT || strncmp(p->ident, "cpu", 3) || !p->ident[3])
+		fail(p, "expected a CPU such as cpu0, found %s", tok_text(p));
+	errno = 0;
+	cpu = strtol(p->ident + 3, NULL, 10);
+	for (const char *c = p->ident + 3; *c; c++)
+		if (!isdigit((unsigned char)*c))
+			fail(p, "expected a CPU such as cpu0, found %s", tok_text(p));
+	if (cpu >= p->s->cfg.ncpus)
+		fail(p, "cpu%ld does not exist: the scenario has %d CPUs (cpus = N; sets more)",
+		     cpu, p->s->cfg.ncpus);
+	next(p);
+	return (int)cpu;
+}
+
+static struct scn_prog *new_prog(struct parser *p, enum scn_prog_kind kind, const char *name)
+{
+	struct scn *s = p->s;
+	struct scn_prog *prog;
+
+	if (strlen(name) >= sizeof(prog->name))
+		fail(p, "a program's name has at most %zu characters",
+		     sizeof(((struct scn_prog *)0)->name) - 1);
+	for (int i = 0; i < s->nprogs; i++)
+		if (name[0] && !strcmp(s->progs[i]->name, name))
+			fail(p, "program '%s' is defined twice", name);
+	if (s->nprogs == 256)
+		fail(p, "too many programs");
+	prog = arena_alloc(s, sizeof(*prog));
+	prog->kind = kind;
+	prog->loc = p->tloc;
+	prog->cpu = -1;
+	snprintf(prog->name, sizeof(prog->name), "%s", name);
+	if (!(s->nprogs & (s->nprogs - 1))) {
+		struct scn_prog **grown = arena_alloc(s, (size_t)(s->nprogs ? 2 * s->nprogs : 1) *
+						      sizeof(*grown));
+
+		if (s->nprogs)
+			memcpy(grown, s->progs, (size_t)s->nprogs * sizeof(*grown));
+		s->progs = grown;
+	}
+	s->progs[s->nprogs++] = prog;
+	return prog;
+}
+
+static bool is_thread_name(const char *w)
+{
+	if (w[0] != 'P' || !w[1])
+		return false;
+	for (w++; *w; w++)
+		if (!isdigit((unsigned char)*w))
+			return false;
+	return true;
+}
+
+static void parse_program(struct parser *p)
+{
+	struct scn_prog *prog;
+
+	if (is_word(p, "suspend") || is_word(p, "resume")) {
+		prog = new_prog(p, is_word(p, "suspend") ? PROG_SUSPEND : PROG_RESUME, "");
+		snprintf(prog->name, sizeof(prog->name), "%.15s", p->ident);
+		next(p);
+		if (!is_word(p, "at"))
+			fail(p, "expected 'at' and a time after %s", prog->name);
+		next(p);
+		prog->at = parse_time(p);
+		expect(p, T_SEMI, "';'");
+		return;
+	}
+	if (is_word(p, "irq")) {
+		next(p);
+		if (p->tok != T_IDENT)
+			fail(p, "expected the interrupt's name after 'irq'");
+		prog = new_prog(p, PROG_IRQ, p->ident);
+		next(p);
+		prog->cpu = parse_cpu(p);
+		if (!is_word(p, "at"))
+			fail(p, "an irq needs 'at' and a time");
+		next(p);
+		prog->at = parse_time(p);
+	} else {
+		prog = new_prog(p, PROG_THREAD, p->ident);
+		next(p);
+		if (p->tok == T_AT_SIGN)
+			prog->cpu = parse_cpu(p);
+		if (is_word(p, "at")) {
+			next(p);
+			prog->at = parse_time(p);
+		}
+	}
+	p->prog = prog;
+	prog->body = parse_block(p);
+	p->prog = NULL;
+}
+
+static struct scn_prog *prog_by_name(struct scn *s, const char *name)
+{
+	for (int i = 0; i < s->nprogs; i++)
+		if (!strcmp(s->progs[i]->name, name))
+			return s->progs[i];
+	return NULL;
+}
+
+/* A register in the condition: P0:r0, 0:r0, or a bare r0 assigned by one program only. */
+static struct scn_expr *parse_cond_reg(struct parser *p, const char *progname, bool numbered)
+{
+	struct scn_expr *e = new_expr(p, EX_REG);
+	struct scn_prog *prog = NULL;
+
+	if (progname) {
+		char name[24];
+
+		snprintf(name, sizeof(name), numbered ? "P%s" : "%s", progname);
+		prog = prog_by_name(p->s, name);
+		if (!prog)
+			fail(p, "no program %s", name);
+		if (p->tok != T_IDENT || (e->reg = find_reg(prog, p->ident, false)) < 0)
+			fail(p, "%s has no register %s", name, p->tok == T_IDENT ? p->ident : "here");
+	} else {
+		for (int i = 0; i < p->s->nprogs; i++) {
+			if (find_reg(p->s->progs[i], p->ident, false) < 0)
+				continue;
+			if (prog)
+				fail(p, "'%s' is assigned by %s and %s: write %s:%s", p->ident,
+				     prog->name, p->s->progs[i]->name, prog->name, p->ident);
+			prog = p->s->progs[i];
+		}
+		if (!prog)
+			fail(p, "no program assigns register '%s'", p->ident);
+		e->reg = find_reg(prog, p->ident, false);
+	}
+	for (int i = 0; i < p->s->nprogs; i++)
+		if (p->s->progs[i] == prog)
+			e->prog = i;
+	next(p);
+	return e;
+}
+
+static struct scn_expr *parse_cond(struct parser *p);
+
+static struct scn_expr *parse_cond_atom(struct parser *p)
+{
+	struct scn_expr *e;
+
+	if (p->tok == T_NOT) {
+		enter(p);
+		e = new_expr(p, EX_UNARY);
+		e->op = OP_NOT;
+		next(p);
+		e->lhs = parse_cond_atom(p);
+		p->depth--;
+		return e;
+	}
+	if (p->tok == T_LPAREN) {
+		enter(p);
+		next(p);
+		e = parse_cond(p);
+		expect(p, T_RPAREN, "')'");
+		p->depth--;
+		return e;
+	}
+	if (p->tok == T_INT) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%ld", p->num);
+		next(p);
+		if (p->tok == T_COLON) {
+			next(p);
+			return parse_cond_reg(p, num, true);
+		}
+		e = new_expr(p, EX_INT);
+		e->value = strtol(num, NULL, 10);
+		return e;
+	}
+	if (p->tok == T_IDENT) {
+		for (int i = 0; i < SIM_F__COUNT; i++) {
+			if (!is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
+				continue;
+			e = new_expr(p, EX_FINDING);
+			e->value = (long)i;
+			next(p);
+			if (accept(p, T_LPAREN)) {
+				if (p->tok == T_STR) {
+					e->str = p->str;
+					next(p);
+				}
+				expect(p, T_RPAREN, "')'");
+			}
+			return e;
+		}
+		if (is_word(p, "ran") || is_word(p, "before")) {
+			bool ran = is_word(p, "ran");
+
+			e = new_expr(p, ran ? EX_RAN : EX_BEFORE);
+			next(p);
+			expect(p, T_LPAREN, "'('");
+			for (int i = 0; i < (ran ? 1 : 2); i++) {
+				struct scn_obj *o;
+
+				if (i)
+					expect(p, T_COMMA, "','");
+				if (p->tok != T_IDENT || !(o = find_obj(p->s, p->ident)) ||
+				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK))
+					fail(p, "expected a fn, work or delayed_work name");
+				if (o->kind != OBJ_FN)
+					o = o->fn;
+				if (i)
+					e->obj2 = o;
+				else
+					e->obj = o;
+				next(p);
+			}
+			expect(p, T_RPAREN, "')'");
+			return e;
+		}
+		if (is_thread_name(p->ident) || prog_by_name(p->s, p->ident)) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s", p->ident);
+			next(p);
+			expect(p, T_COLON, "':' after a program name");
+			return parse_cond_reg(p, name, false);
+		}
+		if (is_reg_name(p->ident))
+			return parse_cond_reg(p, NULL, false);
+	}
+	{
+		struct scn_prog *saved = p->prog;
+
+		p->prog = NULL;
+		e = parse_primary(p);
+		p->prog = saved;
+		return e;
+	}
+}
+
+static struct scn_expr *parse_cond_cmp(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_atom(p);
+
+	if (precedence(p->tok) >= 3) {
+		struct scn_expr *e = new_expr(p, EX_BINARY);
+
+		e->op = op_of(p->tok, false);
+		next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_atom(p);
+		return e;
+	}
+	return lhs;
+}
+
+static struct scn_expr *parse_cond(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_cmp(p);
+
+	while (p->tok == T_AND || p->tok == T_OR) {
+		struct scn_expr *e = new_expr(p, EX_BINARY);
+
+		enter(p);
+		e->op = op_of(p->tok, false);
+		next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_cmp(p);
+		lhs = e;
+		p->depth--;
+	}
+	return lhs;
+}
+
+static void parse_condition(struct parser *p)
+{
+	size_t start;
+
+	if (p->tok == T_NOT) {
+		next(p);
+		if (!is_word(p, "exists"))
+			fail(p, "expected 'exists' after '~'");
+		p->s->quant = Q_NOT_EXISTS;
+	} else {
+		p->s->quant = is_word(p, "exists") ? Q_EXISTS : Q_FORALL;
+	}
+	next(p);
+	start = p->tstart;
+	expect(p, T_LPAREN, "'(' after the quantifier");
+	p->s->cond = parse_cond(p);
+	if (p->tok != T_RPAREN)
+		fail(p, "expected ')' to close the condition, found %s", tok_text(p));
+	p->s->cond_text = arena_strndup(p->s, p->text + start, p->tend - start);
+	next(p);
+}
+
+static void parse_schedule(struct parser *p)
+{
+	struct scn *s = p->s;
+	size_t cap = 0;
+
+	s->schedule_at = p->tstart;
+	s->has_schedule = true;
+	next(p);
+	expect(p, T_LBRACE, "'{' after schedule");
+	while (!is_word(p, "decisions")) {
+		if (p->tok != T_IDENT || (strcmp(p->ident, "seed") && strcmp(p->ident, "strategy")))
+			fail(p, "a schedule holds seed, strategy and decisions");
+		parse_setting(p);
+	}
+	next(p);
+	if (p->tok != T_LBRACE)
+		fail(p, "expected '{' after decisions");
+	/* Decisions are read by hand: WHY PICK '/' N, e.g. c1/2 is candidate 1 of 2 of a cpu choice. */
+	for (;;) {
+		static const char whys[] = "cip";
+		const char *w;
+		unsigned long pick, n;
+		char *end;
+		struct scn_loc at;
+
+		while (peekc(p, 0) == ' ' || peekc(p, 0) == '\n' || peekc(p, 0) == '\t' ||
+		       peekc(p, 0) == '\r')
+			advance(p, 1);
+		at = p->loc;
+		if (peekc(p, 0) == '}')
+			break;
+		if (peekc(p, 0) == -1)
+			fail_at(p, at, "unexpected end of file in the decisions");
+		if (!(w = strchr(whys, peekc(p, 0))) || !*w || !isdigit(peekc(p, 1)))
+			fail_at(p, at, "expected a decision such as c1/2");
+		advance(p, 1);
+		pick = strtoul(p->text + p->pos, &end, 10);
+		advance(p, (size_t)(end - (p->text + p->pos)));
+		if (peekc(p, 0) != '/' || !isdigit(peekc(p, 1)))
+			fail_at(p, at, "expected '/' and the number of candidates in a decision");
+		advance(p, 1);
+		n = strtoul(p->text + p->pos, &end, 10);
+		advance(p, (size_t)(end - (p->text + p->pos)));
+		if (n < 2 || n > 65535 || pick >= n)
+			fail_at(p, at, "a decision picks one of 2 to 65535 candidates");
+		if (s->nlog == cap) {
+			cap = cap ? 2 * cap : 256;
+			s->log = realloc(s->log, cap * sizeof(*s->log));
+			if (!s->log)
+				abort();
+		}
+		s->log[s->nlog++] = (struct sim_decision){ .n = (uint16_t)n, .pick = (uint16_t)pick,
+							   .why = (uint8_t)(w - whys) };
+	}
+	advance(p, 1);
+	next(p);
+	expect(p, T_RBRACE, "'}' to close the schedule");
+}
+
+static void parse_file(struct parser *p)
+{
+	struct scn *s = p->s;
+	const char *nl;
+	size_t n;
+
+	skip_space(p);
+	if (p->len - p->pos < 3 || memcmp(p->text + p->pos, "KW ", 3))
+		fail_at(p, p->loc, "a scenario starts with 'KW name'");
+	advance(p, 3);
+	nl = memchr(p->text + p->pos, '\n', p->len - p->pos);
+	n = nl ? (size_t)(nl - (p->text + p->pos)) : p->len - p->pos;
+	while (n && (p->text[p->pos + n - 1] == ' ' || p->text[p->pos + n - 1] == '\r'))
+		n--;
+	if (!n || n >= sizeof(s->name))
+		fail_at(p, p->loc, "the scenario's name must be 1 to %zu characters", sizeof(s->name) - 1);
+	memcpy(s->name, p->text + p->pos, n);
+	advance(p, n);
+	/* the first comment is the scenario's description */
+	while (peekc(p, 0) == ' ' || peekc(p, 0) == '\n' || peekc(p, 0) == '\r' || peekc(p, 0) == '\t')
+		advance(p, 1);
+	if (peekc(p, 0) == '(' && peekc(p, 1) == '*') {
+		const char *end = NULL;
+
+		for (size_t i = p->pos + 2; i + 1 < p->len; i++) {
+			if (p->text[i] == '*' && p->text[i + 1] == ')') {
+				end = p->text + i;
+				break;
+			}
+		}
+		if (end)
+			s->comment = arena_strndup(s, p->text + p->pos + 2,
+						   (size_t)(end - (p->text + p->pos + 2)));
+	}
+	next(p);
+	parse_init(p);
+	while (p->tok == T_IDENT && !is_word(p, "exists") && !is_word(p, "forall") &&
+	       !is_word(p, "schedule")) {
+		if (!is_thread_name(p->ident) && !is_word(p, "irq") && !is_word(p, "suspend") &&
+		    !is_word(p, "resume"))
+			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume or the "
+			     "condition, found %s", tok_text(p));
+		parse_program(p);
+	}
+	if (p->tok == T_NOT || is_word(p, "exists") || is_word(p, "forall"))
+		parse_condition(p);
+	if (is_word(p, "schedule"))
+		parse_schedule(p);
+	if (p->tok != T_EOF)
+		fail(p, "expected the end of the file, found %s", tok_text(p));
+}
+
+struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
+{
+	struct scn *s = calloc(1, sizeof(*s));
+	struct parser p = { 0 };
+
+	if (!s)
+		abort();
+	s->path = strdup(path);
+	s->text = malloc(len + 1);
+	if (!s->path || !s->text)
+		abort();
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->text_len = len;
+	s->schedule_at = len;
+	sim_config_default(&s->cfg);
+	snprintf(s->kernel, sizeof(s->kernel), "mainline");
+	p.s = s;
+	p.text = s->text;
+	p.len = len;
+	p.loc = (struct scn_loc){ 1, 1 };
+	p.err = err;
+	if (memchr(text, '\0', len)) {
+		fprintf(err, "%s:1:1: error: this is a binary file, not a scenario\n", path);
+		scn_free(s);
+		return NULL;
+	}
+	if (setjmp(p.fail)) {
+		scn_free(s);
+		return NULL;
+	}
+	parse_file(&p);
+	return s;
+}
+
+struct scn *scn_load(const char *path, FILE *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+	struct scn *s;
+
+	if (!f) {
+		fprintf(err, "%s: error: cannot open: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	buf = malloc(SCN_MAX_FILE + 1);
+	if (!buf)
+		abort();
+	n = fread(buf, 1, SCN_MAX_FILE + 1, f);
+	if (ferror(f)) {
+		fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	if (n > SCN_MAX_FILE) {
+		fprintf(err, "%s:1:1: error: file larger than %d bytes; a scenario is text\n",
+			path, SCN_MAX_FILE);
+		free(buf);
+		return NULL;
+	}
+	s = scn_parse(path, buf, n, err);
+	free(buf);
+	return s;
+}
+
+void scn_free(struct scn *s)
+{
+	if (!s)
+		return;
+	while (s->arena) {
+		struct scn_chunk *c = s->arena;
+
+		s->arena = c->next;
+		free(c);
+	}
+	free(s->log);
+	free(s->path);
+	free(s->text);
+	free(s);
+}

@@ -1,0 +1,699 @@
+/*
+ * Running a scenario: the init block runs as a task "init" on cpu0 at time
+ * zero; then every program starts as a task (threads), an interrupt (irq)
+ * or a system event (suspend, resume). Work functions run on the model's
+ * worker threads through one C trampoline per fn, so that the trace names
+ * them. Everything happens inside the machine; this file only interprets.
+ */
+#include "scn.h"
+#include "scn_api.h"
+
+#include <model.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/lockdep.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One run at a time: the machine is a process-wide singleton too. */
+static struct scn *S;
+static const struct kw_model *M;
+static struct scn_run *R;
+static FILE *ERR;
+static bool failed;
+
+struct lock_obj {
+	spinlock_t lock;
+	unsigned long flags;		/* for spin_lock_irqsave / irqrestore */
+};
+
+/* --- the readable account ------------------------------------------------------------- */
+
+static const char *who(void)
+{
+	static char buf[24];
+	struct task_struct *p = current;
+
+	if (in_irq())
+		return "hardirq";
+	if (in_serving_softirq())
+		return "softirq";
+	snprintf(buf, sizeof(buf), "%s", p ? p->comm : "?");
+	return buf;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void note(const char *fmt, ...)
+{
+	struct scn_event *ev;
+	va_list ap;
+
+	if (!(R->nevents & (R->nevents + 1)) || !R->events) {
+		size_t cap = R->nevents ? 2 * (R->nevents + 1) : 64;
+
+		R->events = realloc(R->events, cap * sizeof(*R->events));
+		if (!R->events)
+			abort();
+	}
+	ev = &R->events[R->nevents++];
+	ev->time = sim_now();
+	ev->cpu = sim_this_cpu();
+	snprintf(ev->who, sizeof(ev->who), "%s", who());
+	va_start(ap, fmt);
+	vsnprintf(ev->what, sizeof(ev->what), fmt, ap);
+	va_end(ap);
+}
+
+/* A mistake in the scenario that only shows at run time: report it, stop the machine. */
+__attribute__((format(printf, 2, 3)))
+static void runtime_error(const struct scn_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!failed) {
+		fprintf(ERR, "%s:%d:%d: error: ", S->path, loc->line, loc->col);
+		va_start(ap, fmt);
+		vfprintf(ERR, fmt, ap);
+		va_end(ap);
+		fputc('\n', ERR);
+	}
+	failed = true;
+	sim_halt(SIM_END_FATAL);
+}
+
+/* --- evaluation ------------------------------------------------------------------------ */
+
+struct env {
+	struct scn_prog *prog;		/* NULL in work functions */
+};
+
+static long eval(struct env *env, const struct scn_expr *e);
+
+static void *worker_of(const struct scn_expr *e)
+{
+	void *w = e->obj->ptr;
+
+	if (!w || IS_ERR(w)) {
+		runtime_error(&e->loc, "worker %s is used before kthread_create_worker made it",
+			      e->obj->name);
+		return NULL;
+	}
+	return w;
+}
+
+static struct kthread_work *work_of(const struct scn_expr *e)
+{
+	if (e->obj->kind == OBJ_DWORK)
+		return M->dwork_work(e->obj->ptr);
+	return e->obj->ptr;
+}
+
+static const char *yes(long v)
+{
+	return v ? "true" : "false";
+}
+
+static kw_work_fn trampoline(int i);
+
+/* Each call of the kernel API, by its kernel name. */
+static long call(struct env *env, const struct scn_expr *e)
+{
+	const struct scn_api *api = e->api;
+	const struct scn_expr *const *a = (const struct scn_expr *const *)e->args;
+	struct lock_obj *l = NULL;
+	void *w = NULL;
+	long v = 0;
+
+	for (int i = 0; i < e->nargs; i++) {
+		if (api->args[i] == ARG_WORKER && !(w = worker_of(a[i])))
+			return 0;
+		if (api->args[i] == ARG_LOCK)
+			l = a[i]->obj->ptr;
+	}
+	switch (api->id) {
+	case API_CREATE_WORKER:
+		v = (long)M->create_worker(-1, (unsigned int)eval(env, a[0]), a[1]->str);
+		break;
+	case API_CREATE_WORKER_ON_CPU: {
+		long cpu = eval(env, a[0]);
+
+		if (cpu < 0 || cpu >= num_online_cpus()) {
+			runtime_error(&a[0]->loc, "cpu %ld does not exist", cpu);
+			return 0;
+		}
+		v = (long)M->create_worker((int)cpu, (unsigned int)eval(env, a[1]), a[2]->str);
+		break;
+	}
+	case API_INIT_WORKER:
+		M->init_worker(w);
+		note("kthread_init_worker(%s)", a[0]->obj->name);
+		return 0;
+	case API_KTHREAD_RUN: {
+		struct task_struct *t = kthread_create(M->worker_fn, w, "%s", a[2]->str);
+
+		if (!IS_ERR(t))
+			wake_up_process(t);
+		note("kthread_run(kthread_worker_fn, %s, \"%s\")", a[1]->obj->name, a[2]->str);
+		return 0;
+	}
+	case API_KTHREAD_STOP: {
+		struct task_struct *t;
+
+		if (!(w = worker_of(a[0])))
+			return 0;
+		t = M->worker_task(w);
+		if (!t) {
+			runtime_error(&e->loc, "%s->task is NULL: the worker's thread has not "
+				      "started or has exited", a[0]->obj->name);
+			return 0;
+		}
+		v = kthread_stop(t);
+		note("kthread_stop(%s->task) = %ld", a[0]->obj->name, v);
+		return v;
+	}
+	case API_INIT_WORK:
+		M->init_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
+		a[0]->obj->fn = a[1]->obj;
+		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
+		return 0;
+	case API_INIT_DELAYED_WORK:
+		M->init_delayed_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
+		a[0]->obj->fn = a[1]->obj;
+		note("kthread_init_delayed_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
+		return 0;
+	case API_QUEUE_WORK:
+		v = M->queue_work(w, a[1]->obj->ptr);
+		note("kthread_queue_work(%s, %s) = %s", a[0]->obj->name, a[1]->obj->name, yes(v));
+		return v;
+	case API_QUEUE_DELAYED_WORK: {
+		long d = eval(env, a[2]);
+
+		v = M->queue_delayed_work(w, a[1]->obj->ptr, (unsigned long)d);
+		note("kthread_queue_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
+		     a[1]->obj->name, d, yes(v));
+		return v;
+	}
+	case API_MOD_DELAYED_WORK: {
+		long d = eval(env, a[2]);
+
+		v = M->mod_delayed_work(w, a[1]->obj->ptr, (unsigned long)d);
+		note("kthread_mod_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
+		     a[1]->obj->name, d, yes(v));
+		return v;
+	}
+	case API_FLUSH_WORK:
+		note("kthread_flush_work(%s) begins", a[0]->obj->name);
+		M->flush_work(work_of(a[0]));
+		note("kthread_flush_work(%s) returns", a[0]->obj->name);
+		return 0;
+	case API_FLUSH_WORKER:
+		note("kthread_flush_worker(%s) begins", a[0]->obj->name);
+		M->flush_worker(w);
+		note("kthread_flush_worker(%s) returns", a[0]->obj->name);
+		return 0;
+	case API_CANCEL_WORK_SYNC:
+		note("kthread_cancel_work_sync(%s) begins", a[0]->obj->name);
+		v = M->cancel_work_sync(work_of(a[0]));
+		note("kthread_cancel_work_sync(%s) = %s", a[0]->obj->name, yes(v));
+		return v;
+	case API_CANCEL_DELAYED_WORK_SYNC:
+		note("kthread_cancel_delayed_work_sync(%s) begins", a[0]->obj->name);
+		v = M->cancel_delayed_work_sync(a[0]->obj->ptr);
+		note("kthread_cancel_delayed_work_sync(%s) = %s", a[0]->obj->name, yes(v));
+		return v;
+	case API_DESTROY_WORKER:
+		note("kthread_destroy_worker(%s) begins", a[0]->obj->name);
+		M->destroy_worker(w);
+		note("kthread_destroy_worker(%s) returns", a[0]->obj->name);
+		return 0;
+	case API_UDELAY:
+		udelay((unsigned long)eval(env, a[0]));
+		return 0;
+	case API_MDELAY:
+		mdelay((unsigned long)eval(env, a[0]));
+		return 0;
+	case API_NDELAY:
+		ndelay((unsigned long)eval(env, a[0]));
+		return 0;
+	case API_MSLEEP:
+		msleep((unsigned int)eval(env, a[0]));
+		return 0;
+	case API_COND_RESCHED:
+		return cond_resched();
+	case API_CPU_RELAX:
+		ndelay(10);
+		return 0;
+	case API_SPIN_LOCK:
+		spin_lock(&l->lock);
+		return 0;
+	case API_SPIN_UNLOCK:
+		spin_unlock(&l->lock);
+		return 0;
+	case API_SPIN_LOCK_IRQ:
+		spin_lock_irq(&l->lock);
+		return 0;
+	case API_SPIN_UNLOCK_IRQ:
+		spin_unlock_irq(&l->lock);
+		return 0;
+	case API_SPIN_LOCK_IRQSAVE: {
+		unsigned long flags;
+
+		spin_lock_irqsave(&l->lock, flags);
+		l->flags = flags;
+		return 0;
+	}
+	case API_SPIN_UNLOCK_IRQRESTORE:
+		spin_unlock_irqrestore(&l->lock, l->flags);
+		return 0;
+	case API_SPIN_LOCK_BH:
+		spin_lock_bh(&l->lock);
+		return 0;
+	case API_SPIN_UNLOCK_BH:
+		spin_unlock_bh(&l->lock);
+		return 0;
+	case API_LOCAL_IRQ_DISABLE:
+		local_irq_disable();
+		return 0;
+	case API_LOCAL_IRQ_ENABLE:
+		local_irq_enable();
+		return 0;
+	case API_PREEMPT_DISABLE:
+		preempt_disable();
+		return 0;
+	case API_PREEMPT_ENABLE:
+		preempt_enable();
+		return 0;
+	case API_COMPLETE:
+		complete(a[0]->obj->ptr);
+		return 0;
+	case API_COMPLETE_ALL:
+		complete_all(a[0]->obj->ptr);
+		return 0;
+	case API_WAIT_FOR_COMPLETION:
+		note("wait_for_completion(%s) begins", a[0]->obj->name);
+		wait_for_completion(a[0]->obj->ptr);
+		note("wait_for_completion(%s) returns", a[0]->obj->name);
+		return 0;
+	case API_MSECS_TO_JIFFIES:
+		return (long)msecs_to_jiffies((unsigned int)eval(env, a[0]));
+	case API_JIFFIES:
+		return (long)jiffies;
+	}
+	/* the worker constructors */
+	if (IS_ERR((void *)v))
+		note("%s(...) failed: %ld", api->name, PTR_ERR((void *)v));
+	return v;
+}
+
+long scn_apply(enum scn_op op, long l, long r)
+{
+	switch (op) {
+	case OP_NOT: return !l;
+	/* wrap rather than overflow: a scenario's arithmetic must never be undefined */
+	case OP_NEG: return (long)(0UL - (unsigned long)l);
+	case OP_ADD: return (long)((unsigned long)l + (unsigned long)r);
+	case OP_SUB: return (long)((unsigned long)l - (unsigned long)r);
+	case OP_EQ: return l == r;
+	case OP_NE: return l != r;
+	case OP_LT: return l < r;
+	case OP_LE: return l <= r;
+	case OP_GT: return l > r;
+	case OP_GE: return l >= r;
+	case OP_AND: return l && r;
+	case OP_OR: return l || r;
+	}
+	return 0;
+}
+
+static long eval(struct env *env, const struct scn_expr *e)
+{
+	long l, r;
+
+	switch (e->kind) {
+	case EX_INT:
+	case EX_BOOL:
+		return e->value;
+	case EX_REG:
+		return env->prog ? env->prog->regs[e->reg] : 0;
+	case EX_OBJ:
+		return e->obj && e->obj->kind == OBJ_COUNTER ? e->obj->count : 0;
+	case EX_CALL:
+		return call(env, e);
+	case EX_UNARY:
+		return scn_apply(e->op, eval(env, e->lhs), 0);
+	case EX_BINARY:
+		/* && and || short-circuit: the right side may be a call */
+		l = eval(env, e->lhs);
+		if ((e->op == OP_AND && !l) || (e->op == OP_OR && l))
+			return e->op == OP_OR;
+		r = eval(env, e->rhs);
+		return scn_apply(e->op, l, r);
+	default:
+		return 0;
+	}
+}
+
+/* --- statements ------------------------------------------------------------------------- */
+
+static void exec(struct env *env, const struct scn_stmt *st);
+
+static void exec_list(struct env *env, const struct scn_stmt *st)
+{
+	for (; st && !failed; st = st->next)
+		exec(env, st);
+}
+
+static void exec(struct env *env, const struct scn_stmt *st)
+{
+	long v, n;
+
+	switch (st->kind) {
+	case ST_EXPR:
+		eval(env, st->e);
+		break;
+	case ST_SET_REG:
+		v = eval(env, st->e);
+		env->prog->regs[st->reg] = v;
+		env->prog->regset[st->reg] = true;
+		break;
+	case ST_SET_COUNTER:
+		v = eval(env, st->e);
+		if (st->obj->kind == OBJ_WORKER) {
+			st->obj->ptr = (void *)v;
+			if (!IS_ERR((void *)v)) {
+				sim_register_object((void *)v, M->worker_size, st->obj->name);
+				note("%s = %s(...)", st->obj->name, st->e->api->name);
+			}
+		} else {
+			st->obj->count = v;
+		}
+		break;
+	case ST_ADD_COUNTER:
+		st->obj->count = scn_apply(OP_ADD, st->obj->count, eval(env, st->e));
+		break;
+	case ST_IF:
+		if (eval(env, st->e))
+			exec(env, st->body);
+		else if (st->orelse)
+			exec(env, st->orelse);
+		break;
+	case ST_REPEAT:
+		n = eval(env, st->e);
+		for (long i = 0; i < n && !failed; i++)
+			exec(env, st->body);
+		break;
+	case ST_WHILE:
+		/* each round is a scheduling point that costs time, so a spin on a
+		 * counter lets the other CPUs move and ends at the time limit at worst */
+		while (!failed && eval(env, st->e)) {
+			exec(env, st->body);
+			ndelay(10);
+		}
+		break;
+	case ST_AT:
+		if (st->ns > sim_now())
+			sim_sleep_until(st->ns);
+		break;
+	case ST_LOG:
+		printk(KERN_INFO "%s\n", st->str);
+		note("log: %s", st->str);
+		break;
+	case ST_BLOCK:
+		exec_list(env, st->body);
+		break;
+	}
+}
+
+/* --- work functions: one C trampoline per fn, so that %ps can name it --------------------- */
+
+static struct scn_obj *fn_by_index(int i)
+{
+	for (int k = 0; k < S->nobjs; k++)
+		if (S->objs[k]->kind == OBJ_FN && S->objs[k]->index == i)
+			return S->objs[k];
+	return NULL;
+}
+
+static const char *work_name(struct kthread_work *w)
+{
+	for (int k = 0; k < S->nobjs; k++) {
+		struct scn_obj *o = S->objs[k];
+
+		if ((o->kind == OBJ_WORK && o->ptr == w) ||
+		    (o->kind == OBJ_DWORK && M->dwork_work(o->ptr) == w))
+			return o->name;
+	}
+	return "?";
+}
+
+static void run_fn(int i, struct kthread_work *w)
+{
+	struct scn_obj *fn = fn_by_index(i);
+	struct env env = { NULL };
+
+	fn->count++;
+	if (!fn->first_start)
+		fn->first_start = sim_now() + 1;
+	note("work %s runs %s", work_name(w), fn->name);
+	exec(&env, fn->body);
+	/* a work must give back every lock and leave irqs and preemption on */
+	sim_lockdep_context_end("kthread work", fn->name);
+}
+
+#define T(i) static void scn_fn_##i(struct kthread_work *w) { run_fn(i, w); }
+#define T8(i) T(i##0) T(i##1) T(i##2) T(i##3) T(i##4) T(i##5) T(i##6) T(i##7)
+T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+#undef T
+#define T(i) scn_fn_##i,
+static const kw_work_fn trampolines[SCN_MAX_FNS] = {
+	T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+};
+#undef T
+#undef T8
+
+static kw_work_fn trampoline(int i)
+{
+	return trampolines[i];
+}
+
+/* --- programs ------------------------------------------------------------------------------ */
+
+static int thread_main(void *arg)
+{
+	struct scn_prog *prog = arg;
+	struct env env = { prog };
+
+	note("%s starts", prog->name);
+	exec(&env, prog->body);
+	if (!failed)
+		note("%s ends", prog->name);
+	return 0;
+}
+
+static void irq_main(void *arg)
+{
+	struct scn_prog *prog = arg;
+	struct env env = { prog };
+
+	note("irq %s", prog->name);
+	exec(&env, prog->body);
+}
+
+static int setup_main(void *arg)
+{
+	struct env env = { NULL };
+
+	(void)arg;
+	exec_list(&env, S->setup);
+	if (failed)
+		return 0;
+	for (int i = 0; i < S->nprogs; i++) {
+		struct scn_prog *prog = S->progs[i];
+		uint64_t at = prog->at > sim_now() ? prog->at : sim_now();
+
+		switch (prog->kind) {
+		case PROG_THREAD:
+			sim_spawn(prog->name, thread_main, prog, prog->cpu >= 0 ? prog->cpu : 0,
+				  prog->cpu >= 0, at);
+			break;
+		case PROG_IRQ:
+			sim_irq_at(at, prog->cpu, prog->name, irq_main, prog);
+			break;
+		case PROG_SUSPEND:
+			sim_suspend_at(at);
+			break;
+		case PROG_RESUME:
+			sim_resume_at(at);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* --- the run --------------------------------------------------------------------------------- */
+
+static void *zalloc(size_t size)
+{
+	void *p = calloc(1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+/* The scenario's own objects: allocated here, named for the trace, freed after the run. */
+static void make_objects(void)
+{
+	for (int i = 0; i < S->nobjs; i++) {
+		struct scn_obj *o = S->objs[i];
+
+		o->count = o->kind == OBJ_COUNTER ? o->value : 0;
+		o->first_start = 0;
+		o->ptr = NULL;
+		switch (o->kind) {
+		case OBJ_WORKER:
+			if (!o->init) {
+				o->ptr = zalloc(M->worker_size);
+				sim_register_object(o->ptr, M->worker_size, o->name);
+			}
+			break;
+		case OBJ_WORK:
+			o->ptr = zalloc(M->work_size);
+			sim_register_object(o->ptr, M->work_size, o->name);
+			M->init_work(o->ptr, trampoline(o->fn->index));
+			break;
+		case OBJ_DWORK:
+			o->ptr = zalloc(M->dwork_size);
+			sim_register_object(o->ptr, M->dwork_size, o->name);
+			M->init_delayed_work(o->ptr, trampoline(o->fn->index));
+			break;
+		case OBJ_LOCK: {
+			struct lock_obj *l = zalloc(sizeof(*l));
+
+			spin_lock_init(&l->lock);
+			sim_lockdep_set_class(&l->lock.l, NULL, o->name);
+			o->ptr = l;
+			sim_register_object(o->ptr, sizeof(*l), o->name);
+			break;
+		}
+		case OBJ_COMPLETION:
+			o->ptr = zalloc(sizeof(struct completion));
+			init_completion(o->ptr);
+			sim_register_object(o->ptr, sizeof(struct completion), o->name);
+			break;
+		case OBJ_FN:
+			sim_register_symbol((const void *)trampoline(o->index), o->name);
+			break;
+		case OBJ_COUNTER:
+		case OBJ_PROGRAM:
+			break;
+		}
+	}
+}
+
+static void free_objects(void)
+{
+	for (int i = 0; i < S->nobjs; i++) {
+		struct scn_obj *o = S->objs[i];
+
+		/* workers from kthread_create_worker belong to the machine's allocator */
+		if (o->kind != OBJ_FN && o->kind != OBJ_COUNTER && !(o->kind == OBJ_WORKER && o->init))
+			free(o->ptr);
+		if (o->kind != OBJ_COUNTER && o->kind != OBJ_FN)
+			o->ptr = NULL;
+	}
+}
+
+int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
+{
+	memset(run, 0, sizeof(*run));
+	S = s;
+	M = model;
+	R = run;
+	ERR = err;
+	failed = false;
+	run->model = model;
+	for (int i = 0; i < s->nprogs; i++) {
+		memset(s->progs[i]->regs, 0, sizeof(s->progs[i]->regs));
+		memset(s->progs[i]->regset, 0, sizeof(s->progs[i]->regset));
+	}
+	if (sim_init(&s->cfg)) {
+		fprintf(err, "%s: error: %s\n", s->path, sim_error());
+		return -1;
+	}
+	if (s->cfg.strategy == SIM_STRATEGY_REPLAY)
+		sim_replay_log(s->log, s->nlog);
+	M->register_symbols();
+	make_objects();
+	sim_spawn("init", setup_main, NULL, 0, true, 0);
+	run->end = sim_run();
+	run->end_time = sim_max_time();
+	run->hash = sim_trace_hash();
+	run->ndecisions = sim_decision_count();
+	free_objects();
+	if (failed)
+		return -1;
+	run->cond_holds = s->cond ? scn_eval_final(s, s->cond) != 0 : sim_finding_count() == 0;
+	return 0;
+}
+
+void scn_run_free(struct scn_run *run)
+{
+	free(run->events);
+	run->events = NULL;
+	run->nevents = 0;
+}
+
+/* --- the condition, after the run -------------------------------------------------------- */
+
+static long findings_matching(long kind, const char *func)
+{
+	long n = 0;
+
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		const struct sim_finding *f = sim_finding(i);
+
+		if ((long)f->kind != kind)
+			continue;
+		if (func && (!f->site.func || strcmp(f->site.func, func)))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+long scn_eval_final(struct scn *s, const struct scn_expr *e)
+{
+	long l;
+
+	switch (e->kind) {
+	case EX_INT:
+	case EX_BOOL:
+		return e->value;
+	case EX_REG:
+		return s->progs[e->prog]->regs[e->reg];
+	case EX_OBJ:
+		return e->obj && e->obj->kind == OBJ_COUNTER ? e->obj->count : 0;
+	case EX_FINDING:
+		return findings_matching(e->value, e->str);
+	case EX_RAN:
+		return e->obj->count;
+	case EX_BEFORE:
+		return e->obj->first_start && e->obj2->first_start &&
+		       e->obj->first_start < e->obj2->first_start;
+	case EX_UNARY:
+		return scn_apply(e->op, scn_eval_final(s, e->lhs), 0);
+	case EX_BINARY:
+		l = scn_eval_final(s, e->lhs);
+		return scn_apply(e->op, l, scn_eval_final(s, e->rhs));
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,867 @@
+/*
+ * The JSON view: Chrome trace-event format, as Perfetto's UI and
+ * chrome://tracing load it. Layout:
+ *
+ *  - a process per CPU ("CPU n"): its main thread "running" shows which task
+ *    ran when (from sched_switch), its thread "irq" the hardirq, softirq and
+ *    timer-callback slices and whatever those contexts recorded;
+ *  - a process per task (pid = tid = the task's pid, as each kthread is its
+ *    own thread group): the work executions it ran, the locks it spun on,
+ *    its timers, wake-ups and printk. A task keeps one track wherever it
+ *    runs, so a work that migrates mid-execution is still one slice;
+ *  - flow arrows from each sched_kthread_work_queue_work to the execution
+ *    that consumed it; findings as global instants.
+ *
+ * CPU processes take pids from PID_MAX_LIMIT up, which no task pid reaches,
+ * so Perfetto never mistakes one for a task's thread.
+ *
+ * Events are buffered and sorted by time before they are written: the
+ * records are in the machine's decision order, not in time order (each CPU
+ * has its own clock), and Perfetto binds a flow to the slice open on the
+ * track when the flow event is read, so the order within one timestamp
+ * matters. The sort key is total (emission order breaks ties), so the output
+ * is the same for the same records on every host.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_view.h"
+
+#define PID_MAX_LIMIT		0x400000U
+#define CPU_PID(cpu)		(PID_MAX_LIMIT + 2U * (uint32_t)(cpu))
+#define CPU_IRQ_TID(cpu)	(CPU_PID(cpu) + 1U)
+
+enum jev_kind {
+	JK_RUN,		/* a task on a CPU: r switched it in, r2 out (NULL: still running) */
+	JK_WORK,	/* a work's execution: r start, r2 end, q the queue_work it consumed */
+	JK_QUEUE,	/* the queue_work marker a flow starts from */
+	JK_FLOW_S,
+	JK_FLOW_F,
+	JK_IRQ,		/* r entry, r2 exit */
+	JK_SOFTIRQ,
+	JK_TIMER_CB,
+	JK_LOCK,
+	JK_INSTANT,	/* any other record, on its context's track */
+	JK_GLOBAL,	/* an instant across the whole trace */
+};
+
+/*
+ * Within one timestamp: slices first, longest first, so that a parent is
+ * open before its children; then flow ends, which bind to the slice just
+ * opened on their track; then instants and flow starts in emission order
+ * (each flow start right after the marker it binds to).
+ */
+enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER };
+
+struct jev {
+	uint64_t ts, dur, seq;
+	const struct sim_rec *r, *r2, *q;
+	uint64_t flow;		/* the work's queueing number */
+	uint32_t pid, tid;
+	uint8_t kind, rank;
+};
+
+/* A small sorted map from a 64-bit key (address or pid): lookups by bisection. */
+struct aent {
+	uint64_t key;
+	const struct sim_rec *rec;
+	const char *name;
+	uint64_t count;
+};
+
+struct amap {
+	struct aent *v;
+	size_t n, cap;
+};
+
+struct open_exec {
+	uint64_t work, flow;
+	uint32_t pid, tid;
+	const struct sim_rec *start, *q;
+};
+
+struct jcpu {
+	const struct sim_rec *run;	/* the switch that put the running task on */
+	const struct sim_rec *irq, *softirq, *timer;
+	bool irq_used;
+};
+
+struct jw {
+	unsigned int hz;
+	int ncpus;
+	uint64_t end;			/* the last record's time: open slices close there */
+	struct jev *ev;
+	size_t nev, capev;
+	struct amap tasks;		/* pid: name, count of events on its track */
+	struct amap works;		/* work: the pending queue_work, queueings so far */
+	struct amap timers;		/* timer: its function */
+	struct open_exec *open;
+	size_t nopen, capopen;
+	struct jcpu *cpu;
+	bool written;			/* an event is out: the next needs a comma */
+};
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	if (*cap < need)
+		*cap = need;
+	p = realloc(p, *cap * size);
+	if (!p)
+		abort();
+	return p;
+}
+
+static struct aent *amap_get(struct amap *m, uint64_t key, bool create)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->v[mid].key == key)
+			return &m->v[mid];
+		if (m->v[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!create)
+		return NULL;
+	m->v = grow(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+	memmove(&m->v[lo + 1], &m->v[lo], (m->n - lo) * sizeof(*m->v));
+	m->v[lo] = (struct aent){ .key = key };
+	m->n++;
+	return &m->v[lo];
+}
+
+/* --- JSON output ---------------------------------------------------------------------- */
+
+/* The length of a valid UTF-8 sequence at s, 0 if there is none. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 :
+		s[0] < 0xf5 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* Escaped string contents: what JSON requires, and invalid UTF-8 as U+FFFD. */
+static void json_chars_n(FILE *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		int n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\') {
+			fprintf(out, "\\%c", *p);
+		} else if (*p == '\n') {
+			fputs("\\n", out);
+		} else if (*p == '\t') {
+			fputs("\\t", out);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			/* Perfetto's tokenizer refuses raw control characters */
+			fprintf(out, "\\u%04x", *p);
+		} else if (!n) {
+			fputs("\\ufffd", out);
+			n = 1;
+		} else {
+			fwrite(p, 1, (size_t)n, out);
+		}
+		p += n ? n : 1;
+	}
+}
+
+static void json_chars(FILE *out, const char *s)
+{
+	s = trace_view_str(s);
+	json_chars_n(out, s, strlen(s));
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	json_chars(out, s);
+	fputc('"', out);
+}
+
+/* "prefix: s" as one JSON string */
+static void json_str2(FILE *out, const char *prefix, const char *s)
+{
+	fputc('"', out);
+	json_chars(out, prefix);
+	json_chars(out, s);
+	fputc('"', out);
+}
+
+/* Microseconds with the nanoseconds kept: Perfetto rounds ts * 1000 back to ns. */
+static void json_us(FILE *out, const char *key, uint64_t ns)
+{
+	fprintf(out, ",\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+static void json_addr(FILE *out, const char *key, uint64_t a)
+{
+	fprintf(out, "\"%s\":\"0x%016llx\"", key, (unsigned long long)a);
+}
+
+/* "comm-pid" of a task as ftrace names it */
+static void json_task(FILE *out, const char *comm, uint64_t pid)
+{
+	fputc('"', out);
+	json_chars(out, pid ? comm : "<idle>");
+	fprintf(out, "-%d\"", (int)pid);
+}
+
+static void json_head(FILE *out, const char *cat, char ph, const struct jev *e)
+{
+	fprintf(out, ",\"cat\":\"%s\",\"ph\":\"%c\"", cat, ph);
+	json_us(out, "ts", e->ts);
+	if (ph == 'X')
+		json_us(out, "dur", e->dur);
+	else if (ph == 'i')
+		fprintf(out, ",\"s\":\"%c\"", e->kind == JK_GLOBAL ? 'g' : 't');
+	fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{", e->pid, e->tid);
+}
+
+/* --- building the events ------------------------------------------------------------ */
+
+static struct jev *emit(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+			uint32_t pid, uint32_t tid, const struct sim_rec *r)
+{
+	struct jev *e;
+
+	w->ev = grow(w->ev, &w->capev, w->nev + 1, sizeof(*w->ev));
+	e = &w->ev[w->nev];
+	*e = (struct jev){ .ts = ts, .dur = end > ts ? end - ts : 0, .seq = w->nev, .r = r,
+			   .pid = pid, .tid = tid, .kind = (uint8_t)kind };
+	switch (kind) {
+	case JK_RUN: case JK_WORK: case JK_IRQ: case JK_SOFTIRQ: case JK_TIMER_CB: case JK_LOCK:
+		e->rank = RANK_SLICE;
+		break;
+	case JK_FLOW_F:
+		e->rank = RANK_FLOW_END;
+		break;
+	default:
+		e->rank = RANK_OTHER;
+		break;
+	}
+	w->nev++;
+	/* a task's process is named only if something is on its track */
+	if (pid == tid && pid < PID_MAX_LIMIT && kind != JK_GLOBAL)
+		amap_get(&w->tasks, pid, true)->count++;
+	if (pid >= PID_MAX_LIMIT && tid == pid + 1)
+		w->cpu[(pid - PID_MAX_LIMIT) / 2].irq_used = true;
+	return e;
+}
+
+/* The track a record's context draws on: irq, its task, or its CPU when idle. */
+static void ctx_track(const struct sim_rec *r, uint32_t *pid, uint32_t *tid)
+{
+	if (r->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ)) {
+		*pid = CPU_PID(r->cpu);
+		*tid = CPU_IRQ_TID(r->cpu);
+	} else if (r->pid > 0) {
+		*pid = *tid = (uint32_t)r->pid;
+	} else {
+		*pid = *tid = CPU_PID(r->cpu);
+	}
+}
+
+static struct jev *emit_ctx(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+			    const struct sim_rec *r)
+{
+	uint32_t pid, tid;
+
+	ctx_track(r, &pid, &tid);
+	return emit(w, kind, ts, end, pid, tid, r);
+}
+
+static void name_task(struct jw *w, uint64_t pid, const char *comm)
+{
+	struct aent *t;
+
+	if (!pid || pid >= PID_MAX_LIMIT || !comm || !comm[0])
+		return;
+	t = amap_get(&w->tasks, pid, true);
+	if (!t->name)
+		t->name = comm;
+}
+
+static void learn_names(struct jw *w, const struct sim_rec *r)
+{
+	if (r->pid > 0 && r->comm[0] && memchr(r->comm, '\0', sizeof(r->comm)))
+		name_task(w, (uint64_t)r->pid, r->comm);
+	switch (r->type) {
+	case REC_SCHED_SWITCH:
+		name_task(w, r->a, r->s);
+		name_task(w, r->c, r->s2);
+		break;
+	case REC_SCHED_WAKING:
+	case REC_TASK_NEW:
+		name_task(w, r->a, r->s);
+		break;
+	case REC_FREEZER:
+		name_task(w, r->a, r->s2);
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_switch(struct jw *w, const struct sim_rec *r)
+{
+	struct jcpu *c = &w->cpu[r->cpu];
+
+	if (c->run && c->run->c) {
+		struct jev *e = emit(w, JK_RUN, c->run->time, r->time, CPU_PID(r->cpu),
+				     CPU_PID(r->cpu), c->run);
+
+		e->r2 = r;
+	}
+	c->run = r;
+}
+
+static void on_queue(struct jw *w, const struct sim_rec *r)
+{
+	struct aent *wk = amap_get(&w->works, r->a, true);
+	struct jev *e;
+
+	/* a work is queued once until it runs: a new queueing replaces a cancelled one */
+	wk->rec = r;
+	wk->count++;
+	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
+	e->flow = wk->count;
+	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
+	e->flow = wk->count;
+	e->q = r;
+}
+
+static void on_exec_start(struct jw *w, const struct sim_rec *r)
+{
+	struct aent *wk = amap_get(&w->works, r->a, false);
+	struct open_exec *x;
+
+	w->open = grow(w->open, &w->capopen, w->nopen + 1, sizeof(*w->open));
+	x = &w->open[w->nopen++];
+	*x = (struct open_exec){ .work = r->a, .start = r };
+	ctx_track(r, &x->pid, &x->tid);
+	if (wk && wk->rec) {
+		x->q = wk->rec;
+		x->flow = wk->count;
+		wk->rec = NULL;
+	}
+}
+
+static void close_exec(struct jw *w, size_t i, const struct sim_rec *end)
+{
+	struct open_exec x = w->open[i];
+	struct jev *e;
+
+	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i - 1) * sizeof(*w->open));
+	w->nopen--;
+	e = emit(w, JK_WORK, x.start->time, end ? end->time : w->end, x.pid, x.tid, x.start);
+	e->r2 = end;
+	e->q = x.q;
+	e->flow = x.flow;
+	if (!x.q)
+		return;
+	e = emit(w, JK_FLOW_F, x.start->time, x.start->time, x.pid, x.tid, x.start);
+	e->q = x.q;
+	e->flow = x.flow;
+}
+
+static void on_exec_end(struct jw *w, const struct sim_rec *r)
+{
+	uint32_t pid, tid;
+
+	ctx_track(r, &pid, &tid);
+	for (size_t i = w->nopen; i-- > 0;) {
+		if (w->open[i].work == r->a && w->open[i].pid == pid && w->open[i].tid == tid) {
+			close_exec(w, i, r);
+			return;
+		}
+	}
+	emit_ctx(w, JK_INSTANT, r->time, r->time, r);	/* an end without a start */
+}
+
+static void on_model(struct jw *w, const struct sim_rec *r)
+{
+	const char *ev = trace_view_str(r->s);
+
+	if (!strcmp(ev, "sched_kthread_work_queue_work"))
+		on_queue(w, r);
+	else if (!strcmp(ev, "sched_kthread_work_execute_start"))
+		on_exec_start(w, r);
+	else if (!strcmp(ev, "sched_kthread_work_execute_end"))
+		on_exec_end(w, r);
+	else
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+}
+
+/* Handlers open on entry (a slot per kind) and close on exit, on the CPU's irq track. */
+static void close_handler(struct jw *w, const struct sim_rec **slot, enum jev_kind kind,
+		    const struct sim_rec *r)
+{
+	struct jev *e;
+
+	if (!*slot) {
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		return;
+	}
+	e = emit(w, kind, (*slot)->time, r ? r->time : w->end, CPU_PID((*slot)->cpu),
+		 CPU_IRQ_TID((*slot)->cpu), *slot);
+	e->r2 = r;
+	*slot = NULL;
+}
+
+static void on_record(struct jw *w, const struct sim_rec *r)
+{
+	struct jcpu *c = &w->cpu[r->cpu];
+
+	switch (r->type) {
+	case REC_SCHED_SWITCH:
+		on_switch(w, r);
+		break;
+	case REC_MODEL:
+		on_model(w, r);
+		break;
+	case REC_IRQ_ENTRY:
+		c->irq = r;
+		break;
+	case REC_IRQ_EXIT:
+		close_handler(w, &c->irq, JK_IRQ, r);
+		break;
+	case REC_SOFTIRQ_ENTRY:
+		c->softirq = r;
+		break;
+	case REC_SOFTIRQ_EXIT:
+		close_handler(w, &c->softirq, JK_SOFTIRQ, r);
+		break;
+	case REC_TIMER_EXPIRE_ENTRY:
+		c->timer = r;
+		break;
+	case REC_TIMER_EXPIRE_EXIT:
+		close_handler(w, &c->timer, JK_TIMER_CB, r);
+		break;
+	case REC_TIMER_START:
+		amap_get(&w->timers, r->a, true)->name = r->s;
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		break;
+	case REC_LOCK_CONTENDED:
+		/* the record comes when the lock is got: the spinning went before it */
+		emit_ctx(w, JK_LOCK, r->time > r->b ? r->time - r->b : 0, r->time, r);
+		break;
+	case REC_FINDING:
+		emit(w, JK_GLOBAL, r->time, r->time, CPU_PID(r->cpu), CPU_PID(r->cpu), r);
+		break;
+	case REC_FREEZER:
+		/* freeze, thaw, suspended, failed are the system's; frozen, thawed a task's */
+		if (!r->a && !r->s2)
+			emit(w, JK_GLOBAL, r->time, r->time, CPU_PID(r->cpu), CPU_PID(r->cpu), r);
+		else
+			emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		break;
+	default:
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		break;
+	}
+}
+
+/* Whatever is still open when the records end closes at the last record's time. */
+static void close_all(struct jw *w)
+{
+	for (int i = 0; i < w->ncpus; i++) {
+		struct jcpu *c = &w->cpu[i];
+
+		if (c->run && c->run->c)
+			emit(w, JK_RUN, c->run->time, w->end, CPU_PID(i), CPU_PID(i), c->run);
+		if (c->timer)
+			close_handler(w, &c->timer, JK_TIMER_CB, NULL);
+		if (c->softirq)
+			close_handler(w, &c->softirq, JK_SOFTIRQ, NULL);
+		if (c->irq)
+			close_handler(w, &c->irq, JK_IRQ, NULL);
+	}
+	while (w->nopen)
+		close_exec(w, 0, NULL);
+}
+
+static int jev_cmp(const void *pa, const void *pb)
+{
+	const struct jev *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->rank == RANK_SLICE && a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* --- writing the events -------------------------------------------------------------- */
+
+/* The task a record's context belongs to, as its text line names it. */
+static void json_ctx_task(FILE *out, const struct sim_rec *r)
+{
+	char comm[17];
+
+	snprintf(comm, sizeof(comm), "%.16s", r->comm);
+	json_task(out, comm, (uint64_t)(r->pid > 0 ? r->pid : 0));
+}
+
+static void write_run(FILE *out, const struct jev *e)
+{
+	fputs("{\"name\":", out);
+	json_task(out, e->r->s2, e->r->c);
+	json_head(out, "sched", 'X', e);
+	fprintf(out, "\"cpu\":%u,\"end_state\":", (unsigned int)e->r->cpu);
+	json_str(out, e->r2 ? trace_view_prev_state(e->r2) : "running");
+	fputs("}}", out);
+}
+
+static void write_work(FILE *out, const struct jev *e)
+{
+	fputs("{\"name\":", out);
+	json_str(out, e->r->s2);
+	json_head(out, "kthread_work", 'X', e);
+	json_addr(out, "work", e->r->a);
+	fputs(",\"function\":", out);
+	json_str(out, e->r->s2);
+	if (e->q) {
+		fputc(',', out);
+		json_addr(out, "worker", e->q->b);
+		fputs(",\"queued_by\":", out);
+		json_ctx_task(out, e->q);
+		fprintf(out, ",\"queued_on_cpu\":%u,\"queueing\":%llu", (unsigned int)e->q->cpu,
+			(unsigned long long)e->flow);
+		if (e->r->time >= e->q->time)
+			fprintf(out, ",\"wait_ns\":%llu",
+				(unsigned long long)(e->r->time - e->q->time));
+	}
+	if (!e->r2)
+		fputs(",\"unfinished\":true", out);
+	fputs("}}", out);
+}
+
+static void write_queue(FILE *out, const struct jev *e)
+{
+	fputs("{\"name\":", out);
+	json_str2(out, "queue_work: ", e->r->s2);
+	json_head(out, "kthread_work", 'X', e);
+	json_addr(out, "work", e->r->a);
+	fputs(",\"function\":", out);
+	json_str(out, e->r->s2);
+	fputc(',', out);
+	json_addr(out, "worker", e->r->b);
+	fprintf(out, ",\"queueing\":%llu}}", (unsigned long long)e->flow);
+}
+
+/*
+ * v1 flows: Perfetto keys them by (id, cat, name) and keeps each one
+ * after its end, so the queueing number goes into the name.
+ */
+static void write_flow(FILE *out, const struct jev *e)
+{
+	fprintf(out, "{\"name\":\"queue_work #%llu\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
+		(unsigned long long)e->flow, e->kind == JK_FLOW_S ? 's' : 'f');
+	if (e->kind == JK_FLOW_F)
+		fputs(",\"bp\":\"e\"", out);
+	fprintf(out, ",\"id\":\"0x%016llx\"", (unsigned long long)e->q->a);
+	json_us(out, "ts", e->ts);
+	fprintf(out, ",\"pid\":%u,\"tid\":%u}", e->pid, e->tid);
+}
+
+static void write_handler(FILE *out, const struct jev *e)
+{
+	const struct sim_rec *r = e->r;
+
+	fputs("{\"name\":", out);
+	if (e->kind == JK_IRQ) {
+		json_str2(out, "hardirq: ", r->s);
+		json_head(out, "irq", 'X', e);
+		fprintf(out, "\"irq\":%d", (int)r->a);
+	} else if (e->kind == JK_SOFTIRQ) {
+		json_str2(out, "softirq: ", r->s ? r->s : "TIMER");
+		json_head(out, "irq", 'X', e);
+		fprintf(out, "\"vec\":%d", trace_view_softirq_vec(r->s));
+	} else {
+		json_str2(out, "timer: ", r->s);
+		json_head(out, "timer", 'X', e);
+		json_addr(out, "timer", r->a);
+		fputs(",\"function\":", out);
+		json_str(out, r->s);
+		fprintf(out, ",\"now\":%llu,\"baseclk\":%llu", (unsigned long long)r->b,
+			(unsigned long long)r->c);
+	}
+	fprintf(out, ",\"cpu\":%u", (unsigned int)r->cpu);
+	if (!e->r2)
+		fputs(",\"unfinished\":true", out);
+	fputs("}}", out);
+}
+
+static void write_lock(FILE *out, const struct jev *e)
+{
+	fputs("{\"name\":", out);
+	json_str2(out, "lock_contended: ", e->r->s);
+	json_head(out, "lock", 'X', e);
+	json_addr(out, "lock", e->r->a);
+	fputs(",\"name\":", out);
+	json_str(out, e->r->s);
+	fprintf(out, ",\"spun_ns\":%llu}}", (unsigned long long)e->r->b);
+}
+
+static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
+{
+	unsigned long now = trace_view_jiffies(r->time, hz);
+	char flags[16];
+
+	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	json_addr(out, "timer", r->a);
+	fputs(",\"function\":", out);
+	json_str(out, r->s);
+	fprintf(out, ",\"expires\":%lu,\"timeout\":%ld,\"bucket_expiry\":%lu,\"cpu\":%u,"
+		"\"idx\":%u,\"flags\":\"%s\"", (unsigned long)r->b, (long)((unsigned long)r->b - now),
+		(unsigned long)r->c, (unsigned int)(r->d & 0x3ffff), (unsigned int)(r->d >> 32),
+		flags);
+}
+
+/* An instant's name and category; args come after. */
+static const char *instant_name(FILE *out, struct jw *w, const struct sim_rec *r)
+{
+	struct aent *t;
+	size_t len;
+
+	switch (r->type) {
+	case REC_SCHED_WAKING:
+		fputs("\"sched_waking: ", out);
+		json_chars(out, r->s);
+		fprintf(out, "-%d\"", (int)r->a);
+		return "sched";
+	case REC_TASK_NEW:
+		fputs("\"task_newtask: ", out);
+		json_chars(out, r->s);
+		fprintf(out, "-%d\"", (int)r->a);
+		return "sched";
+	case REC_TIMER_START:
+		json_str2(out, "timer_start: ", r->s);
+		return "timer";
+	case REC_TIMER_CANCEL:
+		t = amap_get(&w->timers, r->a, false);
+		json_str2(out, "timer_cancel: ", t && t->name ? t->name : "?");
+		return "timer";
+	case REC_FINDING:
+		json_str2(out, "finding: ", r->s);
+		return "kwsim";
+	case REC_FREEZER:
+		json_str2(out, "freezer: ", r->s);
+		return "kwsim";
+	case REC_PRINTK:
+		/* the message, its trailing newline cut as the console event cuts it */
+		len = strlen(trace_view_str(r->s));
+		if (len && r->s[len - 1] == '\n')
+			len--;
+		fputc('"', out);
+		json_chars_n(out, trace_view_str(r->s), len);
+		fputc('"', out);
+		return "printk";
+	case REC_MODEL:
+		json_str(out, r->s);
+		return "kthread_work";
+	default:
+		json_str(out, sim_rec_type_name((enum sim_rec_type)r->type));
+		return "kwsim";
+	}
+}
+
+static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
+{
+	switch (r->type) {
+	case REC_SCHED_WAKING:
+		fprintf(out, "\"pid\":%d,\"comm\":", (int)r->a);
+		json_str(out, r->s);
+		fprintf(out, ",\"target_cpu\":%d", (int)r->b);
+		break;
+	case REC_TASK_NEW:
+		fprintf(out, "\"pid\":%d,\"comm\":", (int)r->a);
+		json_str(out, r->s);
+		break;
+	case REC_TASK_EXIT:
+		fprintf(out, "\"pid\":%d,\"exit_code\":%d", (int)r->a, (int)r->b);
+		break;
+	case REC_TIMER_START:
+		args_timer_start(out, r, w->hz);
+		break;
+	case REC_TIMER_CANCEL:
+	case REC_TIMER_EXPIRE_EXIT:
+		json_addr(out, "timer", r->a);
+		break;
+	case REC_FINDING:
+		fputs("\"kind\":", out);
+		json_str(out, r->s);
+		fprintf(out, ",\"index\":%llu,\"cpu\":%u,\"task\":", (unsigned long long)r->a,
+			(unsigned int)r->cpu);
+		json_ctx_task(out, r);
+		break;
+	case REC_FREEZER:
+		fprintf(out, "\"pid\":%llu,\"comm\":", (unsigned long long)r->a);
+		json_str(out, r->s2);
+		break;
+	case REC_PRINTK:
+		fprintf(out, "\"level\":%llu", (unsigned long long)r->a);
+		break;
+	default:
+		fprintf(out, "\"a\":\"0x%llx\",\"b\":\"0x%llx\",\"c\":\"0x%llx\",\"d\":\"0x%llx\"",
+			(unsigned long long)r->a, (unsigned long long)r->b,
+			(unsigned long long)r->c, (unsigned long long)r->d);
+		if (r->s2) {
+			fputs(",\"function\":", out);
+			json_str(out, r->s2);
+		}
+		break;
+	}
+}
+
+static void write_instant(FILE *out, const struct jev *e, struct jw *w)
+{
+	const char *cat;
+
+	fputs("{\"name\":", out);
+	cat = instant_name(out, w, e->r);
+	json_head(out, cat, 'i', e);
+	instant_args(out, w, e->r);
+	fputs("}}", out);
+}
+
+static void write_event(FILE *out, const struct jev *e, struct jw *w)
+{
+	switch (e->kind) {
+	case JK_RUN:
+		write_run(out, e);
+		break;
+	case JK_WORK:
+		write_work(out, e);
+		break;
+	case JK_QUEUE:
+		write_queue(out, e);
+		break;
+	case JK_FLOW_S:
+	case JK_FLOW_F:
+		write_flow(out, e);
+		break;
+	case JK_IRQ:
+	case JK_SOFTIRQ:
+	case JK_TIMER_CB:
+		write_handler(out, e);
+		break;
+	case JK_LOCK:
+		write_lock(out, e);
+		break;
+	default:
+		write_instant(out, e, w);
+		break;
+	}
+}
+
+/* Events are separated, not terminated: JSON allows no trailing comma. */
+static void next_event(FILE *out, struct jw *w)
+{
+	if (w->written)
+		fputs(",\n", out);
+	w->written = true;
+}
+
+static void write_meta(FILE *out, struct jw *w, const char *what, uint32_t pid, uint32_t tid,
+		       const char *name, long sort)
+{
+	next_event(out, w);
+	fprintf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,\"args\":{",
+		what, pid, tid);
+	if (name) {
+		fputs("\"name\":", out);
+		json_str(out, name);
+	} else {
+		fprintf(out, "\"sort_index\":%ld", sort);
+	}
+	fputs("}}", out);
+}
+
+static void write_metadata(FILE *out, struct jw *w)
+{
+	char name[32];
+
+	for (int i = 0; i < w->ncpus; i++) {
+		snprintf(name, sizeof(name), "CPU %d", i);
+		write_meta(out, w, "process_name", CPU_PID(i), CPU_PID(i), name, 0);
+		write_meta(out, w, "process_sort_index", CPU_PID(i), CPU_PID(i), NULL, i);
+		write_meta(out, w, "thread_name", CPU_PID(i), CPU_PID(i), "running", 0);
+		if (w->cpu[i].irq_used)
+			write_meta(out, w, "thread_name", CPU_PID(i), CPU_IRQ_TID(i), "irq", 0);
+	}
+	for (size_t i = 0; i < w->tasks.n; i++) {
+		const struct aent *t = &w->tasks.v[i];
+		uint32_t pid = (uint32_t)t->key;
+
+		if (!t->count)
+			continue;
+		write_meta(out, w, "process_name", pid, pid, t->name ? t->name : "<...>", 0);
+		write_meta(out, w, "process_sort_index", pid, pid, NULL, (long)w->ncpus + pid);
+		write_meta(out, w, "thread_name", pid, pid, t->name ? t->name : "<...>", 0);
+	}
+}
+
+static void write_all(FILE *out, struct jw *w, const struct trace_view_opts *o)
+{
+	fputs("{\"traceEvents\":[\n", out);
+	write_metadata(out, w);
+	for (size_t i = 0; i < w->nev; i++) {
+		next_event(out, w);
+		write_event(out, &w->ev[i], w);
+	}
+	fputs("\n],\n", out);
+	fputs("\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
+	json_str(out, o && o->title ? o->title : "");
+	fprintf(out, ",\"hz\":%u,\"ncpus\":%d}\n}\n", w->hz, w->ncpus);
+}
+
+void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
+		      const struct trace_view_opts *o)
+{
+	struct jw w = { .hz = trace_view_hz(o), .ncpus = o && o->ncpus > 0 ? o->ncpus : 1 };
+
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].cpu >= w.ncpus)
+			w.ncpus = recs[i].cpu + 1;
+		if (recs[i].time > w.end)
+			w.end = recs[i].time;
+		learn_names(&w, &recs[i]);
+	}
+	w.cpu = calloc((size_t)w.ncpus, sizeof(*w.cpu));
+	if (!w.cpu)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		on_record(&w, &recs[i]);
+	close_all(&w);
+	if (w.nev)
+		qsort(w.ev, w.nev, sizeof(*w.ev), jev_cmp);
+	write_all(out, &w, o);
+	free(w.ev);
+	free(w.tasks.v);
+	free(w.works.v);
+	free(w.timers.v);
+	free(w.open);
+	free(w.cpu);
+}

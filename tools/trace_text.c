@@ -1,0 +1,410 @@
+/*
+ * The text view: the tracefs `trace` file of a 6.12 kernel with the nop
+ * tracer and irq-info on, so kernel developers read a run as they read a
+ * machine. Event names and field formats are the kernel's TP_printk() ones
+ * (include/trace/events/{sched,timer,irq,task,printk}.h); the simulator's
+ * own events (kwsim_*) use the same line shape.
+ *
+ * Two things differ from a kernel, both on purpose: the flags column has
+ * the four columns kwsim records (no migrate-disable), and %p prints the
+ * simulator's fake addresses, which are stable, where a kernel prints
+ * hashed ones.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_view.h"
+
+/* include/linux/sched.h values, which the machine's task states share */
+#define TASK_INTERRUPTIBLE	0x0001
+#define TASK_UNINTERRUPTIBLE	0x0002
+#define EXIT_DEAD		0x0010
+#define TASK_DEAD		0x0080
+#define TASK_NOLOAD		0x0400
+#define TASK_FROZEN		0x8000
+#define TASK_IDLE		(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
+#define TASK_REPORT		0x007f
+#define TASK_REPORT_IDLE	(TASK_REPORT + 1)
+
+/* include/linux/timer.h */
+#define TIMER_CPUMASK		0x0003ffffULL
+#define TIMER_MIGRATING		0x00040000ULL
+#define TIMER_DEFERRABLE	0x00080000ULL
+#define TIMER_PINNED		0x00100000ULL
+#define TIMER_IRQSAFE		0x00200000ULL
+
+/*
+ * kernel_thread() from kthreadd: CLONE_FS | CLONE_FILES | CLONE_VM |
+ * CLONE_UNTRACED, the exit signal masked off. Every kwsim task is a kthread.
+ */
+#define KTHREAD_CLONE_FLAGS	0x800700UL
+
+#define NSEC_PER_SEC		1000000000ULL
+
+unsigned int trace_view_hz(const struct trace_view_opts *o)
+{
+	return o && o->hz ? o->hz : 250;
+}
+
+unsigned long trace_view_jiffies(uint64_t ns, unsigned int hz)
+{
+	/* INITIAL_JIFFIES: jiffies wrap five minutes after boot */
+	unsigned long initial = (unsigned long)(unsigned int)(-300 * (int)hz);
+
+	/* split, so that ns * hz cannot overflow */
+	return initial + (unsigned long)((ns / NSEC_PER_SEC) * hz +
+					 (ns % NSEC_PER_SEC) * hz / NSEC_PER_SEC);
+}
+
+/* fls(): the 1-based index of the highest set bit, 0 for none */
+static int fls32(unsigned int x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+const char *trace_view_prev_state(const struct sim_rec *r)
+{
+	/* sched_switch's __print_flags table, indexed by the reported bit */
+	static const char *const names[] = { "S", "D", "T", "t", "X", "Z", "P", "I" };
+	unsigned int st = (unsigned int)r->b;
+	unsigned int rep;
+
+	/* preemption ignores the task's state: always running */
+	if (r->d & TRACE_SWITCH_PREEMPT)
+		return "R+";
+	rep = st & TASK_REPORT;
+	/* a kthread has no parent to wait for it: it dies EXIT_DEAD at once */
+	if (st & TASK_DEAD)
+		rep |= EXIT_DEAD;
+	/* __task_state_index(): idle sleeps and frozen tasks have their own letters */
+	if ((st & TASK_IDLE) == TASK_IDLE)
+		rep = TASK_REPORT_IDLE;
+	if (st & TASK_FROZEN)
+		rep = TASK_UNINTERRUPTIBLE;
+	return rep ? names[fls32(rep) - 1] : "R";
+}
+
+void trace_view_timer_flags(char *buf, size_t len, uint64_t flags)
+{
+	static const struct {
+		uint64_t mask;
+		const char *name;
+	} tab[] = {
+		{ TIMER_MIGRATING, "M" },
+		{ TIMER_DEFERRABLE, "D" },
+		{ TIMER_PINNED, "P" },
+		{ TIMER_IRQSAFE, "I" },
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (!(flags & tab[i].mask))
+			continue;
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+					 used ? "|" : "", tab[i].name);
+	}
+}
+
+int trace_view_softirq_vec(const char *name)
+{
+	/* SOFTIRQ_NAME_LIST, in vector order */
+	static const char *const vecs[] = {
+		"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+		"TASKLET", "SCHED", "HRTIMER", "RCU",
+	};
+
+	if (!name)
+		return 1;	/* the machine's only softirq is the timer's */
+	for (int i = 0; i < (int)(sizeof(vecs) / sizeof(vecs[0])); i++)
+		if (!strcmp(name, vecs[i]))
+			return i;
+	return -1;
+}
+
+const char *trace_view_str(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* --- the header ----------------------------------------------------------------------- */
+
+static int count_cpus(const struct sim_rec *recs, size_t n, const struct trace_view_opts *o)
+{
+	int ncpus = o && o->ncpus > 0 ? o->ncpus : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].cpu >= ncpus)
+			ncpus = recs[i].cpu + 1;
+	return ncpus ? ncpus : 1;
+}
+
+/*
+ * print_func_help_header_irq() of 6.12 with the migrate-disable column
+ * taken out: every column the legend names is one the lines print.
+ */
+static void write_header(FILE *out, size_t n, int ncpus)
+{
+	fputs("# tracer: nop\n#\n", out);
+	fprintf(out, "# entries-in-buffer/entries-written: %zu/%zu   #P:%d\n#\n", n, n, ncpus);
+	fputs("#                                _----=> irqs-off/BH-disabled\n"
+	      "#                               / _---=> need-resched\n"
+	      "#                              | / _--=> hardirq/softirq\n"
+	      "#                              || / _-=> preempt-depth\n"
+	      "#                              ||| /\n"
+	      "#           TASK-PID     CPU#  ||||  TIMESTAMP  FUNCTION\n"
+	      "#              | |         |   ||||     |         |\n", out);
+}
+
+/* --- merging the CPUs' streams ------------------------------------------------------- */
+
+/*
+ * The kernel's iterator takes, of the per-CPU buffers' next entries, the one
+ * with the smallest timestamp, the lowest CPU on a tie; each CPU's own order
+ * is kept. Records are per CPU in the order the machine made them.
+ */
+struct merge {
+	const struct sim_rec *recs;
+	size_t *next_on_cpu;	/* index of the CPU's next record after i, or n */
+	size_t *head;		/* per CPU present, ascending: its next record, or n */
+	size_t ncpu, n;
+};
+
+static void merge_init(struct merge *m, const struct sim_rec *recs, size_t n)
+{
+	size_t ncpus = 1, *last;
+
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].cpu >= ncpus)
+			ncpus = (size_t)recs[i].cpu + 1;
+	last = malloc(ncpus * sizeof(*last));
+	m->recs = recs;
+	m->n = n;
+	m->ncpu = 0;
+	m->next_on_cpu = malloc((n ? n : 1) * sizeof(*m->next_on_cpu));
+	m->head = malloc(ncpus * sizeof(*m->head));
+	if (!last || !m->next_on_cpu || !m->head)
+		abort();
+	for (size_t c = 0; c < ncpus; c++)
+		last[c] = n;
+	for (size_t i = n; i-- > 0;) {
+		m->next_on_cpu[i] = last[recs[i].cpu];
+		last[recs[i].cpu] = i;
+	}
+	/* only the CPUs that recorded something take part, in ascending order */
+	for (size_t c = 0; c < ncpus; c++)
+		if (last[c] != n)
+			m->head[m->ncpu++] = last[c];
+	free(last);
+}
+
+static const struct sim_rec *merge_next(struct merge *m)
+{
+	const struct sim_rec *r;
+	size_t best = m->ncpu;
+
+	for (size_t k = 0; k < m->ncpu; k++) {
+		if (m->head[k] == m->n)
+			continue;
+		/* strictly earlier: a tie goes to the lower CPU, seen first */
+		if (best == m->ncpu || m->recs[m->head[k]].time < m->recs[m->head[best]].time)
+			best = k;
+	}
+	if (best == m->ncpu)
+		return NULL;
+	r = &m->recs[m->head[best]];
+	m->head[best] = m->next_on_cpu[m->head[best]];
+	return r;
+}
+
+static void merge_fini(struct merge *m)
+{
+	free(m->next_on_cpu);
+	free(m->head);
+}
+
+/* --- one line ----------------------------------------------------------------------------- */
+
+/*
+ * The task the line is "in": the record's, except for sched_switch, which
+ * the kernel always records in prev's context.
+ */
+static void line_task(const struct sim_rec *r, char comm[17], int *pid)
+{
+	const char *c = r->comm;
+
+	*pid = r->pid;
+	if (r->type == REC_SCHED_SWITCH) {
+		*pid = (int)r->a;
+		c = r->s ? r->s : "";
+	}
+	/* trace_find_cmdline(): the idle task has no comm of its own */
+	if (*pid == 0)
+		c = "<idle>";
+	else if (!c[0])
+		c = "<...>";
+	snprintf(comm, 17, "%.16s", c);
+}
+
+/* trace_print_lat_fmt() without migrate-disable */
+static void flags_column(const struct sim_rec *r, char col[5])
+{
+	bool hard = r->flags & TRACE_FLAG_HARDIRQ, soft = r->flags & TRACE_FLAG_SOFTIRQ;
+	unsigned int depth = r->preempt < 0xf ? r->preempt : 0xf;
+
+	col[0] = r->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.';
+	col[1] = r->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.';
+	col[2] = hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	col[3] = depth ? "0123456789abcdef"[depth] : '.';
+	col[4] = '\0';
+}
+
+static void write_context(FILE *out, const struct sim_rec *r)
+{
+	/* ns2usecs() rounds to the nearest microsecond */
+	unsigned long long us = (r->time + 500) / 1000;
+	char comm[17], col[5];
+	int pid;
+
+	line_task(r, comm, &pid);
+	flags_column(r, col);
+	fprintf(out, "%16s-%-7d [%03u] %s %5llu.%06llu: ", comm, pid, (unsigned int)r->cpu, col,
+		us / 1000000, us % 1000000);
+}
+
+static void write_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
+{
+	unsigned long now = trace_view_jiffies(r->time, hz);
+	char flags[16];
+
+	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	fprintf(out, "timer_start: timer=%016llx function=%s expires=%lu [timeout=%ld] "
+		"bucket_expiry=%lu cpu=%u idx=%u flags=%s\n",
+		(unsigned long long)r->a, trace_view_str(r->s), (unsigned long)r->b,
+		(long)((unsigned long)r->b - now), (unsigned long)r->c,
+		(unsigned int)(r->d & TIMER_CPUMASK), (unsigned int)(r->d >> 32), flags);
+}
+
+static void write_model(FILE *out, const struct sim_rec *r)
+{
+	const char *ev = trace_view_str(r->s);
+
+	if (!strcmp(ev, "sched_kthread_work_queue_work"))
+		fprintf(out, "%s: work struct=%016llx function=%s worker=%016llx\n", ev,
+			(unsigned long long)r->a, trace_view_str(r->s2), (unsigned long long)r->b);
+	else if (!strcmp(ev, "sched_kthread_work_execute_start") ||
+		 !strcmp(ev, "sched_kthread_work_execute_end"))
+		fprintf(out, "%s: work struct %016llx: function %s\n", ev,
+			(unsigned long long)r->a, trace_view_str(r->s2));
+	else	/* a tracepoint this view does not know yet: every field, raw */
+		fprintf(out, "%s: a=%#llx b=%#llx c=%#llx d=%#llx function=%s\n", ev,
+			(unsigned long long)r->a, (unsigned long long)r->b,
+			(unsigned long long)r->c, (unsigned long long)r->d, trace_view_str(r->s2));
+}
+
+static void write_printk(FILE *out, const struct sim_rec *r)
+{
+	const char *msg = trace_view_str(r->s);
+	size_t len = strlen(msg);
+
+	/* the console event cuts one trailing newline, to avoid blank lines */
+	if (len && msg[len - 1] == '\n')
+		len--;
+	fprintf(out, "console: %.*s\n", (int)len, msg);
+}
+
+static void write_softirq(FILE *out, const char *ev, const struct sim_rec *r)
+{
+	int vec = trace_view_softirq_vec(r->s);
+
+	if (vec < 0)
+		fprintf(out, "%s: vec=? [action=%s]\n", ev, r->s);
+	else
+		fprintf(out, "%s: vec=%d [action=%s]\n", ev, vec, r->s ? r->s : "TIMER");
+}
+
+static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
+{
+	unsigned long long a = r->a, b = r->b;
+
+	switch (r->type) {
+	case REC_SCHED_SWITCH:
+		fprintf(out, "sched_switch: prev_comm=%s prev_pid=%d prev_prio=120 prev_state=%s ==> "
+			"next_comm=%s next_pid=%d next_prio=120\n", trace_view_str(r->s), (int)a,
+			trace_view_prev_state(r), trace_view_str(r->s2), (int)r->c);
+		break;
+	case REC_SCHED_WAKING:
+		fprintf(out, "sched_waking: comm=%s pid=%d prio=120 target_cpu=%03d\n",
+			trace_view_str(r->s), (int)a, (int)b);
+		break;
+	case REC_TIMER_START:
+		write_timer_start(out, r, hz);
+		break;
+	case REC_TIMER_EXPIRE_ENTRY:
+		fprintf(out, "timer_expire_entry: timer=%016llx function=%s now=%lu baseclk=%lu\n",
+			a, trace_view_str(r->s), (unsigned long)b, (unsigned long)r->c);
+		break;
+	case REC_TIMER_EXPIRE_EXIT:
+		fprintf(out, "timer_expire_exit: timer=%016llx\n", a);
+		break;
+	case REC_TIMER_CANCEL:
+		fprintf(out, "timer_cancel: timer=%016llx\n", a);
+		break;
+	case REC_LOCK_CONTENDED:
+		fprintf(out, "kwsim_lock_contended: lock=%016llx name=%s spun_ns=%llu\n", a,
+			trace_view_str(r->s), b);
+		break;
+	case REC_IRQ_ENTRY:
+		fprintf(out, "irq_handler_entry: irq=%d name=%s\n", (int)a, trace_view_str(r->s));
+		break;
+	case REC_IRQ_EXIT:
+		fprintf(out, "irq_handler_exit: irq=%d ret=handled\n", (int)a);
+		break;
+	case REC_SOFTIRQ_ENTRY:
+		write_softirq(out, "softirq_entry", r);
+		break;
+	case REC_SOFTIRQ_EXIT:
+		write_softirq(out, "softirq_exit", r);
+		break;
+	case REC_FINDING:
+		fprintf(out, "kwsim_finding: kind=%s index=%llu\n", trace_view_str(r->s), a);
+		break;
+	case REC_FREEZER:
+		fprintf(out, "kwsim_freezer: %s pid=%llu comm=%s\n", trace_view_str(r->s), a,
+			trace_view_str(r->s2));
+		break;
+	case REC_TASK_NEW:
+		fprintf(out, "task_newtask: pid=%d comm=%s clone_flags=%lx oom_score_adj=0\n",
+			(int)a, trace_view_str(r->s), KTHREAD_CLONE_FLAGS);
+		break;
+	case REC_TASK_EXIT:
+		fprintf(out, "sched_process_exit: comm=%.16s pid=%d prio=120\n", r->comm, (int)a);
+		break;
+	case REC_MODEL:
+		write_model(out, r);
+		break;
+	case REC_PRINTK:
+		write_printk(out, r);
+		break;
+	default:
+		fprintf(out, "kwsim_unknown: type=%u a=%#llx b=%#llx\n", (unsigned int)r->type, a, b);
+		break;
+	}
+}
+
+void trace_write_text(FILE *out, const struct sim_rec *recs, size_t n,
+		      const struct trace_view_opts *o)
+{
+	unsigned int hz = trace_view_hz(o);
+	const struct sim_rec *r;
+	struct merge m;
+
+	write_header(out, n, count_cpus(recs, n, o));
+	merge_init(&m, recs, n);
+	while ((r = merge_next(&m))) {
+		write_context(out, r);
+		write_event(out, r, hz);
+	}
+	merge_fini(&m);
+}

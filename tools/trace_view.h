@@ -1,0 +1,61 @@
+/*
+ * Views of a run's trace records (sim/include/sim/trace.h): the tracefs
+ * `trace` file as a kernel developer reads it, and Chrome/Perfetto
+ * trace-event JSON for the timeline UIs. Both are pure functions of the
+ * records and the options: the same input gives byte-identical output, so
+ * views can be diffed across runs and pinned in tests.
+ */
+#ifndef KWSIM_TRACE_VIEW_H
+#define KWSIM_TRACE_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sim/trace.h>
+
+struct trace_view_opts {
+	unsigned int hz;	/* jiffies per second, for timer_start's now/timeout; 0: 250 */
+	int ncpus;		/* "#P:" and the CPU tracks; 0: from the records */
+	const char *title;	/* JSON otherData.title; may be NULL */
+};
+
+/*
+ * The tracefs `trace` file of a 6.x kernel with the nop tracer: header, then
+ * one line per record, the CPUs' streams merged by timestamp as the kernel's
+ * iterator merges its per-CPU ring buffers.
+ */
+void trace_write_text(FILE *out, const struct sim_rec *recs, size_t n,
+		      const struct trace_view_opts *o);
+
+/*
+ * Trace-event JSON: a process per CPU (its running tasks, its interrupts)
+ * and one per task (work executions, timers, locks, printk), flow arrows
+ * from each queue_work to the execution that consumed it.
+ */
+void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
+		      const struct trace_view_opts *o);
+
+/* --- shared by the two views (trace_text.c) ------------------------------------ */
+
+/*
+ * REC_SCHED_SWITCH d bit: the switch was a preemption. The kernel then
+ * reports prev_state "R+" whatever the task's state (b cannot carry it:
+ * TASK_REPORT_MAX is TASK_WAKEKILL's bit).
+ */
+#define TRACE_SWITCH_PREEMPT	0x1ULL
+
+/* The hz the views use when the options leave it 0: the machine's default. */
+unsigned int trace_view_hz(const struct trace_view_opts *o);
+/* jiffies at a virtual time, as sim_ns_to_jiffies computes them. */
+unsigned long trace_view_jiffies(uint64_t ns, unsigned int hz);
+/* sched_switch's prev_state, as __trace_sched_switch_state and TP_printk make it. */
+const char *trace_view_prev_state(const struct sim_rec *r);
+/* timer_start's flags=, as decode_timer_flags prints them ("" when none). */
+void trace_view_timer_flags(char *buf, size_t len, uint64_t flags);
+/* A softirq's vector number from its name, as show_softirq_name maps them; -1: unknown. */
+int trace_view_softirq_vec(const char *name);
+/* A string field as %s prints it: NULL is "(null)". */
+const char *trace_view_str(const char *s);
+
+#endif
