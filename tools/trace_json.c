@@ -57,6 +57,7 @@ enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER };
 struct jev {
 	uint64_t ts, dur, seq;
 	const struct sim_rec *r, *r2, *q;
+	const char *fn;		/* a cancelled timer's function, as armed then */
 	uint64_t flow;		/* the work's queueing number */
 	uint32_t pid, tid;
 	uint8_t kind, rank;
@@ -413,7 +414,7 @@ static void on_model(struct jw *w, const struct sim_rec *r)
 
 /* Handlers open on entry (a slot per kind) and close on exit, on the CPU's irq track. */
 static void close_handler(struct jw *w, const struct sim_rec **slot, enum jev_kind kind,
-		    const struct sim_rec *r)
+			  const struct sim_rec *r)
 {
 	struct jev *e;
 
@@ -430,6 +431,7 @@ static void close_handler(struct jw *w, const struct sim_rec **slot, enum jev_ki
 static void on_record(struct jw *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
+	struct aent *t;
 
 	switch (r->type) {
 	case REC_SCHED_SWITCH:
@@ -459,6 +461,11 @@ static void on_record(struct jw *w, const struct sim_rec *r)
 	case REC_TIMER_START:
 		amap_get(&w->timers, r->a, true)->name = r->s;
 		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		break;
+	case REC_TIMER_CANCEL:
+		/* the record has only the address: the function is the last one armed there */
+		t = amap_get(&w->timers, r->a, false);
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r)->fn = t ? t->name : NULL;
 		break;
 	case REC_LOCK_CONTENDED:
 		/* the record comes when the lock is got: the spinning went before it */
@@ -546,6 +553,11 @@ static void write_work(FILE *out, const struct jev *e)
 		json_addr(out, "worker", e->q->b);
 		fputs(",\"queued_by\":", out);
 		json_ctx_task(out, e->q);
+		/* from an interrupt, queued_by is only the task it interrupted */
+		if (e->q->flags & TRACE_FLAG_HARDIRQ)
+			fputs(",\"queued_in\":\"hardirq\"", out);
+		else if (e->q->flags & TRACE_FLAG_SOFTIRQ)
+			fputs(",\"queued_in\":\"softirq\"", out);
 		fprintf(out, ",\"queued_on_cpu\":%u,\"queueing\":%llu", (unsigned int)e->q->cpu,
 			(unsigned long long)e->flow);
 		if (e->r->time >= e->q->time)
@@ -639,36 +651,54 @@ static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz
 		flags);
 }
 
-/* An instant's name and category; args come after. */
-static const char *instant_name(FILE *out, struct jw *w, const struct sim_rec *r)
+/* The category a record type's events go under, for the UI's filters. */
+static const char *rec_cat(const struct sim_rec *r)
 {
-	struct aent *t;
+	switch (r->type) {
+	case REC_SCHED_SWITCH: case REC_SCHED_WAKING: case REC_TASK_NEW: case REC_TASK_EXIT:
+		return "sched";
+	case REC_TIMER_START: case REC_TIMER_EXPIRE_ENTRY: case REC_TIMER_EXPIRE_EXIT:
+	case REC_TIMER_CANCEL:
+		return "timer";
+	case REC_IRQ_ENTRY: case REC_IRQ_EXIT: case REC_SOFTIRQ_ENTRY: case REC_SOFTIRQ_EXIT:
+		return "irq";
+	case REC_MODEL:
+		return "kthread_work";
+	case REC_PRINTK:
+		return "printk";
+	default:
+		return "kwsim";
+	}
+}
+
+/* An instant's name and category; args come after. */
+static const char *instant_name(FILE *out, const struct jev *e)
+{
+	const struct sim_rec *r = e->r;
 	size_t len;
 
 	switch (r->type) {
 	case REC_SCHED_WAKING:
-		fputs("\"sched_waking: ", out);
-		json_chars(out, r->s);
-		fprintf(out, "-%d\"", (int)r->a);
-		return "sched";
 	case REC_TASK_NEW:
-		fputs("\"task_newtask: ", out);
+		/* "event: comm-pid" of the task it is about */
+		fputc('"', out);
+		json_chars(out, sim_rec_type_name((enum sim_rec_type)r->type));
+		fputs(": ", out);
 		json_chars(out, r->s);
 		fprintf(out, "-%d\"", (int)r->a);
-		return "sched";
+		break;
 	case REC_TIMER_START:
 		json_str2(out, "timer_start: ", r->s);
-		return "timer";
+		break;
 	case REC_TIMER_CANCEL:
-		t = amap_get(&w->timers, r->a, false);
-		json_str2(out, "timer_cancel: ", t && t->name ? t->name : "?");
-		return "timer";
+		json_str2(out, "timer_cancel: ", e->fn ? e->fn : "?");
+		break;
 	case REC_FINDING:
 		json_str2(out, "finding: ", r->s);
-		return "kwsim";
+		break;
 	case REC_FREEZER:
 		json_str2(out, "freezer: ", r->s);
-		return "kwsim";
+		break;
 	case REC_PRINTK:
 		/* the message, its trailing newline cut as the console event cuts it */
 		len = strlen(trace_view_str(r->s));
@@ -677,14 +707,15 @@ static const char *instant_name(FILE *out, struct jw *w, const struct sim_rec *r
 		fputc('"', out);
 		json_chars_n(out, trace_view_str(r->s), len);
 		fputc('"', out);
-		return "printk";
+		break;
 	case REC_MODEL:
 		json_str(out, r->s);
-		return "kthread_work";
+		break;
 	default:
 		json_str(out, sim_rec_type_name((enum sim_rec_type)r->type));
-		return "kwsim";
+		break;
 	}
+	return rec_cat(r);
 }
 
 static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
@@ -740,7 +771,7 @@ static void write_instant(FILE *out, const struct jev *e, struct jw *w)
 	const char *cat;
 
 	fputs("{\"name\":", out);
-	cat = instant_name(out, w, e->r);
+	cat = instant_name(out, e);
 	json_head(out, cat, 'i', e);
 	instant_args(out, w, e->r);
 	fputs("}}", out);
