@@ -134,8 +134,11 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 		if (!log_buf)
 			abort();
 	}
-	log_buf[log_len++] = (struct sim_decision){ .n = (uint16_t)n, .pick = (uint16_t)pick,
-						    .why = (uint8_t)why };
+	/* field by field over zeroes: the padding byte is part of the log's bytes too */
+	memset(&log_buf[log_len], 0, sizeof(*log_buf));
+	log_buf[log_len].n = (uint16_t)n;
+	log_buf[log_len].pick = (uint16_t)pick;
+	log_buf[log_len++].why = (uint8_t)why;
 	return pick;
 }
 

@@ -13,6 +13,16 @@ uint64_t sim_now(void)
 	return sim.cur_cpu ? sim.cur_cpu->clock : 0;
 }
 
+uint64_t sim_max_time(void)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < sim.cfg.ncpus; i++)
+		if (sim.cpus[i].clock > t)
+			t = sim.cpus[i].clock;
+	return t;
+}
+
 int sim_this_cpu(void)
 {
 	return sim.cur_cpu ? sim.cur_cpu->id : 0;

@@ -1,7 +1,9 @@
 /*
  * Completions. A waiter sleeps uninterruptibly on its own stack entry until
  * complete() hands it one unit of 'done'; complete_all() opens the gate for
- * good, as the kernel's does.
+ * good, as the kernel's does. As swake_up_locked(), a wake-up takes the first
+ * waiter off the queue: one that finds 'done' taken meanwhile queues again at
+ * the tail, so the order of release is the kernel's.
  */
 #include "machine.h"
 #include <linux/completion.h>
@@ -22,17 +24,33 @@ struct sim_waiter {
 	struct task_struct *task;
 };
 
+/* One sleep of do_wait_for_common(), queued as __prepare_to_swait() queues. */
+static void sleep_once(struct completion *x, struct sim_waiter *w, const char *what,
+		       const struct sim_site *site)
+{
+	if (list_empty(&w->node))
+		list_add_tail(&w->node, &x->waiters);
+	__set_current_state(TASK_UNINTERRUPTIBLE);
+	sim_block(what, x, site);
+}
+
 static void do_wait(struct completion *x, const struct sim_site *site)
 {
 	struct sim_waiter w = { .task = current };
 
-	list_add_tail(&w.node, &x->waiters);
-	while (!x->done) {
-		__set_current_state(TASK_UNINTERRUPTIBLE);
-		sim_block("wait_for_completion", x, site);
-	}
-	list_del(&w.node);
+	INIT_LIST_HEAD(&w.node);
+	while (!x->done)
+		sleep_once(x, &w, "wait_for_completion", site);
+	list_del_init(&w.node);
 	if (x->done != UINT_MAX)
+		x->done--;
+}
+
+static void wait_no_timeout(struct completion *x, const struct sim_site *site)
+{
+	if (!x->done)
+		do_wait(x, site);
+	else if (x->done != UINT_MAX)
 		x->done--;
 }
 
@@ -40,10 +58,7 @@ void sim_wait_for_completion(struct completion *x, const struct sim_site *site)
 {
 	sim_might_sleep(site);
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
-	if (!x->done)
-		do_wait(x, site);
-	else if (x->done != UINT_MAX)
-		x->done--;
+	wait_no_timeout(x, site);
 }
 
 static void timeout_wake(struct timer_list *t);
@@ -72,16 +87,19 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 
 	sim_might_sleep(site);
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	/* as schedule_timeout(): no timer for a wait without end */
+	if (timeout == (unsigned long)MAX_SCHEDULE_TIMEOUT) {
+		wait_no_timeout(x, site);
+		return timeout;
+	}
 	if (!x->done) {
 		timer_setup(&tw.timer, timeout_wake, 0);
 		sim_register_symbol((const void *)timeout_wake, "process_timeout");
 		mod_timer(&tw.timer, expire);
-		list_add_tail(&w.node, &x->waiters);
-		while (!x->done && !tw.fired) {
-			__set_current_state(TASK_UNINTERRUPTIBLE);
-			sim_block("wait_for_completion_timeout", x, site);
-		}
-		list_del(&w.node);
+		INIT_LIST_HEAD(&w.node);
+		while (!x->done && !tw.fired)
+			sleep_once(x, &w, "wait_for_completion_timeout", site);
+		list_del_init(&w.node);
 		del_timer_sync(&tw.timer);
 		if (!x->done)
 			return 0;
@@ -107,13 +125,16 @@ bool completion_done(struct completion *x)
 	return x->done != 0;
 }
 
+/* swake_up_locked(): the first waiter is woken and leaves the queue. */
 static void wake_first(struct completion *x)
 {
 	struct sim_waiter *w;
 
-	list_for_each_entry(w, &x->waiters, node)
-		if (sim_wake(w->task, TASK_NORMAL))
-			return;
+	if (list_empty(&x->waiters))
+		return;
+	w = list_first_entry(&x->waiters, struct sim_waiter, node);
+	list_del_init(&w->node);
+	sim_wake(w->task, TASK_NORMAL);
 }
 
 void complete(struct completion *x)
@@ -126,10 +147,8 @@ void complete(struct completion *x)
 
 void complete_all(struct completion *x)
 {
-	struct sim_waiter *w;
-
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	x->done = UINT_MAX;
-	list_for_each_entry(w, &x->waiters, node)
-		sim_wake(w->task, TASK_NORMAL);
+	while (!list_empty(&x->waiters))
+		wake_first(x);
 }

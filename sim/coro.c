@@ -13,10 +13,27 @@
 
 #if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
+#include <sanitizer/asan_interface.h>
 #define CORO_ASAN 1
 #else
 #define CORO_ASAN 0
 #endif
+
+/*
+ * A coroutine abandoned mid-frame (a task asleep when the machine ends, an
+ * interrupt frame restarted from the top) leaves its frames' redzones
+ * poisoned, and unmapping does not clear the shadow: whatever runs on that
+ * memory next would trip over them. Clear it whenever a stack starts over.
+ */
+static void unpoison(const void *p, size_t size)
+{
+#if CORO_ASAN
+	__asan_unpoison_memory_region(p, size);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
 
 void coro_switch_asm(void **save_sp, void *load_sp);
 void coro_trampoline(void);
@@ -55,13 +72,16 @@ int coro_alloc(struct coro *c, size_t stack_size)
 	c->size = size;
 	c->asan_bottom = (char *)p + pg;
 	c->asan_size = size - pg;
+	unpoison(c->asan_bottom, c->asan_size);
 	return 0;
 }
 
 void coro_free(struct coro *c)
 {
-	if (c->stack)
+	if (c->stack) {
+		unpoison(c->asan_bottom, c->asan_size);
 		munmap(c->stack, c->size);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -76,6 +96,8 @@ void coro_prepare(struct coro *c, coro_fn fn, void *arg)
 {
 	uintptr_t top = ((uintptr_t)c->stack + c->size) & ~(uintptr_t)15;
 	uint64_t *sp;
+
+	unpoison(c->asan_bottom, c->asan_size);
 
 #if defined(__x86_64__)
 	/*

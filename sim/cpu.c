@@ -9,9 +9,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void hardirq_main(void *arg);
 static void softirq_main(void *arg);
+static void irq_event(void *arg);
 static void hardirq_run(struct sim_cpu *c);
 static void softirq_run(struct sim_cpu *c);
 
@@ -47,6 +49,10 @@ void sim_cpus_fini(void)
 {
 	struct sim_cpu *c;
 
+	/* A run that stopped early leaves interrupts that never arrived: their events own them. */
+	for (size_t i = 0; i < sim.nheap; i++)
+		if (sim.heap[i]->fn == irq_event)
+			free(sim.heap[i]->arg);
 	for_each_sim_cpu(c) {
 		while (!list_empty(&c->irqs)) {
 			struct sim_irq_req *r = list_first_entry(&c->irqs, struct sim_irq_req, node);
@@ -89,6 +95,7 @@ static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 		coro_prepare(&x->coro, fn, c);
 	x->wait = WAIT_NONE;
 	x->nheld = 0;
+	x->below_preemptible = c->preemptible_point;
 	c->stack[c->depth++] = x;
 	return x;
 }
@@ -116,6 +123,12 @@ static void irq_return(struct sim_cpu *c)
 {
 	struct sim_ctx *below;
 
+	/*
+	 * The interrupted context is back at the point it stopped at; the
+	 * handler's own points must not take that point's preemptibility away
+	 * (an interrupt at might_sleep may wake the task that preempts there).
+	 */
+	c->preemptible_point = top_ctx(c)->below_preemptible;
 	c->depth--;
 	below = top_ctx(c);
 	if (below && below->kind == CTX_TASK && !c->preempt_count && !c->irqs_disabled &&
@@ -144,13 +157,16 @@ static void hardirq_run(struct sim_cpu *c)
 {
 	struct sim_irq_req *r = c->irq_now;
 
+	unsigned int count;
+
 	c->clock += sim.cfg.costs.irq_entry;
 	c->preempt_count += HARDIRQ_OFFSET;
+	count = c->preempt_count;
 	c->irqs_disabled = true;
-	sim_trace(REC_IRQ_ENTRY, 0, 0, 0, 0, r->name, NULL);
+	sim_trace(REC_IRQ_ENTRY, (uint64_t)r->irq, 0, 0, 0, r->name, NULL);
 	r->handler(r->arg);
-	sim_trace(REC_IRQ_EXIT, 0, 0, 0, 0, r->name, NULL);
-	sim_lockdep_context_end("hardirq handler", r->name);
+	sim_trace(REC_IRQ_EXIT, (uint64_t)r->irq, 0, 0, 0, r->name, NULL);
+	sim_lockdep_context_end_count("hardirq handler", r->name, count);
 	c->preempt_count -= HARDIRQ_OFFSET;
 	c->irqs_disabled = false;
 	c->irq_now = NULL;
@@ -176,6 +192,18 @@ static void irq_event(void *arg)
 	list_add_tail(&r->node, &c->irqs);
 }
 
+/* Each interrupt name gets a number, in order of first use, as a line of /proc/interrupts. */
+static int irq_number(const char *name)
+{
+	for (int i = 0; i < sim.nirq_names; i++)
+		if (!strcmp(sim.irq_names[i], name))
+			return i + 1;
+	if (sim.nirq_names == SIM_MAX_IRQ_NAMES)
+		return 0;
+	sim.irq_names[sim.nirq_names++] = sim_intern(name);
+	return sim.nirq_names;
+}
+
 void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *), void *arg)
 {
 	struct sim_irq_req *r = calloc(1, sizeof(*r));
@@ -183,6 +211,7 @@ void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *),
 	if (!r)
 		abort();
 	r->name = name;
+	r->irq = irq_number(name);
 	r->handler = handler;
 	r->arg = arg;
 	r->cpu = cpu;

@@ -42,12 +42,15 @@ static void leave(struct sim_cpu *c, enum sim_lock_how how, unsigned long flags)
 		c->preempt_count -= off;
 }
 
-static void take(struct sim_lock *l, const struct sim_site *site)
+static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 {
 	l->owner = sim.cur;
 	l->owner_site = site;
 	l->spin.obj = l;
-	sim_lockdep_acquired(l, site);
+	if (trylock)
+		sim_lockdep_trylocked(l, site);
+	else
+		sim_lockdep_acquired(l, site);
 }
 
 unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
@@ -67,7 +70,7 @@ unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
 		sim_trace(REC_LOCK_CONTENDED, sim_fake_addr(l), sim_now() - start, 0, 0,
 			  l->name, NULL);
 	}
-	take(l, site);
+	take(l, false, site);
 	return flags;
 }
 
@@ -82,8 +85,8 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 		leave(c, how, saved);
 		return 0;
 	}
-	sim_lockdep_acquire(l, site);
-	take(l, site);
+	/* a trylock cannot deadlock: lockdep neither checks nor orders it */
+	take(l, true, site);
 	if (flags)
 		*flags = saved;
 	return 1;
@@ -113,7 +116,7 @@ const char *sim_spin_owner_text(const struct sim_spin_obj *obj)
 	if (!l->owner)
 		return "";
 	snprintf(buf, sizeof(buf), " held by %s (taken in %s at %s:%d)", sim_ctx_name(l->owner),
-		 l->owner_site ? l->owner_site->func : "?", l->owner_site ? l->owner_site->file : "?",
-		 l->owner_site ? l->owner_site->line : 0);
+		 l->owner_site ? sim_unprefix(l->owner_site->func) : "?",
+		 l->owner_site ? l->owner_site->file : "?", l->owner_site ? l->owner_site->line : 0);
 	return buf;
 }

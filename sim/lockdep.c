@@ -6,6 +6,13 @@
  * recursion, an order inversion anywhere in the run, a lock taken in irq
  * context and elsewhere with irqs enabled, an unlock of a lock not held, and
  * a context that ends holding a lock or with irqs or preemption disabled.
+ *
+ * As the kernel's, recursion is by class: taking a second lock of the class
+ * of one already held is reported even when the two are distinct locks (the
+ * kernel's spin_lock_nested() annotation does not exist here). A trylock
+ * cannot deadlock: it adds no ordering and is not checked for recursion or
+ * order, and it does not mark irq-context use; the lock it took still counts
+ * as held for the acquisitions that follow.
  */
 #include "machine.h"
 #include <linux/spinlock.h>
@@ -33,10 +40,16 @@ struct sim_lock_class {
 
 static struct sim_lock_class **classes;
 static int nclasses, capclasses;
+/*
+ * Counts machines: a lock's cached class is trusted only if it was looked up
+ * in this one, since a static lock outlives sim_fini() and the class it cached.
+ */
+static unsigned long generation;
 
 void sim_lockdep_init(void)
 {
 	nclasses = 0;
+	generation++;
 }
 
 void sim_lockdep_fini(void)
@@ -54,8 +67,9 @@ static struct sim_lock_class *class_of(struct sim_lock *l)
 {
 	const void *key = l->key ? (const void *)l->key : (const void *)l;
 
-	if (l->cls && l->cls->key == key)
+	if (l->cls && l->cls_gen == generation && l->cls->key == key)
 		return l->cls;
+	l->cls_gen = generation;
 	for (int i = 0; i < nclasses; i++) {
 		if (classes[i]->key == key) {
 			l->cls = classes[i];
@@ -126,13 +140,15 @@ static void check_order(struct sim_ctx *x, struct sim_lock_class *cls, const str
 	}
 }
 
-static void mark_usage(struct sim_cpu *c, struct sim_lock_class *cls, const struct sim_site *site)
+static void mark_usage(struct sim_cpu *c, struct sim_lock_class *cls, bool trylock,
+		       const struct sim_site *site)
 {
 	unsigned int use = 0, bad;
 
-	if (c->preempt_count & HARDIRQ_MASK)
+	/* as mark_usage(): a trylock in irq context cannot deadlock on its holder */
+	if (!trylock && (c->preempt_count & HARDIRQ_MASK))
 		use |= USED_IN_HARDIRQ;
-	else if (c->preempt_count & SOFTIRQ_OFFSET)
+	else if (!trylock && (c->preempt_count & SOFTIRQ_OFFSET))
 		use |= USED_IN_SOFTIRQ;
 	if (!c->irqs_disabled) {
 		use |= ENABLED_HARDIRQ;
@@ -159,34 +175,47 @@ static void mark_usage(struct sim_cpu *c, struct sim_lock_class *cls, const stru
 	}
 }
 
+/* Before a blocking acquisition: recursion (by class, as check_deadlock()) and order. */
 void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site)
 {
 	struct sim_ctx *x = sim.cur;
 	struct sim_lock_class *cls = class_of(l);
 
 	for (int i = 0; i < x->nheld; i++) {
-		if (x->held[i].lock == l) {
+		if (x->held[i].cls == cls) {
 			sim_report(SIM_F_LOCKDEP, site,
 				   "possible recursive locking detected: %s takes %s, already held "
-				   "(taken in %s)", sim_ctx_name(x), cls->name,
+				   "(%s, taken in %s)", sim_ctx_name(x), cls->name,
+				   x->held[i].lock == l ? "the same lock"
+							: "another lock of its class",
 				   x->held[i].site ? x->held[i].site->func : "?");
 			return;
 		}
 	}
 	check_order(x, cls, site);
-	mark_usage(x->cpu, cls, site);
 }
 
-void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site)
+static void acquired(struct sim_lock *l, bool trylock, const struct sim_site *site)
 {
 	struct sim_ctx *x = sim.cur;
 
+	mark_usage(x->cpu, class_of(l), trylock, site);
 	if (x->nheld == SIM_MAX_HELD_LOCKS) {
 		sim_report(SIM_F_LOCKDEP, site, "BUG: MAX_LOCK_DEPTH too low: %s holds %d locks",
 			   sim_ctx_name(x), x->nheld);
 		return;
 	}
 	x->held[x->nheld++] = (struct sim_held_lock){ .lock = l, .cls = class_of(l), .site = site };
+}
+
+void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site)
+{
+	acquired(l, false, site);
+}
+
+void sim_lockdep_trylocked(struct sim_lock *l, const struct sim_site *site)
+{
+	acquired(l, true, site);
 }
 
 void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site)
@@ -206,25 +235,53 @@ void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site)
 		   l->owner ? "" : " (nobody does)");
 }
 
+/*
+ * Held by the running context, or by one it interrupted: in the kernel an
+ * interrupt shares the held-lock list of the task it came in on.
+ */
 void sim_lockdep_assert_held(const struct sim_lock *l, const struct sim_site *site)
 {
-	if (!l->owner)
-		sim_report(SIM_F_LOCKDEP, site, "lockdep_assert_held(%s) failed: not held",
-			   l->name ? l->name : "lock");
+	struct sim_cpu *c = this_cpu();
+
+	for (int d = 0; c && d < c->depth; d++) {
+		const struct sim_ctx *x = c->stack[d];
+
+		for (int i = 0; i < x->nheld; i++)
+			if (x->held[i].lock == l)
+				return;
+	}
+	sim_report(SIM_F_LOCKDEP, site, "lockdep_assert_held(%s) failed: not held%s",
+		   l->name ? l->name : "lock", l->owner ? " here (another context holds it)" : "");
 }
 
-void sim_lockdep_context_end(const char *what, const char *name)
+static void context_end(const char *what, const char *name, bool count_bad)
 {
 	struct sim_ctx *x = sim.cur;
 	struct sim_cpu *c = x->cpu;
-	bool irq = x->kind != CTX_TASK;
-	unsigned int preempt = c->preempt_count & PREEMPT_MASK;
+	bool irqs_bad = x->kind == CTX_TASK && c->irqs_disabled;
 
-	if (!x->nheld && !preempt && (irq || !c->irqs_disabled))
+	if (!x->nheld && !count_bad && !irqs_bad)
 		return;
 	sim_report(SIM_F_WORK_LEAK, x->nheld ? x->held[0].site : NULL,
 		   "BUG: %s %s leaked lock or atomic: %s%s%s, preempt_count %#x, irqs %s",
 		   what, name ? name : "", x->nheld ? "holds " : "",
 		   x->nheld ? x->held[0].cls->name : "no lock", x->nheld > 1 ? " and more" : "",
 		   c->preempt_count, c->irqs_disabled ? "off" : "on");
+}
+
+/*
+ * A task must end with nothing disabled. An interrupt frame's count includes
+ * that of the context it interrupted, which may hold locks of its own: without
+ * the count at entry only the locks it holds itself can be checked.
+ */
+void sim_lockdep_context_end(const char *what, const char *name)
+{
+	struct sim_ctx *x = sim.cur;
+
+	context_end(what, name, x->kind == CTX_TASK && x->cpu->preempt_count);
+}
+
+void sim_lockdep_context_end_count(const char *what, const char *name, unsigned int entry_count)
+{
+	context_end(what, name, sim.cur->cpu->preempt_count != entry_count);
 }

@@ -89,7 +89,6 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {
 		sim_preempt_task(c);
-		sim_switch_task(c);
 		return top_ctx(c);
 	}
 	return t;
@@ -178,10 +177,15 @@ static void switch_to(struct sim_ctx *to, int dying)
 	struct sim_ctx *from = sim.cur;
 	struct coro *fc = from ? &from->coro : &sim.host;
 
+	/*
+	 * Even with no switch to make, the CPU may have changed: an event
+	 * inside pick_next() can wake the task that was blocking onto another
+	 * CPU and pick it there at once.
+	 */
+	sim.cur_cpu = to ? to->cpu : NULL;
 	if (to == from)
 		return;
 	sim.cur = to;
-	sim.cur_cpu = to ? to->cpu : NULL;
 	sim.stats.switches++;
 	coro_switch(fc, to ? &to->coro : &sim.host, dying);
 }
@@ -318,6 +322,20 @@ static void hung_check(void *arg)
 
 static char fault_msg[512];
 static struct sim_site fault_site = { "machine", 0, "fault" };
+static struct sim_ctx *fault_ctx;
+static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
+
+/*
+ * Not a fault the machine explains: hand it to whoever handled it before
+ * (the sanitizer's report, or the default core dump). Returning re-executes
+ * the faulting access under the restored handler.
+ */
+static void pass_on(int sig, const siginfo_t *si)
+{
+	sigaction(sig, &host_action[sig == SIGBUS], NULL);
+	if (si->si_code <= 0)	/* sent, not raised by an access: nothing re-executes */
+		raise(sig);
+}
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
@@ -327,8 +345,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 
 	(void)uc;
 	if (!sim.running || !x) {
-		signal(sig, SIG_DFL);
-		raise(sig);
+		pass_on(sig, si);
 		return;
 	}
 	if (coro_in_guard(&x->coro, addr)) {
@@ -340,15 +357,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 			 what, sim_ctx_name(x));
 		sim.fault_kind = SIM_F_UAF;
 	} else {
-		signal(sig, SIG_DFL);
-		raise(sig);
+		pass_on(sig, si);
 		return;
 	}
+	fault_ctx = x;
 	coro_abandon(&x->coro, &sim.host);
 	siglongjmp(fatal_jump, 1);
 }
 
-static void install_fault_handler(struct sigaction *old)
+static void install_fault_handler(void)
 {
 	static char altstack[64 * 1024];
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
@@ -359,24 +376,27 @@ static void install_fault_handler(struct sigaction *old)
 	sa.sa_sigaction = on_fault;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, &old[0]);
-	sigaction(SIGBUS, &sa, &old[1]);
+	sigaction(SIGSEGV, &sa, &host_action[0]);
+	sigaction(SIGBUS, &sa, &host_action[1]);
 }
 
 enum sim_end sim_run(void)
 {
-	struct sigaction old[2];
 	struct sim_ctx *to;
 
 	if (sim.running || sim.stop)
 		return sim.end;
-	install_fault_handler(old);
+	install_fault_handler();
 	sim.running = true;
 	if (sigsetjmp(fatal_jump, 1)) {
 		coro_abandoned();
+		/* the finding names the faulting context, its CPU and its time */
+		sim.cur = fault_ctx;
+		sim.cur_cpu = fault_ctx->cpu;
+		sim_report(sim.fault_kind, &fault_site, "%s", fault_msg);
+		sim.in_event = false;
 		sim.cur = NULL;
 		sim.cur_cpu = NULL;
-		sim_report(sim.fault_kind, &fault_site, "%s", fault_msg);
 		finish(SIM_END_FATAL);
 	} else {
 		sim.cur = NULL;
@@ -384,9 +404,15 @@ enum sim_end sim_run(void)
 		switch_to(to, 0);
 	}
 	sim.running = false;
-	sigaction(SIGSEGV, &old[0], NULL);
-	sigaction(SIGBUS, &old[1], NULL);
-	if (sim.end == SIM_END_QUIESCENT && sim_replay_unfinished())
+	sigaction(SIGSEGV, &host_action[0], NULL);
+	sigaction(SIGBUS, &host_action[1], NULL);
+	/*
+	 * A run that ended without being cut short (by the decision limit or a
+	 * fault) with log left over did not follow the log: a deadlock or the
+	 * time limit reached early is no reproduction either.
+	 */
+	if ((sim.end == SIM_END_QUIESCENT || sim.end == SIM_END_DEADLOCK ||
+	     sim.end == SIM_END_TIME_LIMIT) && sim_replay_unfinished())
 		sim.end = SIM_END_DIVERGED;
 	if (sim.end != SIM_END_FATAL && sim.end != SIM_END_DIVERGED)
 		sim_slab_check_leaks();

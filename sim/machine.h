@@ -23,6 +23,7 @@
 
 struct sim_irq_req {
 	struct list_head node;
+	int irq;			/* its number, by name */
 	int cpu;
 	uint64_t at;
 	const char *name;
@@ -82,6 +83,9 @@ struct sim {
 	size_t nlive_events;		/* non-watchdog, not cancelled */
 
 	uint64_t next_timer_seq;
+#define SIM_MAX_IRQ_NAMES 64
+	const char *irq_names[SIM_MAX_IRQ_NAMES];
+	int nirq_names;
 	uint64_t ev_data;		/* the firing event's data */
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
@@ -123,8 +127,6 @@ void sim_spin_wait(struct sim_spin_obj *obj);
 void sim_spin_release(struct sim_spin_obj *obj);
 /* Busy-wait ns of virtual time; interrupts may arrive meanwhile. */
 void sim_busy_wait(uint64_t ns);
-/* End the run at once with this reason (from any context). */
-void sim_halt(enum sim_end end);
 /* A task entered a sleep: arm the hung-task check. */
 void sim_hung_watch(struct task_struct *p);
 
@@ -138,7 +140,7 @@ void sim_switch_task(struct sim_cpu *c);
 bool sim_wake(struct task_struct *p, unsigned int state);
 /* Take the running task off its CPU until someone wakes it. */
 void sim_block(const char *what, const void *obj, const struct sim_site *site);
-/* Move the running task of c to the tail of its run queue (preemption). */
+/* Preempt the running task of c: to the tail of its run queue, and switch. */
 void sim_preempt_task(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
 void sim_report_blocked(char *buf, size_t len);

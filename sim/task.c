@@ -119,9 +119,16 @@ void kthread_exit(long result)
 
 /* --- run queues ---------------------------------------------------------------------- */
 
-void sim_switch_task(struct sim_cpu *c)
+/*
+ * __schedule()'s switch. The sched_switch event is recorded as the kernel
+ * records it: by prev, with the run queue lock held (irqs off, preempt
+ * depth 2), and "R+" for a preempted task.
+ */
+static void switch_task(struct sim_cpu *c, bool preempted)
 {
 	struct task_struct *prev = c->curr, *next = &c->idle;
+	unsigned int count = c->preempt_count;
+	bool irqs = c->irqs_disabled;
 
 	if (!list_empty(&c->runqueue)) {
 		next = list_first_entry(&c->runqueue, struct task_struct, run_node);
@@ -130,8 +137,14 @@ void sim_switch_task(struct sim_cpu *c)
 	c->need_resched = false;
 	if (prev == next)
 		return;
+	c->irqs_disabled = true;
+	c->preempt_count = (count & ~PREEMPT_MASK) | 2;
+	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid,
+		     preempted ? TRACE_SWITCH_PREEMPT : 0, sim_intern(prev->comm),
+		     sim_intern(next->comm));
+	c->irqs_disabled = irqs;
 	if (!(prev->flags & PF_IDLE))
-		prev->preempt_saved = c->preempt_count;
+		prev->preempt_saved = count;
 	c->preempt_count = next->preempt_saved;
 	c->curr = next;
 	if (next->flags & PF_IDLE) {
@@ -144,13 +157,17 @@ void sim_switch_task(struct sim_cpu *c)
 		next->nr_switches++;
 	}
 	c->clock += sim.cfg.costs.ctx_switch;
-	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid, 0,
-		     sim_intern(prev->comm), sim_intern(next->comm));
+}
+
+void sim_switch_task(struct sim_cpu *c)
+{
+	switch_task(c, false);
 }
 
 void sim_preempt_task(struct sim_cpu *c)
 {
 	list_add_tail(&c->curr->run_node, &c->runqueue);
+	switch_task(c, true);
 }
 
 static bool cpu_idle(const struct sim_cpu *c)
@@ -203,7 +220,12 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 
 int wake_up_state(struct task_struct *p, unsigned int state)
 {
-	sim_point(sim.cfg.costs.wakeup, POINT_PLAIN);
+	/*
+	 * A scenario's event may wake a task too; an event runs inside the
+	 * machine's own choice, where there is no CPU to spend time on.
+	 */
+	if (!sim.in_event)
+		sim_point(sim.cfg.costs.wakeup, POINT_PLAIN);
 	return sim_wake(p, state);
 }
 
@@ -321,6 +343,26 @@ long schedule_timeout_uninterruptible(long timeout)
 {
 	__set_current_state(TASK_UNINTERRUPTIBLE);
 	return schedule_timeout(timeout);
+}
+
+static void sleep_until_event(void *arg)
+{
+	sim_wake(arg, TASK_UNINTERRUPTIBLE);
+}
+
+void sim_sleep_until(uint64_t t)
+{
+	struct task_struct *p = current;
+
+	sim_might_sleep(NULL);
+	if (t <= sim_now())
+		return;
+	sim_event_add(t, sleep_until_event, p, false);
+	/* someone else's wake-up is not the alarm: sleep on until it rings */
+	while (sim_now() < t) {
+		__set_current_state(TASK_UNINTERRUPTIBLE);
+		sim_block("sleep_until", NULL, NULL);
+	}
 }
 
 void sim_msleep(unsigned int msecs, const struct sim_site *site)
@@ -514,7 +556,8 @@ void sim_report_blocked(char *buf, size_t len)
 			continue;
 		APPEND("  %s:%d sleeps in %s", p->comm, p->pid, p->wait_what ? p->wait_what : "schedule");
 		if (p->wait_site)
-			APPEND(" (%s at %s:%d)", p->wait_site->func, p->wait_site->file, p->wait_site->line);
+			APPEND(" (%s at %s:%d)", sim_unprefix(p->wait_site->func), p->wait_site->file,
+			       p->wait_site->line);
 		APPEND(" since %llu ns\n", (unsigned long long)p->blocked_since);
 	}
 #undef APPEND

@@ -19,19 +19,24 @@
 #define LVL_SIZE	(1UL << LVL_BITS)
 #define LVL_SHIFT(n)	((n) * LVL_CLK_SHIFT)
 #define LVL_GRAN(n)	(1UL << LVL_SHIFT(n))
+#define LVL_MASK	(LVL_SIZE - 1)
+#define LVL_OFFS(n)	((n) * LVL_SIZE)
 #define LVL_START(n)	((LVL_SIZE - 1) << (((n) - 1) * LVL_CLK_SHIFT))
 #define LVL_DEPTH	(sim.cfg.hz > 100 ? 9 : 8)
 #define WHEEL_TIMEOUT_CUTOFF	(LVL_START(LVL_DEPTH))
 #define WHEEL_TIMEOUT_MAX	(WHEEL_TIMEOUT_CUTOFF - LVL_GRAN(LVL_DEPTH - 1))
 
-unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, int *level)
+/* calc_wheel_index(): the bucket index, its expiry jiffy and its level. */
+static unsigned int wheel_index(unsigned long expires, unsigned long clk,
+				unsigned long *bucket_expiry, int *level)
 {
 	unsigned long delta = expires - clk;
 	int lvl;
 
 	if ((long)delta < 0) {
 		*level = 0;
-		return clk;
+		*bucket_expiry = clk;
+		return clk & LVL_MASK;
 	}
 	for (lvl = 0; lvl < LVL_DEPTH - 1; lvl++)
 		if (delta < LVL_START(lvl + 1))
@@ -39,7 +44,18 @@ unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, 
 	if (lvl == LVL_DEPTH - 1 && delta >= WHEEL_TIMEOUT_CUTOFF)
 		expires = clk + WHEEL_TIMEOUT_MAX;
 	*level = lvl;
-	return ((expires >> LVL_SHIFT(lvl)) + 1) << LVL_SHIFT(lvl);
+	/* calc_index(): round up, so that a timer never fires early */
+	expires = (expires >> LVL_SHIFT(lvl)) + 1;
+	*bucket_expiry = expires << LVL_SHIFT(lvl);
+	return LVL_OFFS(lvl) + (expires & LVL_MASK);
+}
+
+unsigned long sim_timer_bucket_expiry(unsigned long expires, unsigned long clk, int *level)
+{
+	unsigned long bucket_expiry;
+
+	wheel_index(expires, clk, &bucket_expiry, level);
+	return bucket_expiry;
 }
 
 static bool on_some_cpu(const struct timer_list *timer)
@@ -80,6 +96,7 @@ void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 		timer->cpu = keep.cpu;
 		timer->bucket_expiry = keep.bucket_expiry;
 		timer->level = keep.level;
+		timer->idx = keep.idx;
 		timer->seq = keep.seq;
 		timer->expires = keep.expires;
 	} else {
@@ -106,25 +123,45 @@ static void tick_event(void *arg)
 	c->softirq_pending = true;
 }
 
+/* A timer softirq is raised on c, or runs there and looks at the list again. */
+static bool softirq_will_run(const struct sim_cpu *c)
+{
+	if (c->softirq_pending)
+		return true;
+	for (int i = 0; i < c->depth; i++)
+		if (c->stack[i] == &c->softirq)
+			return true;
+	return false;
+}
+
 /* Keep one event at the first jiffy boundary where c has a timer due. */
 static void rearm_tick(struct sim_cpu *c)
 {
 	struct timer_list *first;
 	uint64_t at;
 
-	if (list_empty(&c->timers)) {
+	first = list_first_entry_or_null(&c->timers, struct timer_list, node);
+	at = first ? sim_jiffies_to_ns(first->bucket_expiry) : 0;
+	/*
+	 * Nothing left; or the first is due and a softirq that will run it is
+	 * on its way: a tick now would raise a second, empty softirq, which the
+	 * kernel's run_local_timers() never does.
+	 */
+	if (!first || (at <= c->clock && softirq_will_run(c))) {
 		sim_event_cancel(c->tick);
 		c->tick = NULL;
 		return;
 	}
-	first = list_first_entry(&c->timers, struct timer_list, node);
-	at = sim_jiffies_to_ns(first->bucket_expiry);
 	if (c->tick && c->tick->time == at)
 		return;
 	sim_event_cancel(c->tick);
 	c->tick = sim_event_add(at, tick_event, c, false);
 }
 
+/*
+ * As detach_timer(), whose debug_deactivate() traces timer_cancel: on
+ * del_timer, on re-arming a pending timer, and just before it expires.
+ */
 static void detach(struct timer_list *timer)
 {
 	struct sim_cpu *c = &sim.cpus[timer->cpu];
@@ -133,6 +170,7 @@ static void detach(struct timer_list *timer)
 	timer->queued = false;
 	timer->entry.pprev = NULL;
 	rearm_tick(c);
+	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
 }
 
 static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_cpu *c)
@@ -142,7 +180,7 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 	struct list_head *pos;
 
 	timer->expires = expires;
-	timer->bucket_expiry = sim_timer_bucket_expiry(expires, clk, &timer->level);
+	timer->idx = wheel_index(expires, clk, &timer->bucket_expiry, &timer->level);
 	/* this jiffy's tick is behind us: the earliest it can run is the next one */
 	if (time_before(timer->bucket_expiry, next_tick))
 		timer->bucket_expiry = next_tick;
@@ -155,8 +193,29 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 			break;
 	list_add_tail(&timer->node, pos);
 	rearm_tick(c);
-	sim_trace(REC_TIMER_START, sim_fake_addr(timer), expires, clk, timer->flags,
+	sim_trace(REC_TIMER_START, sim_fake_addr(timer), expires, timer->bucket_expiry,
+		  (timer->flags | (u64)c->id) | (u64)timer->idx << 32,
 		  sim_timer_fn_name(timer), NULL);
+}
+
+/*
+ * __mod_timer()'s shortcut: a pending timer re-armed for the same expiry, or
+ * for one that lands in the bucket it is in, stays where it is, keeps its
+ * place among the timers of that bucket, and traces nothing.
+ */
+static bool modify_in_place(struct timer_list *timer, unsigned long expires)
+{
+	unsigned long bucket_expiry;
+	int level;
+
+	if (!timer_pending(timer) || !timer->queued)
+		return false;
+	if (timer->expires == expires)
+		return true;
+	if (wheel_index(expires, sim_jiffies(), &bucket_expiry, &level) != timer->idx)
+		return false;
+	timer->expires = expires;
+	return true;
 }
 
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
@@ -164,6 +223,8 @@ static int timer_modify(struct timer_list *timer, unsigned long expires, bool pe
 	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	if (modify_in_place(timer, expires))
+		return 1;
 	ret = timer_pending(timer);
 	if (pending_only && !ret)
 		return 0;
@@ -211,7 +272,6 @@ int del_timer(struct timer_list *timer)
 	if (!timer_pending(timer))
 		return 0;
 	detach(timer);
-	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
 	return 1;
 }
 
@@ -233,7 +293,6 @@ int try_to_del_timer_sync(struct timer_list *timer)
 	if (!timer_pending(timer))
 		return 0;
 	detach(timer);
-	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
 	return 1;
 }
 
@@ -261,6 +320,7 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 		struct timer_list *timer = list_first_entry(&c->timers, struct timer_list, node);
 		bool irqsafe = timer->flags & TIMER_IRQSAFE;
 		unsigned long baseclk = timer->bucket_expiry;
+		unsigned int count = c->preempt_count;
 
 		if (time_after(timer->bucket_expiry, now))
 			break;
@@ -274,7 +334,9 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 		else if (timer->legacy_function)
 			timer->legacy_function(timer->data);
 		sim_trace(REC_TIMER_EXPIRE_EXIT, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
-		sim_lockdep_context_end("timer callback", sim_timer_fn_name(timer));
+		/* as call_timer_fn(): report a preempt count leak, then repair it */
+		sim_lockdep_context_end_count("timer callback", sim_timer_fn_name(timer), count);
+		c->preempt_count = count;
 		c->irqs_disabled = false;
 		c->running_timer = NULL;
 		sim_spin_release(&timer->done);

@@ -9,6 +9,8 @@ void sim_lockdep_set_class(struct sim_lock *l, struct lock_class_key *key, const
 void sim_lockdep_assert_held(const struct sim_lock *l, const struct sim_site *site);
 /* A work, handler or task ended: it must leave no lock held and nothing disabled. */
 void sim_lockdep_context_end(const char *what, const char *name);
+/* The same, where the caller knows the preempt count the context started with. */
+void sim_lockdep_context_end_count(const char *what, const char *name, unsigned int entry_count);
 
 #define lockdep_set_class_and_name(lock, key, name) sim_lockdep_set_class(&(lock)->l, key, name)
 #define lockdep_set_class(lock, key) sim_lockdep_set_class(&(lock)->l, key, #key)

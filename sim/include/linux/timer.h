@@ -52,6 +52,7 @@ struct timer_list {
 	int cpu;
 	unsigned long bucket_expiry;	/* the jiffy it really fires at */
 	int level;
+	unsigned int idx;		/* its wheel bucket, as timer_get_idx() */
 	u64 seq;			/* arming order */
 	struct sim_spin_obj done;	/* del_timer_sync waits here for a running callback */
 };

@@ -38,6 +38,7 @@ struct sim_ctx {
 	uint64_t spin_seq;
 	uint64_t delay_until;
 	struct sim_cpu *cpu;		/* where it runs now */
+	bool below_preemptible;		/* interrupt frames: the interrupted point's preemptibility */
 	struct task_struct *task;	/* for CTX_TASK */
 	int nheld;
 	struct sim_held_lock held[SIM_MAX_HELD_LOCKS];

@@ -25,6 +25,10 @@ struct sim_lock {
 	const char *name;
 	const struct lock_class_key *key;	/* NULL: keyed by the lock itself */
 	struct sim_lock_class *cls;
+	unsigned long cls_gen;			/* the machine cls was looked up in */
 };
+
+/* The machine's own (lock.c to lockdep.c): a trylock succeeded. */
+void sim_lockdep_trylocked(struct sim_lock *l, const struct sim_site *site);
 
 #endif

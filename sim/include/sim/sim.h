@@ -68,6 +68,8 @@ const char *sim_end_name(enum sim_end end);
 
 /* Run until the machine ends. May be called once per sim_init. */
 enum sim_end sim_run(void);
+/* End the run at the next scheduling point with this reason (from any context). */
+void sim_halt(enum sim_end end);
 
 /* --- populating the machine -------------------------------------------- */
 
@@ -95,6 +97,9 @@ bool sim_suspended(void);
 /* --- time ---------------------------------------------------------------- */
 
 uint64_t sim_now(void);			/* local clock of the running CPU */
+uint64_t sim_max_time(void);		/* the latest local clock: how far the run got */
+/* Sleep (uninterruptibly) until the virtual time t, exactly; from a task. */
+void sim_sleep_until(uint64_t t);
 unsigned long sim_ns_to_jiffies(uint64_t ns);
 uint64_t sim_jiffies_to_ns(unsigned long j);	/* when jiffies first reads j */
 int sim_this_cpu(void);

@@ -1,0 +1,471 @@
+/*
+ * Choices and replay: what this suite pins down.
+ *  - FAITHFUL answers 0 to every choice, and the decision log of a small
+ *    scenario is exactly the choices the machine had (n, pick, why);
+ *  - RANDOM is reproducible from its seed and differs across seeds, and
+ *    never picks outside the candidates;
+ *  - REPLAY of a recorded log reproduces the run: end, trace hash, decision
+ *    count and the log itself;
+ *  - a replay whose log does not fit (wrong n, wrong reason, pick >= n,
+ *    truncated, extra entries, also after a deadlock) ends SIM_END_DIVERGED,
+ *    and sim_divergence() says at which decision and why;
+ *  - max_decisions stops the run with SIM_END_DECISION_LIMIT after exactly
+ *    that many decisions.
+ */
+#include "../harness.h"
+
+#include <linux/sched.h>
+#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/irqflags.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- a scenario with every kind of choice ----------------------------------------- */
+
+#define NWORKERS 3
+
+static struct task_struct *sleeper;
+static unsigned long shared, finished, done, wakes, irqs_seen;
+
+static void mix_irq(void *arg)
+{
+	(void)arg;
+	irqs_seen++;
+	wake_up_process(sleeper);
+}
+
+static int sleeper_fn(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (READ_ONCE(done)) {
+			__set_current_state(TASK_RUNNING);
+			return 0;
+		}
+		schedule();
+		wakes++;
+	}
+}
+
+/* Unlocked read-modify-write: how many updates survive depends on the interleaving. */
+static int worker_fn(void *arg)
+{
+	unsigned long i = (uintptr_t)arg;
+
+	for (unsigned long j = 0; j < 15; j++) {
+		unsigned long v = READ_ONCE(shared);
+
+		/* an irq arriving here is pending at the enable: take it, or run on */
+		local_irq_disable();
+		udelay(1 + (i + j) % 3);
+		local_irq_enable();
+		WRITE_ONCE(shared, v + 1);
+		if (j % 4 == i)
+			msleep(1);
+		if (j % 3 == 0)
+			wake_up_process(sleeper);
+	}
+	if (++finished == NWORKERS) {
+		WRITE_ONCE(done, 1);
+		wake_up_process(sleeper);
+	}
+	return 0;
+}
+
+static void mix_setup(void)
+{
+	shared = finished = done = wakes = irqs_seen = 0;
+	sleeper = sim_spawn("sleeper", sleeper_fn, NULL, 0, false, 0);
+	for (unsigned long i = 0; i < NWORKERS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker%lu", i);
+		sim_spawn(name, worker_fn, (void *)i, (int)i, false, 1000 * i);
+	}
+	for (int k = 0; k < 10; k++)
+		sim_irq_at(5000 + 7000 * (uint64_t)k, k % 3, "mix", mix_irq, NULL);
+}
+
+struct outcome {
+	enum sim_end end;
+	uint64_t hash;
+	size_t ndec;
+	struct sim_decision *log;
+	unsigned long shared;
+	char divergence[256];
+};
+
+static struct outcome run(enum sim_strategy strategy, uint64_t seed, uint64_t max_decisions,
+			  const struct sim_decision *replay, size_t nreplay, void (*setup)(void))
+{
+	struct sim_config cfg = h_config(3);
+	struct outcome o = { 0 };
+
+	cfg.strategy = strategy;
+	cfg.seed = seed;
+	cfg.max_decisions = max_decisions;
+	h_init_cfg(&cfg);
+	if (replay)
+		sim_replay_log(replay, nreplay);
+	setup();
+	o.end = h_run();
+	o.hash = sim_trace_hash();
+	o.ndec = sim_decision_count();
+	o.log = malloc((o.ndec + 8) * sizeof(*o.log));
+	ck_assert(o.log);
+	if (o.ndec)
+		memcpy(o.log, sim_decisions(), o.ndec * sizeof(*o.log));
+	o.shared = shared;
+	snprintf(o.divergence, sizeof(o.divergence), "%s",
+		 sim_divergence() ? sim_divergence() : "");
+	sim_fini();
+	return o;
+}
+
+/* Field by field: a struct sim_decision has a padding byte. */
+static bool same_log(const struct sim_decision *a, const struct sim_decision *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].n != b[i].n || a[i].pick != b[i].pick || a[i].why != b[i].why)
+			return false;
+	return true;
+}
+
+static void assert_same(const struct outcome *a, const struct outcome *b)
+{
+	ck_assert_int_eq(a->end, b->end);
+	ck_assert_uint_eq(a->hash, b->hash);
+	ck_assert_uint_eq(a->ndec, b->ndec);
+	ck_assert(same_log(a->log, b->log, a->ndec));
+	ck_assert_uint_eq(a->shared, b->shared);
+}
+
+/* --- FAITHFUL -------------------------------------------------------------------- */
+
+START_TEST(faithful_always_picks_zero)
+{
+	struct outcome o = run(SIM_STRATEGY_FAITHFUL, 1, 0, NULL, 0, mix_setup);
+	size_t why[SIM_WHY__COUNT] = { 0 };
+
+	ck_assert_int_eq(o.end, SIM_END_QUIESCENT);
+	ck_assert_uint_gt(o.ndec, 50);
+	for (size_t i = 0; i < o.ndec; i++) {
+		ck_assert_uint_eq(o.log[i].pick, 0);
+		ck_assert_uint_ge(o.log[i].n, 2);
+		ck_assert_uint_lt(o.log[i].why, SIM_WHY__COUNT);
+		why[o.log[i].why]++;
+	}
+	/* the scenario exercises every kind of choice */
+	ck_assert_uint_gt(why[SIM_WHY_CPU], 0);
+	ck_assert_uint_gt(why[SIM_WHY_IRQ], 0);
+	ck_assert_uint_gt(why[SIM_WHY_PLACE], 0);
+	/* placement asks among every CPU */
+	for (size_t i = 0; i < o.ndec; i++)
+		if (o.log[i].why == SIM_WHY_PLACE)
+			ck_assert_uint_eq(o.log[i].n, 3);
+	free(o.log);
+}
+END_TEST
+
+static int return_at_once(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+static void two_spawns(void)
+{
+	sim_spawn("a", return_at_once, NULL, 0, false, 0);
+	sim_spawn("b", return_at_once, NULL, 1, false, 0);
+}
+
+/*
+ * Two unbound tasks spawned on two idle CPUs at time 0: each spawn places its
+ * task (two CPUs to choose from); then both CPUs are ready at 0 (cpu0 first);
+ * a's exit point leaves cpu0 at 1550 while cpu1 waits at 0 (cpu1 first); b's
+ * exit point leaves both at 1550 (cpu0 first). After that only one CPU at a
+ * time has anything to do, and a lone candidate is no choice.
+ */
+START_TEST(decision_log_records_choices)
+{
+	static const struct sim_decision want[] = {
+		{ 2, 0, SIM_WHY_PLACE }, { 2, 0, SIM_WHY_PLACE },
+		{ 2, 0, SIM_WHY_CPU }, { 2, 0, SIM_WHY_CPU }, { 2, 0, SIM_WHY_CPU },
+	};
+	struct sim_config cfg = h_config(2);
+	const struct sim_decision *log;
+
+	h_init_cfg(&cfg);
+	two_spawns();
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_decision_count(), 5);
+	log = sim_decisions();
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_uint_eq(log[i].n, want[i].n);
+		ck_assert_uint_eq(log[i].pick, want[i].pick);
+		ck_assert_uint_eq(log[i].why, want[i].why);
+	}
+}
+END_TEST
+
+static void irq_handler(void *arg)
+{
+	(void)arg;
+}
+
+static int irq_window(void *arg)
+{
+	(void)arg;
+	local_irq_disable();
+	udelay(10);
+	local_irq_enable();	/* the pending irq or one more step of the task */
+	return 0;
+}
+
+START_TEST(decision_log_records_irq_choice)
+{
+	h_init(1);
+	sim_spawn("t", irq_window, NULL, 0, false, 0);
+	sim_irq_at(3000, 0, "irq", irq_handler, NULL);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_decision_count(), 1);
+	ck_assert_uint_eq(sim_decisions()[0].n, 2);
+	ck_assert_uint_eq(sim_decisions()[0].pick, 0);
+	ck_assert_uint_eq(sim_decisions()[0].why, SIM_WHY_IRQ);
+}
+END_TEST
+
+/* --- RANDOM ----------------------------------------------------------------------- */
+
+START_TEST(random_reproducible_from_seed)
+{
+	struct outcome a = run(SIM_STRATEGY_RANDOM, 42, 0, NULL, 0, mix_setup);
+	struct outcome b = run(SIM_STRATEGY_RANDOM, 42, 0, NULL, 0, mix_setup);
+
+	ck_assert_int_eq(a.end, SIM_END_QUIESCENT);
+	assert_same(&a, &b);
+	for (size_t i = 0; i < a.ndec; i++)
+		ck_assert_uint_lt(a.log[i].pick, a.log[i].n);
+	free(a.log);
+	free(b.log);
+}
+END_TEST
+
+START_TEST(random_differs_across_seeds)
+{
+	struct outcome f = run(SIM_STRATEGY_FAITHFUL, 42, 0, NULL, 0, mix_setup);
+	struct outcome a = run(SIM_STRATEGY_RANDOM, 42, 0, NULL, 0, mix_setup);
+	struct outcome b = run(SIM_STRATEGY_RANDOM, 43, 0, NULL, 0, mix_setup);
+	size_t nonzero = 0;
+
+	ck_assert_uint_ne(a.hash, b.hash);
+	ck_assert_uint_ne(a.hash, f.hash);
+	for (size_t i = 0; i < a.ndec; i++)
+		nonzero += a.log[i].pick != 0;
+	ck_assert_uint_gt(nonzero, 0);
+	free(f.log);
+	free(a.log);
+	free(b.log);
+}
+END_TEST
+
+/* --- REPLAY ---------------------------------------------------------------------- */
+
+START_TEST(replay_reproduces_run)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	struct outcome rep = run(SIM_STRATEGY_REPLAY, 99, 0, rec.log, rec.ndec, mix_setup);
+
+	ck_assert_int_eq(rec.end, SIM_END_QUIESCENT);
+	assert_same(&rec, &rep);
+	ck_assert_str_eq(rep.divergence, "");
+	free(rec.log);
+	free(rep.log);
+}
+END_TEST
+
+/* The index of a decision of the reason asked for, nearest the middle of the log after it. */
+static size_t middle(const struct outcome *o, enum sim_why why)
+{
+	for (size_t i = o->ndec / 2; i < o->ndec; i++)
+		if (o->log[i].why == why)
+			return i;
+	for (size_t i = o->ndec / 2; i-- > 1;)
+		if (o->log[i].why == why)
+			return i;
+	ck_abort_msg("no '%d' decision in the log past the first", why);
+	return 0;
+}
+
+/* Replay a tampered copy of a recorded log; it must diverge at decision k with msg. */
+static void expect_divergence(struct outcome *rec, size_t len, size_t k, const char *msg)
+{
+	struct outcome rep = run(SIM_STRATEGY_REPLAY, 1, 0, rec->log, len, mix_setup);
+
+	ck_assert_int_eq(rep.end, SIM_END_DIVERGED);
+	ck_assert_str_eq(rep.divergence, msg);
+	/* the log stops at the decision that did not fit */
+	ck_assert_uint_eq(rep.ndec, k);
+	free(rep.log);
+}
+
+START_TEST(replay_wrong_n)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	size_t k = middle(&rec, SIM_WHY_CPU);
+	unsigned int n = rec.log[k].n;
+	char msg[256];
+
+	rec.log[k].n++;
+	snprintf(msg, sizeof(msg), "decision %zu: the log has %u candidates, the run has %u", k,
+		 n + 1, n);
+	expect_divergence(&rec, rec.ndec, k, msg);
+	free(rec.log);
+}
+END_TEST
+
+START_TEST(replay_pick_out_of_range)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	size_t k = middle(&rec, SIM_WHY_PLACE);
+	unsigned int n = rec.log[k].n;
+	char msg[256];
+
+	rec.log[k].pick = (uint16_t)n;
+	snprintf(msg, sizeof(msg), "decision %zu: the log picks candidate %u of %u", k, n, n);
+	expect_divergence(&rec, rec.ndec, k, msg);
+	free(rec.log);
+}
+END_TEST
+
+START_TEST(replay_wrong_reason)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	size_t k = middle(&rec, SIM_WHY_IRQ);
+	char msg[256];
+
+	rec.log[k].why = SIM_WHY_PLACE;
+	snprintf(msg, sizeof(msg),
+		 "decision %zu: the log has a 'place' choice, the run asks a 'irq' one", k);
+	expect_divergence(&rec, rec.ndec, k, msg);
+	free(rec.log);
+}
+END_TEST
+
+START_TEST(replay_truncated)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	size_t len = rec.ndec / 2;
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "decision %zu: the log ends here (%u candidates, %zu logged)",
+		 len, rec.log[len].n, len);
+	expect_divergence(&rec, len, len, msg);
+	free(rec.log);
+}
+END_TEST
+
+START_TEST(replay_extra_entries)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	char msg[256];
+
+	for (size_t i = 0; i < 3; i++)
+		rec.log[rec.ndec + i] = rec.log[rec.ndec - 1];
+	snprintf(msg, sizeof(msg), "the run ended after %zu decisions, the log has %zu", rec.ndec,
+		 rec.ndec + 3);
+	expect_divergence(&rec, rec.ndec + 3, rec.ndec, msg);
+	free(rec.log);
+}
+END_TEST
+
+/* Two tasks waiting for completions nobody completes: the run ends in a deadlock. */
+static struct completion never[2];
+
+static int wait_never(void *arg)
+{
+	wait_for_completion(arg);
+	return 0;
+}
+
+static void deadlock_setup(void)
+{
+	init_completion(&never[0]);
+	init_completion(&never[1]);
+	sim_spawn("p", wait_never, &never[0], 0, false, 0);
+	sim_spawn("q", wait_never, &never[1], 1, false, 0);
+}
+
+START_TEST(replay_extra_entries_after_deadlock)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 3, 0, NULL, 0, deadlock_setup);
+	struct outcome ok, rep;
+	char msg[256];
+
+	ck_assert_int_eq(rec.end, SIM_END_DEADLOCK);
+	ck_assert_uint_gt(rec.ndec, 0);
+	ok = run(SIM_STRATEGY_REPLAY, 1, 0, rec.log, rec.ndec, deadlock_setup);
+	assert_same(&rec, &ok);
+	rec.log[rec.ndec] = rec.log[0];
+	rep = run(SIM_STRATEGY_REPLAY, 1, 0, rec.log, rec.ndec + 1, deadlock_setup);
+	ck_assert_int_eq(rep.end, SIM_END_DIVERGED);
+	snprintf(msg, sizeof(msg), "the run ended after %zu decisions, the log has %zu", rec.ndec,
+		 rec.ndec + 1);
+	ck_assert_str_eq(rep.divergence, msg);
+	free(rec.log);
+	free(ok.log);
+	free(rep.log);
+}
+END_TEST
+
+/* --- the decision limit ---------------------------------------------------------- */
+
+START_TEST(max_decisions_stops)
+{
+	struct outcome f = run(SIM_STRATEGY_FAITHFUL, 1, 10, NULL, 0, mix_setup);
+	struct outcome r = run(SIM_STRATEGY_RANDOM, 5, 25, NULL, 0, mix_setup);
+	struct outcome full = run(SIM_STRATEGY_RANDOM, 5, 0, NULL, 0, mix_setup);
+
+	ck_assert_int_eq(f.end, SIM_END_DECISION_LIMIT);
+	ck_assert_uint_eq(f.ndec, 10);
+	ck_assert_int_eq(r.end, SIM_END_DECISION_LIMIT);
+	ck_assert_uint_eq(r.ndec, 25);
+	/* the limited run made the same first choices as the full one */
+	ck_assert(same_log(r.log, full.log, 25));
+	/* a limit the run never reaches changes nothing */
+	free(r.log);
+	r = run(SIM_STRATEGY_RANDOM, 5, full.ndec, NULL, 0, mix_setup);
+	assert_same(&r, &full);
+	free(f.log);
+	free(r.log);
+	free(full.log);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("choose");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, faithful_always_picks_zero);
+	tcase_add_test(tc, decision_log_records_choices);
+	tcase_add_test(tc, decision_log_records_irq_choice);
+	tcase_add_test(tc, random_reproducible_from_seed);
+	tcase_add_test(tc, random_differs_across_seeds);
+	tcase_add_test(tc, replay_reproduces_run);
+	tcase_add_test(tc, replay_wrong_n);
+	tcase_add_test(tc, replay_pick_out_of_range);
+	tcase_add_test(tc, replay_wrong_reason);
+	tcase_add_test(tc, replay_truncated);
+	tcase_add_test(tc, replay_extra_entries);
+	tcase_add_test(tc, replay_extra_entries_after_deadlock);
+	tcase_add_test(tc, max_decisions_stops);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+H_MAIN(suite)

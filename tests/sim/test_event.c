@@ -1,0 +1,267 @@
+/*
+ * The event queue: what this suite pins down.
+ *  - events fire by time, and at equal times in insertion order, each seeing
+ *    its own time as sim_now();
+ *  - a cancelled event never fires, wherever it sits in the heap;
+ *  - 10k events at pseudo-random times (a fixed local LCG, many ties, some
+ *    cancelled) come out sorted by (time, insertion order), both popped
+ *    directly and fired by a run;
+ *  - watchdog events do not keep the machine alive;
+ *  - time-faithful interleaving: an event fires only once no CPU that has
+ *    work is earlier than it, and before a CPU that resumes at the same time.
+ * The heap is the machine's private API, so this suite includes machine.h.
+ */
+#include "../harness.h"
+#include "../../sim/machine.h"
+
+#include <linux/delay.h>
+
+#include <stdlib.h>
+
+/* --- a log of what happened, in order --------------------------------------------- */
+
+struct entry { char who; uint64_t time; };
+static struct entry *log_buf;
+static size_t log_len;
+
+static void log_add(char who, uint64_t time)
+{
+	if (!log_buf)
+		log_buf = calloc(20000, sizeof(*log_buf));
+	ck_assert(log_buf && log_len < 20000);
+	log_buf[log_len++] = (struct entry){ who, time };
+}
+
+static void on_event(void *arg)
+{
+	log_add((char)(uintptr_t)arg, sim_now());
+}
+
+/* The fixed LCG of Knuth's MMIX; the high bits are the good ones. */
+static uint64_t lcg_state = 12345;
+
+static uint64_t lcg(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return lcg_state >> 33;
+}
+
+START_TEST(time_then_insertion_order)
+{
+	static const struct { uint64_t t; char who; } ev[] = {
+		{ 30, 'a' }, { 10, 'b' }, { 20, 'c' }, { 10, 'd' },
+		{ 30, 'e' }, { 10, 'f' }, { 0, 'g' },
+	};
+	static const char order[] = "gbdfcae";
+
+	h_init(1);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		sim_event_at(ev[i].t, on_event, (void *)(uintptr_t)ev[i].who);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(log_len, 7);
+	for (size_t i = 0; i < log_len; i++) {
+		ck_assert_int_eq(log_buf[i].who, order[i]);
+		if (i)
+			ck_assert_uint_le(log_buf[i - 1].time, log_buf[i].time);
+	}
+	ck_assert_uint_eq(log_buf[0].time, 0);
+	ck_assert_uint_eq(log_buf[3].time, 10);
+	ck_assert_uint_eq(log_buf[6].time, 30);
+}
+END_TEST
+
+START_TEST(cancel_removes)
+{
+	struct sim_event *ev[8];
+
+	h_init(1);
+	for (int i = 0; i < 8; i++)
+		ev[i] = sim_event_add(100 - (uint64_t)i * 10, on_event,
+				      (void *)(uintptr_t)('0' + i), false);
+	/* the root (earliest), the last slot, and two in between */
+	sim_event_cancel(ev[7]);
+	sim_event_cancel(ev[0]);
+	sim_event_cancel(ev[3]);
+	sim_event_cancel(ev[5]);
+	sim_event_cancel(NULL);		/* a no-op, as del_timer of nothing */
+	ck_assert_uint_eq(sim.nheap, 4);
+	ck_assert_uint_eq(sim.nlive_events, 4);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(log_len, 4);
+	ck_assert_int_eq(log_buf[0].who, '6');
+	ck_assert_int_eq(log_buf[1].who, '4');
+	ck_assert_int_eq(log_buf[2].who, '2');
+	ck_assert_int_eq(log_buf[3].who, '1');
+	ck_assert_uint_eq(log_buf[0].time, 40);
+	ck_assert_uint_eq(log_buf[3].time, 90);
+}
+END_TEST
+
+#define NRANDOM 10000
+
+/* Each event's insertion index and time, to check the order it comes out in. */
+struct stamp { uint64_t time; size_t index; bool cancelled; bool fired; };
+static struct stamp *stamps;
+static size_t nfired;
+static size_t last_fired = SIZE_MAX;
+
+static void on_random_event(void *arg)
+{
+	struct stamp *s = arg;
+
+	ck_assert(!s->cancelled && !s->fired);
+	ck_assert_uint_eq(sim_now(), s->time);
+	if (last_fired != SIZE_MAX) {
+		const struct stamp *prev = &stamps[last_fired];
+
+		ck_assert(prev->time < s->time ||
+			  (prev->time == s->time && prev->index < s->index));
+	}
+	s->fired = true;
+	last_fired = s->index;
+	nfired++;
+}
+
+/* 10k events, times in [0, 2^12) so that ties abound; every fifth cancelled. */
+static size_t add_random_events(struct sim_event **ev)
+{
+	size_t ncancel = 0;
+
+	stamps = calloc(NRANDOM, sizeof(*stamps));
+	ck_assert(stamps);
+	for (size_t i = 0; i < NRANDOM; i++) {
+		stamps[i].time = lcg() & 4095;
+		stamps[i].index = i;
+		ev[i] = sim_event_add(stamps[i].time, on_random_event, &stamps[i], false);
+	}
+	for (size_t i = 0; i < NRANDOM; i++) {
+		size_t k = lcg() % NRANDOM;
+
+		if (k % 5 || stamps[k].cancelled)
+			continue;
+		stamps[k].cancelled = true;
+		sim_event_cancel(ev[k]);
+		ncancel++;
+	}
+	return ncancel;
+}
+
+START_TEST(many_random_events_fire_sorted)
+{
+	static struct sim_event *ev[NRANDOM];
+	size_t ncancel;
+
+	h_init(2);
+	ncancel = add_random_events(ev);
+	ck_assert_uint_gt(ncancel, 100);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(nfired, NRANDOM - ncancel);
+	for (size_t i = 0; i < NRANDOM; i++)
+		ck_assert(stamps[i].fired != stamps[i].cancelled);
+}
+END_TEST
+
+START_TEST(many_random_events_pop_sorted)
+{
+	static struct sim_event *ev[NRANDOM];
+	size_t ncancel, n = 0;
+	const struct sim_event *prev = NULL;
+
+	h_init(1);
+	ncancel = add_random_events(ev);
+	while (sim_event_peek()) {
+		struct sim_event *e = sim_event_pop();
+		struct stamp *s = e->arg;
+
+		ck_assert(!s->cancelled);
+		ck_assert_uint_eq(e->time, s->time);
+		if (prev)
+			ck_assert(prev->time < e->time ||
+				  (prev->time == e->time && prev->seq < e->seq));
+		free((void *)prev);
+		prev = e;
+		n++;
+	}
+	free((void *)prev);
+	ck_assert_uint_eq(n, NRANDOM - ncancel);
+	ck_assert_uint_eq(sim.nlive_events, 0);
+}
+END_TEST
+
+START_TEST(watchdog_events_do_not_keep_alive)
+{
+	h_init(1);
+	sim_event_add(50, on_event, (void *)(uintptr_t)'w', true);
+	sim_event_add(100, on_event, (void *)(uintptr_t)'W', true);
+	sim_event_at(70, on_event, (void *)(uintptr_t)'l');
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	/* the watchdog before the last live event fires, the one after it does not */
+	ck_assert_uint_eq(log_len, 2);
+	ck_assert_int_eq(log_buf[0].who, 'w');
+	ck_assert_int_eq(log_buf[1].who, 'l');
+}
+END_TEST
+
+/* --- time-faithful interleaving with CPUs ------------------------------------------- */
+
+static int steps_fn(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++) {
+		log_add('A', sim_now());
+		udelay(1);
+	}
+	return 0;
+}
+
+static int far_ahead_fn(void *arg)
+{
+	(void)arg;
+	udelay(1000);
+	log_add('B', sim_now());
+	return 0;
+}
+
+START_TEST(events_wait_for_earlier_cpus)
+{
+	static const struct entry want[] = {
+		{ 'A', 1500 }, { 'A', 2500 }, { 'E', 3000 }, { 'F', 3500 }, { 'A', 3500 },
+		{ 'A', 4500 }, { 'A', 5500 }, { 'G', 500000 }, { 'B', 1001500 }, { 'H', 2000000 },
+	};
+
+	h_init(2);
+	/* A steps 1 us at a time on cpu0 from 1500 ns (after the switch in) */
+	sim_spawn("A", steps_fn, NULL, 0, true, 0);
+	/* B's cpu1 runs far ahead at once: its clock must not drag events early */
+	sim_spawn("B", far_ahead_fn, NULL, 1, true, 0);
+	sim_event_at(3000, on_event, (void *)(uintptr_t)'E');
+	/* ties with A's resume at 3500: the event goes first */
+	sim_event_at(3500, on_event, (void *)(uintptr_t)'F');
+	sim_event_at(500000, on_event, (void *)(uintptr_t)'G');
+	sim_event_at(2000000, on_event, (void *)(uintptr_t)'H');
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(log_len, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < log_len; i++)
+		ck_assert_msg(log_buf[i].who == want[i].who && log_buf[i].time == want[i].time,
+			      "entry %zu: %c@%llu, expected %c@%llu", i, log_buf[i].who,
+			      (unsigned long long)log_buf[i].time, want[i].who,
+			      (unsigned long long)want[i].time);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("event");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, time_then_insertion_order);
+	tcase_add_test(tc, cancel_removes);
+	tcase_add_test(tc, many_random_events_fire_sorted);
+	tcase_add_test(tc, many_random_events_pop_sorted);
+	tcase_add_test(tc, watchdog_events_do_not_keep_alive);
+	tcase_add_test(tc, events_wait_for_earlier_cpus);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+H_MAIN(suite)
