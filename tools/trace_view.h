@@ -38,16 +38,6 @@ void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
 
 /* --- shared by the two views (trace_text.c) ------------------------------------ */
 
-/*
- * REC_SCHED_SWITCH d bit: the switch was a preemption. The kernel then
- * reports prev_state "R+" whatever the task's state (b cannot carry it:
- * TASK_REPORT_MAX is TASK_WAKEKILL's bit). Its home is sim/trace.h, once the
- * machine records it; until then it is defined here.
- */
-#ifndef TRACE_SWITCH_PREEMPT
-#define TRACE_SWITCH_PREEMPT	0x1ULL
-#endif
-
 /* The hz the views use when the options leave it 0: the machine's default. */
 unsigned int trace_view_hz(const struct trace_view_opts *o);
 /* jiffies at a virtual time, as sim_ns_to_jiffies computes them. */

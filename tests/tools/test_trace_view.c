@@ -773,8 +773,8 @@ START_TEST(views_of_a_run)
 		"sched_process_exit: comm=holder", "kwsim_lock_contended: lock=",
 		"console: holder done\n", "console: spinner got it\n", "kwsim_finding: kind=",
 		"timer_start: timer=", "timer_expire_entry: timer=", "function=tick_fn",
-		"timer_expire_exit: timer=", "timer_cancel: timer=", "irq_handler_entry: irq=0 name=test_irq",
-		"irq_handler_exit: irq=0 ret=handled", "softirq_entry: vec=1 [action=TIMER]",
+		"timer_expire_exit: timer=", "timer_cancel: timer=", "irq_handler_entry: irq=1 name=test_irq",
+		"irq_handler_exit: irq=1 ret=handled", "softirq_entry: vec=1 [action=TIMER]",
 		"softirq_exit: vec=1 [action=TIMER]",
 	};
 	const struct sim_rec *recs;

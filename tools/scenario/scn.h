@@ -25,6 +25,7 @@
 
 #define SCN_MAX_FILE	(1 << 20)	/* bytes: a scenario is text, not a dump */
 #define SCN_MAX_DEPTH	32		/* nesting of blocks and expressions */
+#define SCN_MAX_HEIGHT	256		/* operators on one path of an expression tree */
 #define SCN_MAX_FNS	64		/* work functions (each gets a C trampoline) */
 
 struct scn_loc {
@@ -93,6 +94,7 @@ struct scn_expr {
 	int nargs;
 	enum scn_op op;			/* EX_UNARY, EX_BINARY */
 	struct scn_expr *lhs, *rhs;
+	int height;			/* 0 for a leaf; bounded by SCN_MAX_HEIGHT */
 };
 
 enum scn_stmt_kind {

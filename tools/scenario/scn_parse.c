@@ -438,6 +438,29 @@ static void enter(struct parser *p)
 		fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
 }
 
+/*
+ * A chain such as 1 + 1 + ... or a /\ b /\ ... nests no brackets, yet it
+ * is a tree as tall as the chain is long, and the interpreter and the
+ * printers recurse on trees: bound their height too, as each node is made.
+ */
+static struct scn_expr *grown(struct parser *p, struct scn_expr *e)
+{
+	int h = 0;
+
+	if (e->lhs && e->lhs->height > h)
+		h = e->lhs->height;
+	if (e->rhs && e->rhs->height > h)
+		h = e->rhs->height;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->height > h)
+			h = e->args[i]->height;
+	e->height = h + 1;
+	if (e->height > SCN_MAX_HEIGHT)
+		fail_at(p, e->loc, "expression more than %d operators deep; split it",
+			SCN_MAX_HEIGHT);
+	return e;
+}
+
 static struct scn_expr *parse_expr(struct parser *p);
 
 static enum scn_op op_of(enum tok t, bool unary)
@@ -525,7 +548,7 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 		fail(p, "%s takes %d argument%s, not %d", api->name, api->nargs,
 		     api->nargs == 1 ? "" : "s", e->nargs);
 	next(p);
-	return e;
+	return grown(p, e);
 }
 
 static int find_reg(struct scn_prog *prog, const char *name, bool create)
@@ -643,7 +666,7 @@ static struct scn_expr *parse_unary(struct parser *p)
 		next(p);
 		e->lhs = parse_unary(p);
 		p->depth--;
-		return e;
+		return grown(p, e);
 	}
 	return parse_primary(p);
 }
@@ -683,7 +706,7 @@ static struct scn_expr *parse_binary(struct parser *p, int min_prec)
 		e->lhs = lhs;
 		e->rhs = parse_binary(p, prec + 1);
 		p->depth--;
-		lhs = e;
+		lhs = grown(p, e);
 	}
 }
 
@@ -802,7 +825,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 
 				neg->op = OP_NEG;
 				neg->lhs = st->e;
-				st->e = neg;
+				st->e = grown(p, neg);
 			}
 			st->obj = o;
 			st->loc = at;
@@ -1286,7 +1309,7 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		next(p);
 		e->lhs = parse_cond_atom(p);
 		p->depth--;
-		return e;
+		return grown(p, e);
 	}
 	if (p->tok == T_LPAREN) {
 		enter(p);
@@ -1382,7 +1405,7 @@ static struct scn_expr *parse_cond_cmp(struct parser *p)
 		next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_atom(p);
-		return e;
+		return grown(p, e);
 	}
 	return lhs;
 }
@@ -1399,7 +1422,7 @@ static struct scn_expr *parse_cond(struct parser *p)
 		next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_cmp(p);
-		lhs = e;
+		lhs = grown(p, e);
 		p->depth--;
 	}
 	return lhs;
@@ -1565,12 +1588,13 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 		scn_free(s);
 		return NULL;
 	}
+	/* after setjmp only p.s: a local kept in a register may be clobbered by longjmp */
 	if (setjmp(p.fail)) {
-		scn_free(s);
+		scn_free(p.s);
 		return NULL;
 	}
 	parse_file(&p);
-	return s;
+	return p.s;
 }
 
 struct scn *scn_load(const char *path, FILE *err)

@@ -179,13 +179,12 @@ static long call(struct env *env, const struct scn_expr *e)
 		return v;
 	}
 	case API_INIT_WORK:
+		/* obj->fn stays the declared fn: the next run starts from the declaration */
 		M->init_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
-		a[0]->obj->fn = a[1]->obj;
 		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_INIT_DELAYED_WORK:
 		M->init_delayed_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
-		a[0]->obj->fn = a[1]->obj;
 		note("kthread_init_delayed_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_QUEUE_WORK:
