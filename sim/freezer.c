@@ -1,18 +1,23 @@
 /*
  * The freezer and suspend, as kernel/freezer.c and kernel/power/process.c
- * have them. Suspend runs as a task of its own ("suspend"): it freezes the
- * kernel threads, waking every freezable one that sleeps interruptibly, and
- * retries with sleeps of 1 ms doubling to 8 ms until all are frozen or
- * freeze_timeout (20 s) passes. A timeout fails the suspend: the refusing
- * tasks are reported, everything is thawed, and the suspend is aborted.
+ * of 6.12 have them. Suspend runs as a task of its own ("suspend"): it
+ * freezes the kernel threads, waking every freezable one that sleeps
+ * (wake_up_state(p, TASK_NORMAL): uninterruptible sleepers too), and retries
+ * with sleeps of 1 ms doubling to 8 ms until all are frozen or jiffies pass
+ * freeze_timeout (20 s). A timeout fails the suspend: the refusing tasks are
+ * reported, everything is thawed, and the suspend is aborted.
+ *
+ * A frozen task sleeps in TASK_FROZEN, which no ordinary wake-up matches:
+ * only the thaw wakes it.
  */
 #include "machine.h"
 #include <linux/freezer.h>
-#include <linux/delay.h>
+#include <linux/jiffies.h>
 
 #include <stdio.h>
 
-#define FREEZE_TIMEOUT_MS	20000
+#define FREEZE_TIMEOUT_MS	20000U
+#define FREEZE_SLEEP_MAX_US	8000U
 
 unsigned int system_freezing_cnt;
 bool pm_freezing;
@@ -48,16 +53,16 @@ bool __refrigerator(bool check_kthr_stop)
 	bool was_frozen = false;
 
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		__set_current_state(TASK_FROZEN);
 		if (!freezing(p) || (check_kthr_stop && p->should_stop))
 			break;
-		if (!was_frozen)
-			sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen", sim_intern(p->comm));
+		/* each sleep here follows the first entry or a thaw that a new freeze overtook */
+		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen", sim_intern(p->comm));
 		p->frozen = true;
 		was_frozen = true;
 		sim_block("refrigerator", NULL, NULL);
-		p->frozen = false;
 	}
+	p->frozen = false;
 	__set_current_state(TASK_RUNNING);
 	if (was_frozen)
 		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_intern(p->comm));
@@ -71,21 +76,51 @@ bool set_freezable(void)
 	return try_to_freeze();
 }
 
-/* freeze_task(): a kthread is woken from an interruptible sleep to see it. */
+/*
+ * freeze_task(): a kthread is woken from any normal sleep to see the freeze
+ * request; one that is running or never sleeps is counted and left alone.
+ */
 static bool freeze_task(struct task_struct *p)
 {
 	if (!freezing(p) || p->frozen)
 		return false;
-	sim_wake(p, TASK_INTERRUPTIBLE);
+	sim_wake(p, TASK_NORMAL);
 	return true;
+}
+
+/*
+ * usleep_range(us / 2, us) sleeps on an hrtimer, not on the timer wheel: it
+ * wakes at the upper bound, where the hrtimer of an otherwise quiet system
+ * fires, to the nanosecond.
+ */
+static void freezer_usleep(unsigned int us)
+{
+	sim_sleep_until(sim_now() + (uint64_t)us * 1000ULL);
+}
+
+/* The refusing tasks, "comm:pid, ..." as sched_show_task() would name them. */
+static void refusing_names(char *names, size_t len)
+{
+	struct task_struct *p;
+	size_t n = 0;
+
+	names[0] = '\0';
+	list_for_each_entry(p, &sim.tasks, all_node) {
+		if (p == current || p->__state == TASK_DEAD || !freezing(p) || p->frozen)
+			continue;
+		if (n < len)
+			n += (size_t)snprintf(names + n, len - n, "%s%s:%d", n ? ", " : "", p->comm,
+					      p->pid);
+	}
 }
 
 static int try_to_freeze_tasks(void)
 {
-	uint64_t end = sim_now() + (uint64_t)FREEZE_TIMEOUT_MS * 1000000ULL;
-	unsigned int sleep_ms = 1;
+	unsigned long end_time = jiffies + msecs_to_jiffies(FREEZE_TIMEOUT_MS);
+	unsigned int sleep_usecs = 1000, todo;
+	uint64_t start = sim_now(), elapsed_ms;
 	struct task_struct *p;
-	int todo;
+	char names[256];
 
 	for (;;) {
 		todo = 0;
@@ -95,32 +130,25 @@ static int try_to_freeze_tasks(void)
 			if (freeze_task(p))
 				todo++;
 		}
-		if (!todo || sim_now() >= end)
+		if (!todo || time_after(jiffies, end_time))
 			break;
-		msleep(sleep_ms);
-		if (sleep_ms < 8)
-			sleep_ms *= 2;
+		freezer_usleep(sleep_usecs);
+		if (sleep_usecs < FREEZE_SLEEP_MAX_US)
+			sleep_usecs *= 2;
 	}
-	if (todo) {
-		char names[256];
-		size_t n = 0;
-
-		names[0] = '\0';
-		list_for_each_entry(p, &sim.tasks, all_node) {
-			if (p == current || p->__state == TASK_DEAD || !freezing(p) || p->frozen)
-				continue;
-			if (n < sizeof(names))
-				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s:%d",
-						      n ? ", " : "", p->comm, p->pid);
-		}
-		sim_report(SIM_F_FREEZE_FAILED, NULL,
-			   "Freezing of tasks failed after %d.%03d seconds (%d tasks refusing to "
-			   "freeze, wq_busy=0): %s", FREEZE_TIMEOUT_MS / 1000, FREEZE_TIMEOUT_MS % 1000,
-			   todo, names);
-	}
-	return todo ? -EBUSY : 0;
+	if (!todo)
+		return 0;
+	elapsed_ms = (sim_now() - start) / 1000000ULL;
+	refusing_names(names, sizeof(names));
+	sim_report(SIM_F_FREEZE_FAILED, NULL,
+		   "Freezing remaining freezable tasks failed after %llu.%03llu seconds "
+		   "(%u tasks refusing to freeze, wq_busy=0): %s",
+		   (unsigned long long)(elapsed_ms / 1000), (unsigned long long)(elapsed_ms % 1000),
+		   todo, names);
+	return -EBUSY;
 }
 
+/* __thaw_task() for everyone: a frozen task is woken from TASK_FROZEN, and is no longer frozen. */
 static void thaw(void)
 {
 	struct task_struct *p;
@@ -130,9 +158,12 @@ static void thaw(void)
 	if (system_freezing_cnt)
 		system_freezing_cnt--;
 	sim_trace(REC_FREEZER, 0, 0, 0, 0, "thaw", NULL);
-	list_for_each_entry(p, &sim.tasks, all_node)
-		if (p->frozen)
-			sim_wake(p, TASK_UNINTERRUPTIBLE);
+	list_for_each_entry(p, &sim.tasks, all_node) {
+		if (!p->frozen)
+			continue;
+		p->frozen = false;
+		sim_wake(p, TASK_FROZEN);
+	}
 }
 
 static int suspend_main(void *arg)

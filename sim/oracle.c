@@ -15,9 +15,12 @@
 static struct sim_finding *findings;
 static size_t nfindings, capfindings;
 
+unsigned int sim_boot_seq;
+
 void sim_oracles_init(void)
 {
 	nfindings = 0;
+	sim_boot_seq++;		/* a new boot: every *_ONCE site may warn again */
 }
 
 void sim_oracles_fini(void)
@@ -79,7 +82,8 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 	va_start(ap, fmt);
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
 	va_end(ap);
-	f->time = sim_now();
+	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
+	f->time = sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time();
 	f->cpu = sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1;
 	snprintf(f->context, sizeof(f->context), "%s",
 		 sim.cur && !sim.in_event ? sim_ctx_name(sim.cur) : "machine");
@@ -121,28 +125,57 @@ void sim_warn(const struct sim_site *site, const char *macro, const char *cond)
 		   macro, cond);
 }
 
+void sim_warnf(const struct sim_site *site, const char *fmt, ...)
+{
+	struct task_struct *p = sim_current();
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sim_report(SIM_F_WARN, site, "WARNING: CPU: %d PID: %d at %s:%d %s: %s",
+		   sim_this_cpu(), p ? p->pid : 0, site->file, site->line, sim_unprefix(site->func),
+		   msg);
+}
+
 void sim_bug(const struct sim_site *site, const char *cond)
 {
 	sim_report(SIM_F_BUG, site, "kernel BUG at %s:%d! %s: BUG_ON(%s)", site ? site->file : "?",
-		   site ? site->line : 0, site ? site->func : "?", cond);
+		   site ? site->line : 0, site ? sim_unprefix(site->func) : "?", cond);
 	sim_halt(SIM_END_FATAL);
 	sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
 	__builtin_unreachable();
+}
+
+/* The "<N>" prefix of KERN_*; without one, MESSAGE_LOGLEVEL_DEFAULT (4). */
+static unsigned int printk_level(const char **msg)
+{
+	const char *s = *msg;
+
+	if (s[0] != '<' || s[1] < '0' || s[1] > '7' || s[2] != '>')
+		return 4;
+	*msg = s + 3;
+	return (unsigned int)(s[1] - '0');
 }
 
 int printk(const char *fmt, ...)
 {
 	char buf[512];
 	const char *msg = buf;
+	unsigned int level;
 	va_list ap;
+	size_t len;
 	int n;
 
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (buf[0] == '<' && buf[1] && buf[2] == '>')
-		msg += 3;
-	sim_trace(REC_PRINTK, (uint64_t)(buf[0] == '<' ? buf[1] - '0' : 4), 0, 0, 0,
-		  sim_intern(msg), NULL);
+	level = printk_level(&msg);
+	/* as the console tracepoint: the record holds the line without its newline */
+	len = strlen(buf);
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	sim_trace(REC_PRINTK, level, 0, 0, 0, sim_intern(msg), NULL);
 	return n;
 }

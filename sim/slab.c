@@ -3,7 +3,8 @@
  * them inaccessible and keeps them until the run ends, so any later touch
  * faults and the fault handler names the block, where it was allocated and
  * where it was freed. Blocks are numbered in allocation order, which gives
- * them stable fake addresses. What is live at the end of a run is a leak.
+ * them stable fake addresses. What is live when the machine comes to rest
+ * is a leak. kmalloc(0) returns ZERO_SIZE_PTR, as the kernel's does.
  */
 #include "machine.h"
 #include <linux/slab.h>
@@ -13,6 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/*
+ * A fresh mapping may sit where a coroutine stack of an earlier machine
+ * was, whose abandoned frames left their redzones poisoned in the shadow.
+ */
+#define fresh_mapping(p, size)	__asan_unpoison_memory_region(p, size)
+#else
+#define fresh_mapping(p, size)	do { } while (0)
+#endif
 
 struct block {
 	void *base;		/* the mapping */
@@ -64,6 +76,16 @@ static struct block *find(const void *addr)
 	return NULL;
 }
 
+/*
+ * A context of the machine runs (not setup code, not an event callback on
+ * the machine's own stack): only then is there a task to check and a CPU
+ * to charge.
+ */
+static bool in_context(void)
+{
+	return sim.cur && sim.cur_cpu && !sim.in_event;
+}
+
 void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 {
 	size_t pg = coro_page_size();
@@ -71,20 +93,21 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 	struct block b = { 0 };
 	size_t i;
 
-	if ((flags & __GFP_DIRECT_RECLAIM) && sim.cur)
+	if ((flags & __GFP_DIRECT_RECLAIM) && in_context())
 		sim_might_sleep(site);
-	if (!map_size)
-		map_size = pg;
+	if (!size)
+		return ZERO_SIZE_PTR;
 	b.base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (b.base == MAP_FAILED)
 		return NULL;
+	fresh_mapping(b.base, map_size);
 	/* place the block at the end of its pages, so overruns leave the mapping */
 	b.ptr = (char *)b.base + ((map_size - size) & ~(size_t)15);
 	b.map_size = map_size;
 	b.size = size;
 	b.id = next_id++;
 	b.alloc_site = site;
-	if (sim.cur && sim.cur_cpu)
+	if (in_context())
 		snprintf(b.owner, sizeof(b.owner), "%s", sim_ctx_name(sim.cur));
 	if (!(flags & __GFP_ZERO))
 		memset(b.ptr, 0x6b, size);	/* POISON_INUSE-like garbage, deterministic */
@@ -98,7 +121,7 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 		blocks[i] = blocks[i - 1];
 	blocks[i] = b;
 	nblocks++;
-	if (sim.cur_cpu && sim.cur)
+	if (in_context())
 		sim.cur_cpu->clock += sim.cfg.costs.alloc;
 	return b.ptr;
 }
@@ -107,8 +130,12 @@ void sim_kfree(const void *p, const struct sim_site *site)
 {
 	struct block *b;
 
-	if (!p || IS_ERR(p))
+	if (ZERO_OR_NULL_PTR(p))
 		return;
+	if (IS_ERR(p)) {
+		sim_report(SIM_F_BAD_FREE, site, "kfree() of error pointer %ld", PTR_ERR(p));
+		return;
+	}
 	b = find(p);
 	if (!b || b->ptr != p) {
 		sim_report(SIM_F_BAD_FREE, site, "kfree() of %s pointer %#llx",
@@ -139,21 +166,40 @@ bool sim_slab_fault(const void *addr, char *what, size_t len)
 	return true;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	const struct block *x = *(const struct block *const *)a, *y = *(const struct block *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Only a machine at rest leaks: after a deadlock or a limit the blocked or
+ * unfinished tasks still own their blocks. Reported in allocation order.
+ */
 void sim_slab_check_leaks(void)
 {
-	for (size_t id = 0; id < next_id; id++) {
-		/* report in allocation order, not address order */
-		for (size_t i = 0; i < nblocks; i++) {
-			struct block *b = &blocks[i];
+	struct block **live;
+	size_t n = 0;
 
-			if (b->id != id || b->freed)
-				continue;
-			sim_report(SIM_F_LEAK, b->alloc_site,
-				   "unreferenced object #%llu (size %zu): allocated by %s in %s",
-				   (unsigned long long)b->id, b->size, b->owner[0] ? b->owner : "setup",
-				   b->alloc_site ? b->alloc_site->func : "?");
-		}
+	if (sim.end != SIM_END_QUIESCENT)
+		return;
+	live = malloc((nblocks ? nblocks : 1) * sizeof(*live));
+	if (!live)
+		abort();
+	for (size_t i = 0; i < nblocks; i++)
+		if (!blocks[i].freed)
+			live[n++] = &blocks[i];
+	qsort(live, n, sizeof(*live), by_id);
+	for (size_t i = 0; i < n; i++) {
+		struct block *b = live[i];
+
+		sim_report(SIM_F_LEAK, b->alloc_site,
+			   "unreferenced object #%llu (size %zu): allocated by %s in %s",
+			   (unsigned long long)b->id, b->size, b->owner[0] ? b->owner : "setup",
+			   b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?");
 	}
+	free(live);
 }
 
 /* Stable fake address of a heap block: ids, not real addresses. */
@@ -163,6 +209,7 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out)
 
 	if (!b)
 		return false;
-	*out = 0xffff888100000000ULL + b->id * 0x10000ULL + (uint64_t)((const char *)p - (const char *)b->ptr);
+	*out = 0xffff888100000000ULL + b->id * 0x10000ULL +
+	       (uint64_t)((const char *)p - (const char *)b->ptr);
 	return true;
 }

@@ -1,7 +1,8 @@
 /*
  * The freezer. Kernel threads start PF_NOFREEZE; set_freezable() opts in.
  * While kernel-thread freezing is on, a freezable kthread reaching
- * try_to_freeze() sleeps in the refrigerator until thawed.
+ * try_to_freeze() sleeps in the refrigerator, in TASK_FROZEN, until thawed:
+ * no ordinary wake-up (wake_up_process, complete) matches that state.
  */
 #ifndef _LINUX_FREEZER_H
 #define _LINUX_FREEZER_H

@@ -11,7 +11,7 @@
 enum sim_rec_type {
 	REC_SCHED_SWITCH,	/* a: prev pid, b: prev state, c: next pid; s: prev comm, s2: next comm */
 	REC_SCHED_WAKING,	/* a: pid, b: target cpu; s: comm */
-	REC_TIMER_START,	/* a: timer, b: expires, c: now (jiffies), d: flags; s: function */
+	REC_TIMER_START,	/* a: timer, b: expires, c: bucket_expiry, d: flags | cpu, idx << 32; s: function */
 	REC_TIMER_EXPIRE_ENTRY,	/* a: timer, b: now (jiffies), c: baseclk; s: function */
 	REC_TIMER_EXPIRE_EXIT,	/* a: timer */
 	REC_TIMER_CANCEL,	/* a: timer */
@@ -21,11 +21,12 @@ enum sim_rec_type {
 	REC_SOFTIRQ_ENTRY,
 	REC_SOFTIRQ_EXIT,
 	REC_FINDING,		/* a: finding index; s: kind name */
-	REC_FREEZER,		/* s: what happened ("freeze", "frozen", "thaw", "failed", "suspended") */
+	REC_FREEZER,		/* s: the suspend's steps ("freeze", "failed", "suspended", "thaw"),
+				   or a task's ("frozen", "thawed": a: its pid, s2: its comm) */
 	REC_TASK_NEW,		/* a: pid; s: comm */
 	REC_TASK_EXIT,		/* a: pid, b: exit code */
 	REC_MODEL,		/* model tracepoints: s: event name, a..d its fields, s2: function */
-	REC_PRINTK,		/* a: log level; s: the message */
+	REC_PRINTK,		/* a: log level (4 with no KERN_ prefix); s: the line, no newline */
 	REC__COUNT
 };
 
@@ -41,6 +42,9 @@ struct sim_rec {
 	uint8_t preempt;	/* preempt depth */
 	char comm[16];
 };
+
+/* REC_SCHED_SWITCH's d: the switch was a preemption ("R+" in prev_state). */
+#define TRACE_SWITCH_PREEMPT	0x1ULL
 
 #define TRACE_FLAG_IRQS_OFF	0x01
 #define TRACE_FLAG_NEED_RESCHED	0x02

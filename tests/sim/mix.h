@@ -1,0 +1,36 @@
+/*
+ * The mix: a randomised machine workload drawn from a seed, for the
+ * determinism suite and for mix_hashes (which compares build types).
+ * Everything about a run (CPUs, HZ, preemption model, tasks, their
+ * operations, interrupts) comes from the seed through a PRNG of its own,
+ * and the machine's choices from the same seed under the strategy asked.
+ */
+#ifndef KWSIM_TESTS_MIX_H
+#define KWSIM_TESTS_MIX_H
+
+#include <sim/sim.h>
+
+struct mix_run {
+	/* in */
+	uint64_t seed;
+	enum sim_strategy strategy;
+	const struct sim_decision *replay;	/* SIM_STRATEGY_REPLAY: the log to follow */
+	size_t nreplay;
+	bool keep_log;				/* copy the run's decision log into log */
+
+	/* out */
+	uint64_t hash;				/* sim_trace_hash() */
+	size_t decisions;
+	enum sim_end end;
+	size_t findings;
+	char first_finding[400];		/* kind and message, "" when none */
+	char divergence[256];			/* sim_divergence(), "" when none */
+	struct sim_decision *log;		/* malloc'ed when keep_log; free with mix_release() */
+	size_t nlog;
+};
+
+/* Build the seed's machine, run it, read the results back, tear it down. */
+void mix_run(struct mix_run *r);
+void mix_release(struct mix_run *r);
+
+#endif
