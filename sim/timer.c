@@ -102,6 +102,9 @@ void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 	} else {
 		INIT_LIST_HEAD(&timer->node);
 	}
+	/* a timer set up anew is a new object for the trace, wherever it lives */
+	if (sim.cfg.ncpus && !armed)
+		sim_fake_addr_new(timer);
 }
 
 /* Expiry order of the kernel: by jiffy; at one jiffy higher levels first, then newest first. */

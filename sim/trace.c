@@ -45,6 +45,7 @@ static size_t nprefixes;
 /* Open addressing over pointer values: lookups only, never iterated. */
 static struct { const void *p; uint64_t id; } *unknown;
 static size_t nunknown, capunknown;
+static uint64_t next_unknown_id;
 
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
@@ -96,6 +97,7 @@ void sim_objects_fini(void)
 	free(unknown);
 	unknown = NULL;
 	nunknown = capunknown = 0;
+	next_unknown_id = 0;
 	nprefixes = 0;
 }
 
@@ -256,7 +258,7 @@ static struct object *find_object(const void *p)
 }
 
 
-static uint64_t unknown_id(const void *p)
+static uint64_t unknown_id(const void *p, bool fresh)
 {
 	uint64_t h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	size_t i;
@@ -280,11 +282,16 @@ static uint64_t unknown_id(const void *p)
 		free(old);
 		h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	}
-	for (i = h & (capunknown - 1); unknown[i].p; i = (i + 1) & (capunknown - 1))
-		if (unknown[i].p == p)
-			return unknown[i].id;
+	for (i = h & (capunknown - 1); unknown[i].p; i = (i + 1) & (capunknown - 1)) {
+		if (unknown[i].p != p)
+			continue;
+		if (fresh)
+			unknown[i].id = next_unknown_id++;
+		return unknown[i].id;
+	}
 	unknown[i].p = p;
-	unknown[i].id = nunknown++;
+	unknown[i].id = next_unknown_id++;
+	nunknown++;
 	return unknown[i].id;
 }
 
@@ -307,7 +314,15 @@ void sim_register_object(const void *p, size_t size, const char *name)
 	nobjs++;
 }
 
-uint64_t sim_fake_addr(const void *p)
+/*
+ * Objects the machine neither allocated nor was told about live on the
+ * simulated stacks, and where a stack slot falls differs between builds: two
+ * objects share an address in one build and not in another. So they are
+ * numbered by birth, not by address: sim_fake_addr_new() at each birth (a
+ * timer set up, a work queued) gives the address a fresh number, and later
+ * sightings find it.
+ */
+static uint64_t fake_addr(const void *p, bool fresh)
 {
 	struct object *o;
 	uint64_t fake;
@@ -319,8 +334,17 @@ uint64_t sim_fake_addr(const void *p)
 	o = find_object(p);
 	if (o)
 		return o->fake + (uint64_t)((const char *)p - (const char *)o->p);
-	/* anything else (on-stack objects): numbered in order of first sight */
-	return 0xffffc90000000000ULL + unknown_id(p) * 0x100ULL;
+	return 0xffffc90000000000ULL + unknown_id(p, fresh) * 0x100ULL;
+}
+
+uint64_t sim_fake_addr(const void *p)
+{
+	return fake_addr(p, false);
+}
+
+uint64_t sim_fake_addr_new(const void *p)
+{
+	return fake_addr(p, true);
 }
 
 const char *sim_object_name(const void *p)

@@ -5,6 +5,8 @@
 void sim_tp_kthread_work(const char *event, const void *work, const void *func,
 			 const void *worker)
 {
-	sim_trace(REC_MODEL, sim_fake_addr(work), sim_fake_addr(worker), 0, 0, event,
-		  sim_symbol(func));
+	/* a queueing is a work's birth as far as the trace can tell (flush works live on stacks) */
+	uint64_t addr = worker ? sim_fake_addr_new(work) : sim_fake_addr(work);
+
+	sim_trace(REC_MODEL, addr, sim_fake_addr(worker), 0, 0, event, sim_symbol(func));
 }

@@ -443,7 +443,7 @@ static void enter(struct parser *p)
  * is a tree as tall as the chain is long, and the interpreter and the
  * printers recurse on trees: bound their height too, as each node is made.
  */
-static struct scn_expr *grown(struct parser *p, struct scn_expr *e)
+static struct scn_expr *with_height(struct parser *p, struct scn_expr *e)
 {
 	int h = 0;
 
@@ -548,7 +548,7 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 		fail(p, "%s takes %d argument%s, not %d", api->name, api->nargs,
 		     api->nargs == 1 ? "" : "s", e->nargs);
 	next(p);
-	return grown(p, e);
+	return with_height(p, e);
 }
 
 static int find_reg(struct scn_prog *prog, const char *name, bool create)
@@ -558,7 +558,9 @@ static int find_reg(struct scn_prog *prog, const char *name, bool create)
 			return i;
 	if (!create || prog->nregs == SCN_MAX_REGS)
 		return -1;
-	snprintf(prog->regnames[prog->nregs], sizeof(prog->regnames[0]), "%s", name);
+	if (strlen(name) >= sizeof(prog->regnames[0]))
+		return -1;
+	snprintf(prog->regnames[prog->nregs], sizeof(prog->regnames[0]), "%.15s", name);
 	return prog->nregs++;
 }
 
@@ -666,7 +668,7 @@ static struct scn_expr *parse_unary(struct parser *p)
 		next(p);
 		e->lhs = parse_unary(p);
 		p->depth--;
-		return grown(p, e);
+		return with_height(p, e);
 	}
 	return parse_primary(p);
 }
@@ -706,7 +708,7 @@ static struct scn_expr *parse_binary(struct parser *p, int min_prec)
 		e->lhs = lhs;
 		e->rhs = parse_binary(p, prec + 1);
 		p->depth--;
-		lhs = grown(p, e);
+		lhs = with_height(p, e);
 	}
 }
 
@@ -825,7 +827,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 
 				neg->op = OP_NEG;
 				neg->lhs = st->e;
-				st->e = grown(p, neg);
+				st->e = with_height(p, neg);
 			}
 			st->obj = o;
 			st->loc = at;
@@ -875,6 +877,9 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		st = new_stmt(p, ST_SET_REG);
 		st->loc = at;
 		st->e = parse_expr(p);
+		if (strlen(name) >= sizeof(p->prog->regnames[0]))
+			fail_at(p, at, "a register's name has at most %zu characters",
+				sizeof(p->prog->regnames[0]) - 1);
 		st->reg = find_reg(p->prog, name, true);
 		if (st->reg < 0)
 			fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
@@ -1309,7 +1314,7 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		next(p);
 		e->lhs = parse_cond_atom(p);
 		p->depth--;
-		return grown(p, e);
+		return with_height(p, e);
 	}
 	if (p->tok == T_LPAREN) {
 		enter(p);
@@ -1405,7 +1410,7 @@ static struct scn_expr *parse_cond_cmp(struct parser *p)
 		next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_atom(p);
-		return grown(p, e);
+		return with_height(p, e);
 	}
 	return lhs;
 }
@@ -1422,7 +1427,7 @@ static struct scn_expr *parse_cond(struct parser *p)
 		next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_cmp(p);
-		lhs = grown(p, e);
+		lhs = with_height(p, e);
 		p->depth--;
 	}
 	return lhs;

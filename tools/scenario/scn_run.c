@@ -96,13 +96,19 @@ struct env {
 
 static long eval(struct env *env, const struct scn_expr *e);
 
-static void *worker_of(const struct scn_expr *e)
+static void *worker_of(const struct scn_expr *e, bool initialising)
 {
 	void *w = e->obj->ptr;
 
 	if (!w || IS_ERR(w)) {
 		runtime_error(&e->loc, "worker %s is used before kthread_create_worker made it",
 			      e->obj->name);
+		return NULL;
+	}
+	/* a worker the scenario owns ('worker L;') is zeroes, not lists, until initialised */
+	if (!e->obj->init && !e->obj->count && !initialising) {
+		runtime_error(&e->loc, "worker %s is used before kthread_init_worker(%s)",
+			      e->obj->name, e->obj->name);
 		return NULL;
 	}
 	return w;
@@ -132,7 +138,8 @@ static long call(struct env *env, const struct scn_expr *e)
 	long v = 0;
 
 	for (int i = 0; i < e->nargs; i++) {
-		if (api->args[i] == ARG_WORKER && !(w = worker_of(a[i])))
+		if (api->args[i] == ARG_WORKER &&
+		    !(w = worker_of(a[i], api->id == API_INIT_WORKER)))
 			return 0;
 		if (api->args[i] == ARG_LOCK)
 			l = a[i]->obj->ptr;
@@ -153,6 +160,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	}
 	case API_INIT_WORKER:
 		M->init_worker(w);
+		a[0]->obj->count = 1;	/* initialised: see worker_of() */
 		note("kthread_init_worker(%s)", a[0]->obj->name);
 		return 0;
 	case API_KTHREAD_RUN: {
@@ -166,7 +174,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	case API_KTHREAD_STOP: {
 		struct task_struct *t;
 
-		if (!(w = worker_of(a[0])))
+		if (!(w = worker_of(a[0], false)))
 			return 0;
 		t = M->worker_task(w);
 		if (!t) {

@@ -160,6 +160,8 @@ const char *sim_divergence(void);
 
 /* Fake, deterministic addresses for printed pointers. */
 uint64_t sim_fake_addr(const void *p);
+/* The same, for an object being born now (set up, queued): a fresh number if on a stack. */
+uint64_t sim_fake_addr_new(const void *p);
 /* Register an object the machine did not allocate, so its address prints stably. */
 void sim_register_object(const void *p, size_t size, const char *name);
 /* A function's printable name, for %ps. */
