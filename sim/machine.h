@@ -145,6 +145,8 @@ void sim_preempt_task(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
 void sim_report_blocked(char *buf, size_t len);
 bool sim_anyone_blocked(void);
+/* Whether p lies on a simulated stack (a task's, or a CPU's interrupt frames'). */
+bool sim_on_stack(const void *p);
 
 /* --- event.c ----------------------------------------------------------------- */
 struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog);

@@ -517,6 +517,27 @@ static bool task_blocked(const struct task_struct *p)
 	       p->__state != TASK_DEAD;
 }
 
+static bool in_coro(const struct coro *c, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, lo = (uintptr_t)c->stack;
+
+	return c->stack && a >= lo && a < lo + c->size;
+}
+
+bool sim_on_stack(const void *p)
+{
+	struct task_struct *t;
+	struct sim_cpu *c;
+
+	list_for_each_entry(t, &sim.tasks, all_node)
+		if (in_coro(&t->ctx.coro, p))
+			return true;
+	for_each_sim_cpu(c)
+		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p))
+			return true;
+	return false;
+}
+
 bool sim_anyone_blocked(void)
 {
 	struct task_struct *p;

@@ -315,12 +315,12 @@ void sim_register_object(const void *p, size_t size, const char *name)
 }
 
 /*
- * Objects the machine neither allocated nor was told about live on the
- * simulated stacks, and where a stack slot falls differs between builds: two
- * objects share an address in one build and not in another. So they are
- * numbered by birth, not by address: sim_fake_addr_new() at each birth (a
- * timer set up, a work queued) gives the address a fresh number, and later
- * sightings find it.
+ * Objects the machine neither allocated nor was told about are numbered in
+ * order of first sight. Those on the simulated stacks need more: where a
+ * stack slot falls differs between builds, so two objects share an address
+ * in one build and not in another. They are numbered by birth instead:
+ * sim_fake_addr_new() at each birth (a timer set up, a work queued) gives a
+ * stack address a fresh number, and later sightings find it.
  */
 static uint64_t fake_addr(const void *p, bool fresh)
 {
@@ -334,7 +334,7 @@ static uint64_t fake_addr(const void *p, bool fresh)
 	o = find_object(p);
 	if (o)
 		return o->fake + (uint64_t)((const char *)p - (const char *)o->p);
-	return 0xffffc90000000000ULL + unknown_id(p, fresh) * 0x100ULL;
+	return 0xffffc90000000000ULL + unknown_id(p, fresh && sim_on_stack(p)) * 0x100ULL;
 }
 
 uint64_t sim_fake_addr(const void *p)
