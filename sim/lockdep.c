@@ -170,8 +170,8 @@ static void mark_usage(struct sim_cpu *c, struct sim_lock_class *cls, bool trylo
 		sim_report(SIM_F_LOCKDEP, site,
 			   "inconsistent lock state: %s is taken in %s context (%s) and with %s "
 			   "enabled (%s): an interrupt on top of the holder deadlocks",
-			   cls->name, hard ? "hardirq" : "softirq", in ? in->func : "?",
-			   hard ? "irqs" : "softirqs", on ? on->func : "?");
+			   cls->name, hard ? "hardirq" : "softirq", in ? sim_unprefix(in->func) : "?",
+			   hard ? "irqs" : "softirqs", on ? sim_unprefix(on->func) : "?");
 	}
 }
 
@@ -188,7 +188,7 @@ void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site)
 				   "(%s, taken in %s)", sim_ctx_name(x), cls->name,
 				   x->held[i].lock == l ? "the same lock"
 							: "another lock of its class",
-				   x->held[i].site ? x->held[i].site->func : "?");
+				   x->held[i].site ? sim_unprefix(x->held[i].site->func) : "?");
 			return;
 		}
 	}

@@ -41,6 +41,7 @@ struct sim_cpu {
 	unsigned int preempt_count;
 	bool irqs_disabled;
 	bool need_resched;
+	uint64_t slice_start;		/* when curr was switched in */
 	bool preemptible_point;		/* the top task stopped where it may be preempted */
 	bool softirq_pending;
 	struct list_head runqueue;

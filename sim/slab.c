@@ -145,8 +145,9 @@ void sim_kfree(const void *p, const struct sim_site *site)
 	if (b->freed) {
 		sim_report(SIM_F_DOUBLE_FREE, site,
 			   "double free of block #%llu (%zu bytes, allocated in %s, freed in %s)",
-			   (unsigned long long)b->id, b->size, b->alloc_site ? b->alloc_site->func : "?",
-			   b->free_site ? b->free_site->func : "?");
+			   (unsigned long long)b->id, b->size,
+			   b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?",
+			   b->free_site ? sim_unprefix(b->free_site->func) : "?");
 		return;
 	}
 	b->freed = true;
@@ -162,7 +163,8 @@ bool sim_slab_fault(const void *addr, char *what, size_t len)
 		return false;
 	snprintf(what, len, "block #%llu (%zu bytes at offset %td, allocated in %s, freed in %s)",
 		 (unsigned long long)b->id, b->size, (const char *)addr - (const char *)b->ptr,
-		 b->alloc_site ? b->alloc_site->func : "?", b->free_site ? b->free_site->func : "?");
+		 b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?",
+		 b->free_site ? sim_unprefix(b->free_site->func) : "?");
 	return true;
 }
 

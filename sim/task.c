@@ -157,6 +157,7 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 		next->nr_switches++;
 	}
 	c->clock += sim.cfg.costs.ctx_switch;
+	c->slice_start = c->clock;
 }
 
 void sim_switch_task(struct sim_cpu *c)

@@ -315,6 +315,8 @@ int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site)
 	}
 }
 
+static const struct sim_site null_callback_site = { __FILE__, __LINE__, "call_timer_fn" };
+
 void sim_run_timer_softirq(struct sim_cpu *c)
 {
 	unsigned long now = sim_ns_to_jiffies(c->clock);
@@ -336,6 +338,8 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 			timer->function(timer);
 		else if (timer->legacy_function)
 			timer->legacy_function(timer->data);
+		else	/* call_timer_fn() would jump to NULL: an oops */
+			sim_bug(&null_callback_site, "timer->function == NULL");
 		sim_trace(REC_TIMER_EXPIRE_EXIT, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
 		/* as call_timer_fn(): report a preempt count leak, then repair it */
 		sim_lockdep_context_end_count("timer callback", sim_timer_fn_name(timer), count);
