@@ -17,8 +17,9 @@ struct kthread_delayed_work;
 typedef void (*kw_work_fn)(struct kthread_work *work);
 
 struct kw_model {
-	const char *name;		/* "v4.9", "mainline" */
+	const char *name;		/* "v4.9", "mainline", "tree:6.12" */
 	const char *source;		/* what it follows */
+	const char *tree;		/* the kernel tree it was compiled from; NULL: ours */
 	size_t worker_size, work_size, dwork_size;
 
 	/* Names for the trace's %ps of the variant's own functions. */
@@ -54,9 +55,22 @@ struct kw_model {
 
 #define KTW_FREEZABLE_FLAG 1u	/* KTW_FREEZABLE, the same in every variant */
 
+/*
+ * Our own variants, the ones written in this repository (v4.9, mainline):
+ * what the model suites loop over.
+ */
 size_t kw_model_count(void);
 const struct kw_model *kw_model_get(size_t i);
-/* NULL when no variant has that name. */
+/*
+ * The variants compiled from kernel trees at build time (KWSIM_KERNEL_TREES
+ * in model/CMakeLists.txt), named "tree:LABEL"; none unless configured.
+ */
+size_t kw_tree_count(void);
+const struct kw_model *kw_tree_get(size_t i);
+/*
+ * Any variant by name: "v4.9", "mainline", "tree:LABEL", or "tree:DIR" for
+ * the directory a tree variant was built from. NULL when none matches.
+ */
 const struct kw_model *kw_model_find(const char *name);
 
 #endif

@@ -3,6 +3,8 @@
  * variant's directory on the include path, its prefix in KW_NS and its
  * source in KW_SOURCE: including the source here lets the table name the
  * variant's static functions too (kthread_flush_work_fn for the trace).
+ * A kernel tree's variant is compiled the same way: its KW_SOURCE is the
+ * worker section extracted from the tree (model/tree/).
  */
 #include KW_SOURCE
 #include "model.h"
@@ -80,6 +82,9 @@ _Static_assert(KTW_FREEZABLE == KTW_FREEZABLE_FLAG, "KTW_FREEZABLE differs");
 const struct kw_model KW_SYM(model) = {
 	.name = KW_NAME,
 	.source = KW_FOLLOWS,
+#ifdef KW_TREE
+	.tree = KW_TREE,
+#endif
 	.worker_size = sizeof(struct kthread_worker),
 	.work_size = sizeof(struct kthread_work),
 	.dwork_size = sizeof(struct kthread_delayed_work),

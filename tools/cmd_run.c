@@ -1,7 +1,7 @@
 /*
  * kwsim run and kwsim replay: one deterministic run of a scenario file.
  *
- *   kwsim run FILE [--seed N] [--kernel v4.9|mainline] [--strategy faithful|random]
+ *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--trace text|json] [-o OUT] [--json] [--save-schedule OUT]
  *   kwsim replay FILE [--trace text|json] [-o OUT] [--json]
  *
@@ -63,7 +63,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			o->seed_set = true;
 		} else if (!strcmp(a, "--kernel")) {
 			if (!kw_model_find(v))
-				return usage_error(cmd, "--kernel must be v4.9 or mainline, not '%s'", v);
+				return usage_error(cmd, "--kernel must be v4.9, mainline or a built "
+						   "tree:LABEL or tree:DIR, not '%s'", v);
 			o->kernel = v;
 		} else if (!strcmp(a, "--strategy")) {
 			if (!strcmp(v, "faithful"))

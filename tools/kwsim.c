@@ -9,6 +9,8 @@
 #include "bench.h"
 #include "cmd_run.h"
 
+#include <model.h>
+
 #ifndef KWSIM_VERSION
 #error "KWSIM_VERSION comes from the project version in CMakeLists.txt"
 #endif
@@ -45,11 +47,17 @@ static void usage(FILE *f)
 	fprintf(f, "\nrun and replay options:\n"
 		"  --seed N                 seed of the random strategy (run; default: the scenario's)\n"
 		"  --kernel v4.9|mainline   model variant (run; default: the scenario's, else mainline)\n"
+		"                           or tree:LABEL, a kernel tree's own code (listed below)\n"
 		"  --strategy faithful|random  how choices are made (run)\n"
 		"  --trace text|json        print the trace: ftrace text or Perfetto JSON\n"
 		"  -o FILE                  write the trace to FILE instead of stdout\n"
 		"  --json                   print the result as JSON\n"
 		"  --save-schedule FILE     write the scenario with this run's decision log (run)\n");
+	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
+	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
+		kw_tree_count() ? "" : " none");
+	for (size_t i = 0; i < kw_tree_count(); i++)
+		fprintf(f, "  %-24s %s\n", kw_tree_get(i)->name, kw_tree_get(i)->tree);
 	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met), 1 they do not,\n"
 		"            2 bad input or usage\n");
 }

@@ -1,10 +1,10 @@
 /*
- * kthread_worker as in current kernels (kernel/kthread.c of 6.1 and 6.12,
- * from __kthread_init_worker to kthread_destroy_worker): raw spinlock, the
- * three sched_kthread_work tracepoints, the freezer branch and cond_resched()
- * in the worker loop, the canceling test in the timer callback, cancel and
- * mod_delayed_work restructured around kthread_cancel_delayed_work_timer(),
- * and the delayed-list WARN in destroy.
+ * kthread_worker as in current kernels (kernel/kthread.c of 6.12, from
+ * __kthread_init_worker to kthread_destroy_worker): raw spinlock, the three
+ * sched_kthread_work tracepoints, the freezer branch and cond_resched() in the
+ * worker loop, the canceling test in the timer callback, cancel and mod_delayed
+ * restructured around kthread_cancel_delayed_work_timer(), and the delayed-list
+ * WARN in destroy (6.1 lacks it, its one difference: see model/README.md).
  *
  * Same function names, step order, lock sections and WARN conditions as the
  * kernel; comments are ours. "mainline:" marks what differs from v4.9.

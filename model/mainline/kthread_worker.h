@@ -1,6 +1,6 @@
 /*
  * The kthread_worker declarations of include/linux/kthread.h as in current
- * kernels (checked against 6.1 and 6.12): raw_spinlock_t, timer_setup()
+ * kernels (the same in 6.1 and 6.12): raw_spinlock_t, timer_setup()
  * callbacks, and no static worker initialiser any more.
  */
 #ifndef _KWSIM_MAINLINE_KTHREAD_WORKER_H
