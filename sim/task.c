@@ -1,16 +1,12 @@
 /*
- * Tasks: creation, the run queues, schedule() and wake-ups, and the kthread
- * calls. A task sleeps by leaving its CPU for real; a wake-up puts it on a
- * run queue chosen through sim_choose(), so placement is explorable too.
+ * Tasks: creation, the run queues, schedule() and wake-ups. A task sleeps by
+ * leaving its CPU for real; a wake-up puts it on a run queue chosen through
+ * sim_choose(), so placement is explorable too. Kernel threads are in
+ * kthread.c, sleeps for a time and busy-waits in delay.c.
  */
 #include "machine.h"
 #include <linux/kthread.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/timer.h>
-#include <linux/jiffies.h>
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,23 +94,6 @@ static void task_main(void *arg)
 	if (!p->should_stop)
 		ret = p->threadfn(p->data);
 	kthread_exit(ret);
-}
-
-void kthread_exit(long result)
-{
-	struct task_struct *p = current;
-	struct sim_cpu *c = this_cpu();
-
-	p->exit_code = (int)result;
-	p->flags |= PF_EXITING;
-	sim_lockdep_context_end("task exit", p->comm);
-	sim_trace(REC_TASK_EXIT, (uint64_t)p->pid, (uint64_t)result, 0, 0, NULL, NULL);
-	complete_all(&p->exited);
-	p->__state = TASK_DEAD;
-	p->on_rq = false;
-	sim_switch_task(c);
-	sim_exit_ctx();
-	__builtin_unreachable();	/* a dead task is never chosen again */
 }
 
 /* --- run queues ---------------------------------------------------------------------- */
@@ -298,113 +277,6 @@ void sim_schedule(const struct sim_site *site)
 	sim_block("schedule", NULL, site);
 }
 
-/* schedule_timeout's on-stack timer and whom it wakes */
-struct sim_sleeper {
-	struct timer_list timer;
-	struct task_struct *task;
-};
-
-static void process_timeout(struct timer_list *t)
-{
-	struct sim_sleeper *s = container_of(t, struct sim_sleeper, timer);
-
-	sim_wake(s->task, TASK_NORMAL);
-}
-
-long schedule_timeout(long timeout)
-{
-	struct sim_sleeper s = { .task = current };
-	unsigned long expire;
-
-	if (timeout == MAX_SCHEDULE_TIMEOUT) {
-		schedule();
-		return timeout;
-	}
-	if (timeout < 0) {
-		__set_current_state(TASK_RUNNING);
-		return 0;
-	}
-	expire = jiffies + (unsigned long)timeout;
-	timer_setup_on_stack(&s.timer, process_timeout, 0);
-	sim_register_symbol((const void *)process_timeout, "process_timeout");
-	mod_timer(&s.timer, expire);
-	sim_block("schedule_timeout", &s.timer, NULL);
-	del_timer_sync(&s.timer);
-	timeout = (long)(expire - jiffies);
-	return timeout < 0 ? 0 : timeout;
-}
-
-long schedule_timeout_interruptible(long timeout)
-{
-	__set_current_state(TASK_INTERRUPTIBLE);
-	return schedule_timeout(timeout);
-}
-
-long schedule_timeout_uninterruptible(long timeout)
-{
-	__set_current_state(TASK_UNINTERRUPTIBLE);
-	return schedule_timeout(timeout);
-}
-
-static void sleep_until_event(void *arg)
-{
-	sim_wake(arg, TASK_UNINTERRUPTIBLE);
-}
-
-void sim_sleep_until(uint64_t t)
-{
-	struct task_struct *p = current;
-
-	sim_might_sleep(NULL);
-	if (t <= sim_now())
-		return;
-	sim_event_add(t, sleep_until_event, p, false);
-	/* someone else's wake-up is not the alarm: sleep on until it rings */
-	while (sim_now() < t) {
-		__set_current_state(TASK_UNINTERRUPTIBLE);
-		sim_block("sleep_until", NULL, NULL);
-	}
-}
-
-void sim_msleep(unsigned int msecs, const struct sim_site *site)
-{
-	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
-
-	sim_might_sleep(site);
-	while (timeout)
-		timeout = (unsigned long)schedule_timeout_uninterruptible((long)timeout);
-}
-
-unsigned long msleep_interruptible(unsigned int msecs)
-{
-	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
-
-	while (timeout)
-		timeout = (unsigned long)schedule_timeout_interruptible((long)timeout);
-	return 0;
-}
-
-void usleep_range(unsigned long min, unsigned long max)
-{
-	(void)max;
-	msleep((unsigned int)DIV_ROUND_UP(min, 1000));
-}
-
-void ndelay(unsigned long nsecs)
-{
-	sim_busy_wait(nsecs);
-}
-
-void udelay(unsigned long usecs)
-{
-	sim_busy_wait((uint64_t)usecs * 1000);
-}
-
-void mdelay(unsigned long msecs)
-{
-	sim_busy_wait((uint64_t)msecs * 1000000);
-}
-
 int sim_cond_resched(void)
 {
 	struct task_struct *p = current;
@@ -422,95 +294,7 @@ void yield(void)
 	sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
 }
 
-/* --- kthreads ----------------------------------------------------------------------- */
-
-struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *data,
-					     int node, const char namefmt[], va_list args)
-{
-	char name[TASK_COMM_LEN];
-
-	(void)node;
-	might_sleep();
-	vsnprintf(name, sizeof(name), namefmt, args);
-	return sim_task_create(name, threadfn, data, sim_this_cpu());
-}
-
-struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
-					   int node, const char namefmt[], ...)
-{
-	struct task_struct *p;
-	va_list ap;
-
-	va_start(ap, namefmt);
-	p = __kthread_create_on_node(threadfn, data, node, namefmt, ap);
-	va_end(ap);
-	return p;
-}
-
-struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data,
-					  unsigned int cpu, const char *namefmt)
-{
-	struct task_struct *p = kthread_create_on_node(threadfn, data, cpu_to_node((int)cpu),
-						       namefmt, cpu);
-
-	if (!IS_ERR(p))
-		kthread_bind(p, cpu);
-	return p;
-}
-
-void kthread_bind(struct task_struct *p, unsigned int cpu)
-{
-	if (WARN_ON(p->started || p->on_rq) || WARN_ON(cpu >= (unsigned int)sim.cfg.ncpus))
-		return;
-	p->bound_cpu = (int)cpu;
-	p->cpu = (int)cpu;
-	p->flags |= PF_NO_SETAFFINITY;
-}
-
-bool kthread_should_stop(void)
-{
-	return current->should_stop;
-}
-
-bool kthread_should_park(void)
-{
-	return false;
-}
-
-void *kthread_data(struct task_struct *k)
-{
-	return k->data;
-}
-
-int sim_kthread_stop(struct task_struct *k, const struct sim_site *site)
-{
-	sim_might_sleep(site);
-	k->should_stop = true;
-	wake_up_process(k);
-	if (!completion_done(&k->exited)) {
-		current->wait_obj = k;
-		sim_wait_for_completion(&k->exited, site);
-	}
-	return k->exit_code;
-}
-
-/* --- scenario threads and the blocked-task report -------------------------------------- */
-
-static void spawn_event(void *arg)
-{
-	sim_wake(arg, TASK_NORMAL);
-}
-
-struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
-			      int cpu, bool bind, uint64_t at)
-{
-	struct task_struct *p = sim_task_create(name, fn, arg, cpu);
-
-	if (bind)
-		p->bound_cpu = p->cpu;
-	sim_event_add(at, spawn_event, p, false);
-	return p;
-}
+/* --- the blocked-task report ---------------------------------------------------------- */
 
 static bool task_blocked(const struct task_struct *p)
 {

@@ -1,0 +1,118 @@
+/*
+ * Kernel threads, as kernel/kthread.c gives them to kernel code: create
+ * (without kthreadd: the task exists at once and sleeps until woken), bind,
+ * stop, exit; and the scenario threads tools start the same way.
+ */
+#include "machine.h"
+#include <linux/completion.h>
+#include <linux/kthread.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void kthread_exit(long result)
+{
+	struct task_struct *p = current;
+	struct sim_cpu *c = this_cpu();
+
+	p->exit_code = (int)result;
+	p->flags |= PF_EXITING;
+	sim_lockdep_context_end("task exit", p->comm);
+	sim_trace(REC_TASK_EXIT, (uint64_t)p->pid, (uint64_t)result, 0, 0, NULL, NULL);
+	complete_all(&p->exited);
+	p->__state = TASK_DEAD;
+	p->on_rq = false;
+	sim_switch_task(c);
+	sim_exit_ctx();
+	__builtin_unreachable();	/* a dead task is never chosen again */
+}
+
+/* --- kthreads ----------------------------------------------------------------------- */
+
+struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					     int node, const char namefmt[], va_list args)
+{
+	char name[TASK_COMM_LEN];
+
+	(void)node;
+	might_sleep();
+	vsnprintf(name, sizeof(name), namefmt, args);
+	return sim_task_create(name, threadfn, data, sim_this_cpu());
+}
+
+struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
+					   int node, const char namefmt[], ...)
+{
+	struct task_struct *p;
+	va_list ap;
+
+	va_start(ap, namefmt);
+	p = __kthread_create_on_node(threadfn, data, node, namefmt, ap);
+	va_end(ap);
+	return p;
+}
+
+struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data,
+					  unsigned int cpu, const char *namefmt)
+{
+	struct task_struct *p = kthread_create_on_node(threadfn, data, cpu_to_node((int)cpu),
+						       namefmt, cpu);
+
+	if (!IS_ERR(p))
+		kthread_bind(p, cpu);
+	return p;
+}
+
+void kthread_bind(struct task_struct *p, unsigned int cpu)
+{
+	if (WARN_ON(p->started || p->on_rq) || WARN_ON(cpu >= (unsigned int)sim.cfg.ncpus))
+		return;
+	p->bound_cpu = (int)cpu;
+	p->cpu = (int)cpu;
+	p->flags |= PF_NO_SETAFFINITY;
+}
+
+bool kthread_should_stop(void)
+{
+	return current->should_stop;
+}
+
+bool kthread_should_park(void)
+{
+	return false;
+}
+
+void *kthread_data(struct task_struct *k)
+{
+	return k->data;
+}
+
+int sim_kthread_stop(struct task_struct *k, const struct sim_site *site)
+{
+	sim_might_sleep(site);
+	k->should_stop = true;
+	wake_up_process(k);
+	if (!completion_done(&k->exited)) {
+		current->wait_obj = k;
+		sim_wait_for_completion(&k->exited, site);
+	}
+	return k->exit_code;
+}
+
+/* --- scenario threads ------------------------------------------------------------------ */
+
+static void spawn_event(void *arg)
+{
+	sim_wake(arg, TASK_NORMAL);
+}
+
+struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
+			      int cpu, bool bind, uint64_t at)
+{
+	struct task_struct *p = sim_task_create(name, fn, arg, cpu);
+
+	if (bind)
+		p->bound_cpu = p->cpu;
+	sim_event_add(at, spawn_event, p, false);
+	return p;
+}
