@@ -129,6 +129,9 @@ static struct sim_ctx *pick_next(void)
 	struct sim_cpu *c;
 	struct sim_ctx *x;
 
+	/* a bound on work, not on time: a livelock burns virtual time slowly */
+	if (sim.cfg.max_steps && sim.stats.points >= sim.cfg.max_steps)
+		finish(SIM_END_STEP_LIMIT);
 	while (!sim.stop) {
 		struct sim_event *ev = sim_event_peek();
 		uint64_t limit = sim.cfg.time_limit_ns;
@@ -436,6 +439,7 @@ const char *sim_end_name(enum sim_end end)
 		[SIM_END_FATAL] = "fatal",
 		[SIM_END_TIME_LIMIT] = "time-limit",
 		[SIM_END_DECISION_LIMIT] = "decision-limit",
+		[SIM_END_STEP_LIMIT] = "step-limit",
 		[SIM_END_DIVERGED] = "diverged",
 	};
 	return end < sizeof(names) / sizeof(names[0]) ? names[end] : "?";

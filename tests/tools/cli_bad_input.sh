@@ -259,6 +259,17 @@ bad "legacy worker used before kthread_init_worker" "worker L is used before kth
 bad "->task of a worker whose thread has not started" "L->task is NULL" \
 	run "$(scn notask 'P0 { kthread_init_worker(L); r0 = kthread_stop(L->task); }' 'worker L;')"
 
+# --- scenarios that would run forever stop at max_steps, in seconds ---------------------------
+bad "nested loops without calls" "loop rounds: the scenario seems to loop forever" \
+	run "$(scn loops 'P0 { repeat (2000000000) repeat (2000000000) n++; }')"
+checks=$((checks + 1))
+kw run "$(scn spin 'P0 { while (true) { n++; } }' 'max_steps = 1000000;')"
+if sane "while (true) to the step limit"; then
+	if [ "$rc" -ne 1 ] || ! grep -q "step-limit" "$tmp/out"; then
+		fail "while (true): exit $rc, want 1 with the run ending at step-limit"
+	fi
+fi
+
 # --- schedules ---------------------------------------------------------------------------------
 plain=$scenarios/races/one-work-two-workers.kws
 bad "replay of a file without a schedule" "nothing to replay: the file has no schedule" replay "$plain"

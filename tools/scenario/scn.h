@@ -27,6 +27,12 @@
 #define SCN_MAX_DEPTH	32		/* nesting of blocks and expressions */
 #define SCN_MAX_HEIGHT	256		/* operators on one path of an expression tree */
 #define SCN_MAX_FNS	64		/* work functions (each gets a C trampoline) */
+/*
+ * Default bound on a run's work (scheduling points, and rounds of repeat and
+ * while): a scenario that loops forever stops in seconds, not hours. The
+ * setting max_steps changes it; 0 lifts it.
+ */
+#define SCN_MAX_STEPS	100000000
 
 struct scn_loc {
 	int line, col;

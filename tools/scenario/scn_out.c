@@ -141,12 +141,19 @@ static bool verdict(const struct scn *s, const struct scn_run *run)
 	return run->cond_holds;
 }
 
+static bool cut_short(const struct scn_run *run)
+{
+	return run->end == SIM_END_TIME_LIMIT || run->end == SIM_END_STEP_LIMIT ||
+	       run->end == SIM_END_DECISION_LIMIT;
+}
+
 bool scn_expectations_hold(const struct scn *s, const struct scn_run *run)
 {
 	if (run->end == SIM_END_DIVERGED)
 		return false;
+	/* without a condition, a run cut short by a limit has not shown it is clean */
 	if (s->quant == Q_NONE)
-		return sim_finding_count() == 0;
+		return sim_finding_count() == 0 && !cut_short(run);
 	return verdict(s, run);
 }
 
@@ -156,7 +163,8 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 
 	if (s->quant == Q_NONE) {
 		fprintf(out, "\nTest %s: no condition; %s\n", s->name,
-			sim_finding_count() ? "findings reported" : "nothing found");
+			sim_finding_count() ? "findings reported" :
+			cut_short(run) ? "the run was cut short by a limit" : "nothing found");
 		return;
 	}
 	fprintf(out, "\nTest %s %s\n", s->name, s->quant == Q_NOT_EXISTS ? "Forbidden" :

@@ -972,6 +972,7 @@ static void parse_setting(struct parser *p)
 			{ "hung_task", offsetof(struct sim_config, hung_task_ns), true, LONG_MAX },
 			{ "time_limit", offsetof(struct sim_config, time_limit_ns), true, LONG_MAX },
 			{ "max_decisions", offsetof(struct sim_config, max_decisions), false, LONG_MAX },
+			{ "max_steps", offsetof(struct sim_config, max_steps), false, LONG_MAX },
 		};
 		static const struct { const char *name; size_t off; } costs[] = {
 			{ "point", offsetof(struct sim_costs, point) },
@@ -1030,7 +1031,7 @@ static bool is_setting(const char *w)
 {
 	static const char *const settings[] = { "cpus", "hz", "kernel", "preempt", "seed",
 						 "strategy", "hung_task", "time_limit",
-						 "max_decisions", "cost" };
+						 "max_decisions", "max_steps", "cost" };
 
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
 		if (!strcmp(settings[i], w))
@@ -1582,6 +1583,7 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 	s->text_len = len;
 	s->schedule_at = len;
 	sim_config_default(&s->cfg);
+	s->cfg.max_steps = SCN_MAX_STEPS;
 	snprintf(s->kernel, sizeof(s->kernel), "mainline");
 	p.s = s;
 	p.text = s->text;

@@ -28,6 +28,7 @@ static const struct kw_model *M;
 static struct scn_run *R;
 static FILE *ERR;
 static bool failed;
+static uint64_t rounds;		/* of repeat and while loops, this run */
 
 struct lock_obj {
 	spinlock_t lock;
@@ -371,6 +372,16 @@ static long eval(struct env *env, const struct scn_expr *e)
 
 static void exec(struct env *env, const struct scn_stmt *st);
 
+/* Loops count against max_steps too: a loop that never calls anything makes no steps. */
+static bool another_round(const struct scn_stmt *st)
+{
+	if (!S->cfg.max_steps || ++rounds <= S->cfg.max_steps)
+		return true;
+	runtime_error(&st->loc, "more than %llu loop rounds: the scenario seems to loop forever "
+		      "(raise max_steps if it is meant to)", (unsigned long long)S->cfg.max_steps);
+	return false;
+}
+
 static void exec_list(struct env *env, const struct scn_stmt *st)
 {
 	for (; st && !failed; st = st->next)
@@ -413,13 +424,13 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		break;
 	case ST_REPEAT:
 		n = eval(env, st->e);
-		for (long i = 0; i < n && !failed; i++)
+		for (long i = 0; i < n && !failed && another_round(st); i++)
 			exec(env, st->body);
 		break;
 	case ST_WHILE:
 		/* each round is a scheduling point that costs time, so a spin on a
-		 * counter lets the other CPUs move and ends at the time limit at worst */
-		while (!failed && eval(env, st->e)) {
+		 * counter lets the other CPUs move */
+		while (!failed && another_round(st) && eval(env, st->e)) {
 			exec(env, st->body);
 			ndelay(10);
 		}
@@ -626,6 +637,7 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 	R = run;
 	ERR = err;
 	failed = false;
+	rounds = 0;
 	run->model = model;
 	for (int i = 0; i < s->nprogs; i++) {
 		memset(s->progs[i]->regs, 0, sizeof(s->progs[i]->regs));

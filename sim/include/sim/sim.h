@@ -43,6 +43,7 @@ struct sim_config {
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
 	uint64_t time_limit_ns;		/* the run stops here; 0: no limit */
 	uint64_t max_decisions;		/* the run stops after this many; 0: no limit */
+	uint64_t max_steps;		/* ... or after this many scheduling points; 0: no limit */
 	size_t stack_size;		/* per simulated context */
 	bool keep_trace;		/* keep records, not just their hash */
 	struct sim_costs costs;
@@ -62,6 +63,7 @@ enum sim_end {
 	SIM_END_FATAL,		/* a finding that stops the machine (stack overflow, BUG, bad access) */
 	SIM_END_TIME_LIMIT,
 	SIM_END_DECISION_LIMIT,
+	SIM_END_STEP_LIMIT,	/* max_steps: a livelock or a run far longer than meant */
 	SIM_END_DIVERGED,	/* a replayed log no longer fits */
 };
 const char *sim_end_name(enum sim_end end);
