@@ -1,10 +1,10 @@
 /*
- * The .kws parser: a hand-written lexer and recursive descent. The first
+ * The .kws parser: recursive descent over scn_lex.c's tokens. The first
  * error stops the parse with "file:line:col: error: ...", and a misspelt
  * call or name gets a suggestion. Every node lives in the scenario's arena,
  * so an error part-way through leaks nothing.
  */
-#include "scn.h"
+#include "scn_lex.h"
 #include "scn_api.h"
 
 #include <ctype.h>
@@ -14,332 +14,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct scn_chunk {
-	struct scn_chunk *next;
-	size_t used, size;
-	_Alignas(16) unsigned char data[];
-};
-
-enum tok {
-	T_EOF, T_IDENT, T_INT, T_TIME, T_STR,
-	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_SEMI, T_COMMA, T_ASSIGN,
-	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_AND, T_OR, T_NOT, T_PLUS, T_MINUS,
-	T_INC, T_DEC, T_ADD_ASSIGN, T_SUB_ASSIGN, T_ARROW, T_COLON, T_AT_SIGN, T_DOT, T_AMP,
-};
-
-struct parser {
-	struct scn *s;
-	const char *text;
-	size_t len, pos;
-	struct scn_loc loc;		/* of pos */
-	/* the current token */
-	enum tok tok;
-	struct scn_loc tloc;
-	size_t tstart, tend;
-	char ident[64];
-	long num;			/* T_INT; T_TIME: nanoseconds */
-	char *str;			/* T_STR, in the arena */
-	int depth;
-	struct scn_prog *prog;		/* the program being parsed, for registers */
-	bool in_fn;
-	FILE *err;
-	jmp_buf fail;
-};
-
-/* --- arena and errors --------------------------------------------------------------- */
-
-static void *arena_alloc(struct scn *s, size_t size)
-{
-	struct scn_chunk *c = s->arena;
-
-	size = (size + 15) & ~(size_t)15;
-	if (!c || c->used + size > c->size) {
-		size_t cap = size > 16384 ? size : 16384;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			abort();
-		c->next = s->arena;
-		c->used = 0;
-		c->size = cap;
-		s->arena = c;
-	}
-	c->used += size;
-	return memset(c->data + c->used - size, 0, size);
-}
-
-static char *arena_strndup(struct scn *s, const char *p, size_t n)
-{
-	char *d = arena_alloc(s, n + 1);
-
-	memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
-__attribute__((format(printf, 3, 4), noreturn))
-static void fail_at(struct parser *p, struct scn_loc loc, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(p->err, "%s:%d:%d: error: ", p->s->path, loc.line, loc.col);
-	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', p->err);
-	longjmp(p->fail, 1);
-}
-
-#define fail(p, ...) fail_at(p, (p)->tloc, __VA_ARGS__)
-
-/* Levenshtein distance, for suggestions. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[65];
-
-	if (la > 64 || lb > 64)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-
-			row[j] = sub;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (cur + 1 < row[j])
-				row[j] = cur + 1;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
-const char *scn_did_you_mean(const char *word, const char *const *words, size_t n)
-{
-	const char *best = NULL;
-	size_t bestd = (strlen(word) + 2) / 3 + 1;	/* about a third may differ */
-
-	for (size_t i = 0; i < n; i++) {
-		size_t d = distance(word, words[i]);
-
-		if (d < bestd) {
-			bestd = d;
-			best = words[i];
-		}
-	}
-	return best;
-}
-
-/* --- lexer ------------------------------------------------------------------------------ */
-
-static int peekc(struct parser *p, size_t ahead)
-{
-	return p->pos + ahead < p->len ? (unsigned char)p->text[p->pos + ahead] : -1;
-}
-
-static void advance(struct parser *p, size_t n)
-{
-	while (n-- && p->pos < p->len) {
-		if (p->text[p->pos++] == '\n') {
-			p->loc.line++;
-			p->loc.col = 1;
-		} else {
-			p->loc.col++;
-		}
-	}
-}
-
-static void skip_space(struct parser *p)
-{
-	for (;;) {
-		int c = peekc(p, 0);
-
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			advance(p, 1);
-		} else if (c == '/' && peekc(p, 1) == '/') {
-			while (peekc(p, 0) != -1 && peekc(p, 0) != '\n')
-				advance(p, 1);
-		} else if (c == '(' && peekc(p, 1) == '*') {
-			struct scn_loc start = p->loc;
-
-			advance(p, 2);
-			while (!(peekc(p, 0) == '*' && peekc(p, 1) == ')')) {
-				if (peekc(p, 0) == -1)
-					fail_at(p, start, "unterminated comment");
-				advance(p, 1);
-			}
-			advance(p, 2);
-		} else {
-			return;
-		}
-	}
-}
-
-static uint64_t unit_ns(const char *u)
-{
-	static const struct { const char *u; uint64_t ns; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
-	};
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(u, units[i].u))
-			return units[i].ns;
-	return 0;
-}
-
-static void lex_number(struct parser *p)
-{
-	char unit[8];
-	size_t n = 0;
-	unsigned long long v = 0;
-
-	while (peekc(p, 0) != -1 && isdigit(peekc(p, 0))) {
-		if (v > (unsigned long long)(LONG_MAX / 10))
-			fail(p, "number too large");
-		v = v * 10 + (unsigned long long)(peekc(p, 0) - '0');
-		advance(p, 1);
-	}
-	p->tok = T_INT;
-	while (peekc(p, 0) != -1 && isalpha(peekc(p, 0)) && n < sizeof(unit) - 1) {
-		unit[n++] = (char)peekc(p, 0);
-		advance(p, 1);
-	}
-	unit[n] = '\0';
-	if (n) {
-		uint64_t ns = unit_ns(unit);
-
-		if (!ns)
-			fail(p, "unknown time unit '%s' (use ns, us, ms or s)", unit);
-		if (v > (unsigned long long)(LONG_MAX / (long)ns))
-			fail(p, "time too large");
-		v *= ns;
-		p->tok = T_TIME;
-	}
-	if (v > (unsigned long long)LONG_MAX)
-		fail(p, "number too large");
-	p->num = (long)v;
-}
-
-static void lex_string(struct parser *p)
-{
-	char buf[256];
-	size_t n = 0;
-
-	advance(p, 1);
-	for (;;) {
-		int c = peekc(p, 0);
-
-		if (c == -1 || c == '\n')
-			fail(p, "unterminated string");
-		if (c == '"')
-			break;
-		if (c == '\\') {
-			advance(p, 1);
-			c = peekc(p, 0);
-			if (c != '"' && c != '\\')
-				fail(p, "unknown escape in string");
-		}
-		if (n == sizeof(buf) - 1)
-			fail(p, "string longer than %zu characters", sizeof(buf) - 1);
-		buf[n++] = (char)c;
-		advance(p, 1);
-	}
-	advance(p, 1);
-	p->str = arena_strndup(p->s, buf, n);
-	p->tok = T_STR;
-}
-
-static void next(struct parser *p)
-{
-	static const struct { const char *s; enum tok t; } punct[] = {
-		{ "/\\", T_AND }, { "\\/", T_OR }, { "&&", T_AND }, { "||", T_OR },
-		{ "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE }, { ">=", T_GE }, { "++", T_INC },
-		{ "--", T_DEC }, { "+=", T_ADD_ASSIGN }, { "-=", T_SUB_ASSIGN }, { "->", T_ARROW },
-		{ "{", T_LBRACE }, { "}", T_RBRACE }, { "(", T_LPAREN }, { ")", T_RPAREN },
-		{ ";", T_SEMI }, { ",", T_COMMA }, { "=", T_ASSIGN }, { "<", T_LT }, { ">", T_GT },
-		{ "!", T_NOT }, { "~", T_NOT }, { "+", T_PLUS }, { "-", T_MINUS }, { ":", T_COLON },
-		{ "@", T_AT_SIGN }, { ".", T_DOT }, { "&", T_AMP },
-	};
-	int c;
-
-	skip_space(p);
-	p->tloc = p->loc;
-	p->tstart = p->pos;
-	c = peekc(p, 0);
-	if (c == -1) {
-		p->tok = T_EOF;
-	} else if (isalpha(c) || c == '_') {
-		size_t n = 0;
-
-		while (peekc(p, 0) != -1 && (isalnum(peekc(p, 0)) || peekc(p, 0) == '_')) {
-			if (n == sizeof(p->ident) - 1)
-				fail(p, "name longer than %zu characters", sizeof(p->ident) - 1);
-			p->ident[n++] = (char)peekc(p, 0);
-			advance(p, 1);
-		}
-		p->ident[n] = '\0';
-		p->tok = T_IDENT;
-	} else if (isdigit(c)) {
-		lex_number(p);
-	} else if (c == '"') {
-		lex_string(p);
-	} else {
-		for (size_t i = 0; i < sizeof(punct) / sizeof(punct[0]); i++) {
-			size_t n = strlen(punct[i].s);
-
-			if (p->pos + n <= p->len && !memcmp(p->text + p->pos, punct[i].s, n)) {
-				advance(p, n);
-				p->tok = punct[i].t;
-				p->tend = p->pos;
-				return;
-			}
-		}
-		if (isprint(c))
-			fail(p, "unexpected character '%c'", c);
-		fail(p, "unexpected byte 0x%02x", c);
-	}
-	p->tend = p->pos;
-}
-
-static const char *tok_text(struct parser *p)
-{
-	static char buf[48];
-	size_t n = p->tend - p->tstart;
-
-	if (p->tok == T_EOF)
-		return "end of file";
-	if (n > sizeof(buf) - 3)
-		n = sizeof(buf) - 3;
-	snprintf(buf, sizeof(buf), "'%.*s'", (int)n, p->text + p->tstart);
-	return buf;
-}
-
-static void expect(struct parser *p, enum tok t, const char *what)
-{
-	if (p->tok != t)
-		fail(p, "expected %s, found %s", what, tok_text(p));
-	next(p);
-}
-
-static bool accept(struct parser *p, enum tok t)
-{
-	if (p->tok != t)
-		return false;
-	next(p);
-	return true;
-}
-
-static bool is_word(struct parser *p, const char *w)
-{
-	return p->tok == T_IDENT && !strcmp(p->ident, w);
-}
 
 /* --- names ------------------------------------------------------------------------------ */
 
@@ -382,7 +56,7 @@ static struct scn_obj *declare(struct parser *p, enum scn_obj_kind kind)
 	int idx = 0;
 
 	if (p->tok != T_IDENT)
-		fail(p, "expected a name, found %s", tok_text(p));
+		fail(p, "expected a name, found %s", lex_tok_text(p));
 	if (find_obj(s, p->ident))
 		fail(p, "'%s' is already declared", p->ident);
 	if (scn_api_find(p->ident))
@@ -396,13 +70,13 @@ static struct scn_obj *declare(struct parser *p, enum scn_obj_kind kind)
 		fail(p, "more than %d work functions", SCN_MAX_FNS);
 	if (s->nobjs == 4096)
 		fail(p, "too many declarations");
-	o = arena_alloc(s, sizeof(*o));
+	o = scn_alloc(s, sizeof(*o));
 	o->kind = kind;
 	o->loc = p->tloc;
 	o->index = idx;
 	snprintf(o->name, sizeof(o->name), "%s", p->ident);
 	if (!(s->nobjs & (s->nobjs - 1))) {
-		struct scn_obj **grown = arena_alloc(s, (size_t)(s->nobjs ? 2 * s->nobjs : 1) *
+		struct scn_obj **grown = scn_alloc(s, (size_t)(s->nobjs ? 2 * s->nobjs : 1) *
 						     sizeof(*grown));
 
 		if (s->nobjs)
@@ -410,7 +84,7 @@ static struct scn_obj *declare(struct parser *p, enum scn_obj_kind kind)
 		s->objs = grown;
 	}
 	s->objs[s->nobjs++] = o;
-	next(p);
+	lex_next(p);
 	return o;
 }
 
@@ -425,7 +99,7 @@ static const char *kind_name(enum scn_obj_kind k)
 
 static struct scn_expr *new_expr(struct parser *p, enum scn_expr_kind kind)
 {
-	struct scn_expr *e = arena_alloc(p->s, sizeof(*e));
+	struct scn_expr *e = scn_alloc(p->s, sizeof(*e));
 
 	e->kind = kind;
 	e->loc = p->tloc;
@@ -456,7 +130,7 @@ static struct scn_expr *with_height(struct parser *p, struct scn_expr *e)
 			h = e->args[i]->height;
 	e->height = h + 1;
 	if (e->height > SCN_MAX_HEIGHT)
-		fail_at(p, e->loc, "expression more than %d operators deep; split it",
+		lex_fail_at(p, e->loc, "expression more than %d operators deep; split it",
 			SCN_MAX_HEIGHT);
 	return e;
 }
@@ -526,10 +200,10 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 	struct scn_expr *e = new_expr(p, EX_CALL);
 
 	e->api = api;
-	next(p);
+	lex_next(p);
 	if (api->id == API_JIFFIES && p->tok != T_LPAREN)
 		return e;
-	expect(p, T_LPAREN, "'('");
+	lex_expect(p, T_LPAREN, "'('");
 	while (p->tok != T_RPAREN) {
 		struct scn_loc at = p->tloc;
 		struct scn_expr *a;
@@ -538,16 +212,16 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 			fail(p, "too many arguments to %s (it takes %d)", api->name, api->nargs);
 		a = parse_expr(p);
 		if (!arg_fits(api->args[e->nargs], a))
-			fail_at(p, at, "argument %d of %s must be %s", e->nargs + 1, api->name,
+			lex_fail_at(p, at, "argument %d of %s must be %s", e->nargs + 1, api->name,
 				arg_name(api->args[e->nargs]));
 		e->args[e->nargs++] = a;
 		if (p->tok != T_RPAREN)
-			expect(p, T_COMMA, "',' or ')'");
+			lex_expect(p, T_COMMA, "',' or ')'");
 	}
 	if (e->nargs != api->nargs)
 		fail(p, "%s takes %d argument%s, not %d", api->name, api->nargs,
 		     api->nargs == 1 ? "" : "s", e->nargs);
-	next(p);
+	lex_next(p);
 	return with_height(p, e);
 }
 
@@ -585,41 +259,41 @@ static struct scn_expr *parse_primary(struct parser *p)
 	case T_TIME:
 		e = new_expr(p, EX_INT);
 		e->value = p->num;
-		next(p);
+		lex_next(p);
 		return e;
 	case T_STR:
 		e = new_expr(p, EX_STR);
 		e->str = p->str;
-		next(p);
+		lex_next(p);
 		return e;
 	case T_LPAREN:
 		enter(p);
-		next(p);
+		lex_next(p);
 		e = parse_expr(p);
-		expect(p, T_RPAREN, "')'");
+		lex_expect(p, T_RPAREN, "')'");
 		p->depth--;
 		return e;
 	case T_IDENT:
 		break;
 	default:
-		fail(p, "expected an expression, found %s", tok_text(p));
+		fail(p, "expected an expression, found %s", lex_tok_text(p));
 	}
-	if (is_word(p, "true") || is_word(p, "false")) {
+	if (lex_is_word(p, "true") || lex_is_word(p, "false")) {
 		e = new_expr(p, EX_BOOL);
-		e->value = is_word(p, "true");
-		next(p);
+		e->value = lex_is_word(p, "true");
+		lex_next(p);
 		return e;
 	}
-	if (is_word(p, "KTW_FREEZABLE")) {
+	if (lex_is_word(p, "KTW_FREEZABLE")) {
 		e = new_expr(p, EX_INT);
 		e->value = 1;
-		next(p);
+		lex_next(p);
 		return e;
 	}
-	if (is_word(p, "kthread_worker_fn")) {
+	if (lex_is_word(p, "kthread_worker_fn")) {
 		e = new_expr(p, EX_OBJ);
 		e->value = -1;
-		next(p);
+		lex_next(p);
 		return e;
 	}
 	api = scn_api_find(p->ident);
@@ -634,12 +308,12 @@ static struct scn_expr *parse_primary(struct parser *p)
 			fail(p, "'%s' is a program, not a value", o->name);
 		e = new_expr(p, EX_OBJ);
 		e->obj = o;
-		next(p);
-		if (accept(p, T_ARROW)) {
-			if (o->kind != OBJ_WORKER || !is_word(p, "task"))
+		lex_next(p);
+		if (lex_accept(p, T_ARROW)) {
+			if (o->kind != OBJ_WORKER || !lex_is_word(p, "task"))
 				fail(p, "only a worker's ->task can be named here");
 			e->kind = EX_TASK_OF;
-			next(p);
+			lex_next(p);
 		}
 		return e;
 	}
@@ -651,7 +325,7 @@ static struct scn_expr *parse_primary(struct parser *p)
 		e = new_expr(p, EX_REG);
 		e->prog = -1;
 		e->reg = r;
-		next(p);
+		lex_next(p);
 		return e;
 	}
 	unknown_name(p, "name");
@@ -665,7 +339,7 @@ static struct scn_expr *parse_unary(struct parser *p)
 		enter(p);
 		e = new_expr(p, EX_UNARY);
 		e->op = op_of(p->tok, true);
-		next(p);
+		lex_next(p);
 		e->lhs = parse_unary(p);
 		p->depth--;
 		return with_height(p, e);
@@ -704,7 +378,7 @@ static struct scn_expr *parse_binary(struct parser *p, int min_prec)
 		enter(p);
 		e = new_expr(p, EX_BINARY);
 		e->op = op_of(p->tok, false);
-		next(p);
+		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_binary(p, prec + 1);
 		p->depth--;
@@ -721,7 +395,7 @@ static struct scn_expr *parse_expr(struct parser *p)
 
 static struct scn_stmt *new_stmt(struct parser *p, enum scn_stmt_kind kind)
 {
-	struct scn_stmt *st = arena_alloc(p->s, sizeof(*st));
+	struct scn_stmt *st = scn_alloc(p->s, sizeof(*st));
 
 	st->kind = kind;
 	st->loc = p->tloc;
@@ -735,8 +409,8 @@ static uint64_t parse_time(struct parser *p)
 	long v = p->num;
 
 	if (p->tok != T_TIME)
-		fail(p, "expected a time such as 5ms, found %s", tok_text(p));
-	next(p);
+		fail(p, "expected a time such as 5ms, found %s", lex_tok_text(p));
+	lex_next(p);
 	return (uint64_t)v;
 }
 
@@ -749,52 +423,52 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 	if (p->tok == T_LBRACE)
 		return parse_block(p);
 	if (p->tok != T_IDENT)
-		fail(p, "expected a statement, found %s", tok_text(p));
-	if (is_word(p, "if")) {
+		fail(p, "expected a statement, found %s", lex_tok_text(p));
+	if (lex_is_word(p, "if")) {
 		st = new_stmt(p, ST_IF);
-		next(p);
-		expect(p, T_LPAREN, "'(' after if");
+		lex_next(p);
+		lex_expect(p, T_LPAREN, "'(' after if");
 		st->e = parse_expr(p);
-		expect(p, T_RPAREN, "')'");
+		lex_expect(p, T_RPAREN, "')'");
 		enter(p);
 		st->body = parse_stmt(p);
-		if (is_word(p, "else")) {
-			next(p);
+		if (lex_is_word(p, "else")) {
+			lex_next(p);
 			st->orelse = parse_stmt(p);
 		}
 		p->depth--;
 		return st;
 	}
-	if (is_word(p, "repeat") || is_word(p, "while")) {
-		st = new_stmt(p, is_word(p, "repeat") ? ST_REPEAT : ST_WHILE);
-		next(p);
-		expect(p, T_LPAREN, "'('");
+	if (lex_is_word(p, "repeat") || lex_is_word(p, "while")) {
+		st = new_stmt(p, lex_is_word(p, "repeat") ? ST_REPEAT : ST_WHILE);
+		lex_next(p);
+		lex_expect(p, T_LPAREN, "'('");
 		st->e = parse_expr(p);
-		expect(p, T_RPAREN, "')'");
+		lex_expect(p, T_RPAREN, "')'");
 		enter(p);
 		st->body = parse_stmt(p);
 		p->depth--;
 		return st;
 	}
-	if (is_word(p, "at")) {
+	if (lex_is_word(p, "at")) {
 		if (p->in_fn)
 			fail(p, "'at' waits are for programs, not work functions");
 		st = new_stmt(p, ST_AT);
-		next(p);
+		lex_next(p);
 		st->ns = parse_time(p);
-		expect(p, T_SEMI, "';'");
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
-	if (is_word(p, "log")) {
+	if (lex_is_word(p, "log")) {
 		st = new_stmt(p, ST_LOG);
-		next(p);
-		expect(p, T_LPAREN, "'('");
+		lex_next(p);
+		lex_expect(p, T_LPAREN, "'('");
 		if (p->tok != T_STR)
 			fail(p, "log takes a string");
 		st->str = p->str;
-		next(p);
-		expect(p, T_RPAREN, "')'");
-		expect(p, T_SEMI, "';'");
+		lex_next(p);
+		lex_expect(p, T_RPAREN, "')'");
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
 	api = scn_api_find(p->ident);
@@ -804,14 +478,14 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 			     api->name, api->name);
 		st = new_stmt(p, ST_EXPR);
 		st->e = parse_call(p, api);
-		expect(p, T_SEMI, "';'");
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
 	o = find_obj(p->s, p->ident);
 	if (o && o->kind == OBJ_COUNTER) {
 		struct scn_loc at = p->tloc;
 
-		next(p);
+		lex_next(p);
 		if (p->tok == T_INC || p->tok == T_DEC) {
 			st = new_stmt(p, ST_ADD_COUNTER);
 			st->e = new_expr(p, EX_INT);
@@ -820,7 +494,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 			bool sub = p->tok == T_SUB_ASSIGN;
 
 			st = new_stmt(p, ST_ADD_COUNTER);
-			next(p);
+			lex_next(p);
 			st->e = parse_expr(p);
 			if (sub) {
 				struct scn_expr *neg = new_expr(p, EX_UNARY);
@@ -831,38 +505,38 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 			}
 			st->obj = o;
 			st->loc = at;
-			expect(p, T_SEMI, "';'");
+			lex_expect(p, T_SEMI, "';'");
 			return st;
 		} else if (p->tok == T_ASSIGN) {
 			st = new_stmt(p, ST_SET_COUNTER);
-			next(p);
+			lex_next(p);
 			st->e = parse_expr(p);
 			st->obj = o;
 			st->loc = at;
-			expect(p, T_SEMI, "';'");
+			lex_expect(p, T_SEMI, "';'");
 			return st;
 		} else {
 			fail(p, "expected ++, --, +=, -= or = after counter '%s'", o->name);
 		}
 		st->obj = o;
 		st->loc = at;
-		next(p);
-		expect(p, T_SEMI, "';'");
+		lex_next(p);
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
 	if (o && o->kind == OBJ_WORKER) {
 		/* W = kthread_create_worker(...); later in a program */
 		struct scn_loc at = p->tloc;
 
-		next(p);
-		expect(p, T_ASSIGN, "'='");
+		lex_next(p);
+		lex_expect(p, T_ASSIGN, "'='");
 		st = new_stmt(p, ST_SET_COUNTER);
 		st->loc = at;
 		st->obj = o;
 		st->e = parse_expr(p);
 		if (st->e->kind != EX_CALL || st->e->api->ret != RET_WORKER)
-			fail_at(p, at, "a worker can only be assigned a kthread_create_worker*() call");
-		expect(p, T_SEMI, "';'");
+			lex_fail_at(p, at, "a worker can only be assigned a kthread_create_worker*() call");
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
 	if (!o && is_reg_name(p->ident)) {
@@ -872,18 +546,18 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		if (!p->prog)
 			fail(p, "registers such as '%s' belong to programs (P0 { ... })", p->ident);
 		snprintf(name, sizeof(name), "%s", p->ident);
-		next(p);
-		expect(p, T_ASSIGN, "'='");
+		lex_next(p);
+		lex_expect(p, T_ASSIGN, "'='");
 		st = new_stmt(p, ST_SET_REG);
 		st->loc = at;
 		st->e = parse_expr(p);
 		if (strlen(name) >= sizeof(p->prog->regnames[0]))
-			fail_at(p, at, "a register's name has at most %zu characters",
+			lex_fail_at(p, at, "a register's name has at most %zu characters",
 				sizeof(p->prog->regnames[0]) - 1);
 		st->reg = find_reg(p->prog, name, true);
 		if (st->reg < 0)
-			fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
-		expect(p, T_SEMI, "';'");
+			lex_fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
+		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
 	if (o)
@@ -896,14 +570,14 @@ static struct scn_stmt *parse_block(struct parser *p)
 	struct scn_stmt *block = new_stmt(p, ST_BLOCK), **tail = &block->body;
 
 	enter(p);
-	expect(p, T_LBRACE, "'{'");
+	lex_expect(p, T_LBRACE, "'{'");
 	while (p->tok != T_RBRACE) {
 		if (p->tok == T_EOF)
 			fail(p, "unexpected end of file: a '}' is missing");
 		*tail = parse_stmt(p);
 		tail = &(*tail)->next;
 	}
-	next(p);
+	lex_next(p);
 	p->depth--;
 	return block;
 }
@@ -917,14 +591,14 @@ static void parse_setting(struct parser *p)
 	char key[64], sub[64] = "";
 
 	snprintf(key, sizeof(key), "%s", p->ident);
-	next(p);
-	if (accept(p, T_DOT)) {
+	lex_next(p);
+	if (lex_accept(p, T_DOT)) {
 		if (p->tok != T_IDENT)
 			fail(p, "expected a cost name after '%s.'", key);
 		snprintf(sub, sizeof(sub), "%s", p->ident);
-		next(p);
+		lex_next(p);
 	}
-	expect(p, T_ASSIGN, "'='");
+	lex_expect(p, T_ASSIGN, "'='");
 	if (!strcmp(key, "kernel") || !strcmp(key, "preempt") || !strcmp(key, "strategy")) {
 		char v[32];
 
@@ -933,10 +607,10 @@ static void parse_setting(struct parser *p)
 		snprintf(v, sizeof(v), "%.31s", p->tok == T_IDENT ? p->ident : p->str);
 		/* v4.9 lexes as v4 . 9 */
 		if (p->tok == T_IDENT && !strcmp(v, "v4")) {
-			next(p);
+			lex_next(p);
 			if (p->tok != T_DOT)
 				fail(p, "expected v4.9");
-			next(p);
+			lex_next(p);
 			if (p->tok != T_INT || p->num != 9)
 				fail(p, "expected v4.9");
 			snprintf(v, sizeof(v), "v4.9");
@@ -962,7 +636,7 @@ static void parse_setting(struct parser *p)
 			else
 				fail(p, "strategy must be faithful or random, not '%s'", v);
 		}
-		next(p);
+		lex_next(p);
 	} else {
 		static const struct { const char *name; size_t off; bool time; long max; } nums[] = {
 			/* name, field, written with a time unit, largest value */
@@ -991,7 +665,7 @@ static void parse_setting(struct parser *p)
 
 		if (p->tok != T_INT && p->tok != T_TIME)
 			fail(p, "expected a number for %s", key);
-		next(p);
+		lex_next(p);
 		if (!strcmp(key, "cost")) {
 			size_t i;
 
@@ -999,9 +673,9 @@ static void parse_setting(struct parser *p)
 				if (!strcmp(costs[i].name, sub))
 					break;
 			if (i == sizeof(costs) / sizeof(costs[0]))
-				fail_at(p, at, "unknown cost '%s'", sub);
+				lex_fail_at(p, at, "unknown cost '%s'", sub);
 			if (!is_time)
-				fail_at(p, at, "cost.%s is a time: write it with a unit, as 20ns", sub);
+				lex_fail_at(p, at, "cost.%s is a time: write it with a unit, as 20ns", sub);
 			*(uint64_t *)((char *)&cfg->costs + costs[i].off) = (uint64_t)v;
 		} else {
 			size_t i;
@@ -1010,12 +684,12 @@ static void parse_setting(struct parser *p)
 				if (!strcmp(nums[i].name, key))
 					break;
 			if (i == sizeof(nums) / sizeof(nums[0]) || sub[0])
-				fail_at(p, at, "unknown setting '%s%s%s'", key, sub[0] ? "." : "", sub);
+				lex_fail_at(p, at, "unknown setting '%s%s%s'", key, sub[0] ? "." : "", sub);
 			if (nums[i].time != is_time)
-				fail_at(p, at, nums[i].time ? "%s is a time: write it with a unit, as 20s"
+				lex_fail_at(p, at, nums[i].time ? "%s is a time: write it with a unit, as 20s"
 							    : "%s is a plain number", key);
 			if (v > nums[i].max || (v < 1 && (!strcmp(key, "cpus") || !strcmp(key, "hz"))))
-				fail_at(p, at, "%s out of range", key);
+				lex_fail_at(p, at, "%s out of range", key);
 			if (!strcmp(key, "cpus"))
 				cfg->ncpus = (int)v;
 			else if (!strcmp(key, "hz"))
@@ -1024,7 +698,7 @@ static void parse_setting(struct parser *p)
 				*(uint64_t *)((char *)cfg + nums[i].off) = (uint64_t)v;
 		}
 	}
-	expect(p, T_SEMI, "';'");
+	lex_expect(p, T_SEMI, "';'");
 }
 
 static bool is_setting(const char *w)
@@ -1054,12 +728,12 @@ static void skip_fn_body(struct parser *p, struct scn_obj *o)
 	o->body_loc = p->tloc;
 	do {
 		if (p->tok == T_EOF)
-			fail_at(p, o->body_loc, "unexpected end of file: fn %s's '}' is missing", o->name);
+			lex_fail_at(p, o->body_loc, "unexpected end of file: fn %s's '}' is missing", o->name);
 		if (p->tok == T_LBRACE && ++depth > SCN_MAX_DEPTH)
 			fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
 		if (p->tok == T_RBRACE)
 			depth--;
-		next(p);
+		lex_next(p);
 	} while (depth);
 }
 
@@ -1075,21 +749,21 @@ static void parse_fn_bodies(struct parser *p)
 			continue;
 		p->pos = o->body_at;
 		p->loc = o->body_loc;
-		next(p);
+		lex_next(p);
 		p->in_fn = true;
 		o->body = parse_block(p);
 		p->in_fn = false;
 	}
 	p->pos = pos;
 	p->loc = loc;
-	next(p);
+	lex_next(p);
 }
 
 static void parse_init(struct parser *p)
 {
 	struct scn_stmt **tail = &p->s->setup;
 
-	expect(p, T_LBRACE, "'{' to open the init block");
+	lex_expect(p, T_LBRACE, "'{' to open the init block");
 	while (p->tok != T_RBRACE) {
 		struct scn_obj *o;
 
@@ -1097,12 +771,12 @@ static void parse_init(struct parser *p)
 			fail(p, "unexpected end of file: the init block's '}' is missing");
 		if (p->tok == T_IDENT && is_setting(p->ident) && !find_obj(p->s, p->ident)) {
 			parse_setting(p);
-		} else if (is_word(p, "fn")) {
-			next(p);
+		} else if (lex_is_word(p, "fn")) {
+			lex_next(p);
 			o = declare(p, OBJ_FN);
 			skip_fn_body(p, o);
-		} else if (is_word(p, "worker") || is_word(p, "work") || is_word(p, "delayed_work") ||
-			   is_word(p, "spinlock") || is_word(p, "completion") || is_word(p, "int")) {
+		} else if (lex_is_word(p, "worker") || lex_is_word(p, "work") || lex_is_word(p, "delayed_work") ||
+			   lex_is_word(p, "spinlock") || lex_is_word(p, "completion") || lex_is_word(p, "int")) {
 			static const struct { const char *w; enum scn_obj_kind k; } decls[] = {
 				{ "worker", OBJ_WORKER }, { "work", OBJ_WORK },
 				{ "delayed_work", OBJ_DWORK }, { "spinlock", OBJ_LOCK },
@@ -1111,11 +785,11 @@ static void parse_init(struct parser *p)
 			enum scn_obj_kind k = OBJ_WORKER;
 
 			for (size_t i = 0; i < sizeof(decls) / sizeof(decls[0]); i++)
-				if (is_word(p, decls[i].w))
+				if (lex_is_word(p, decls[i].w))
 					k = decls[i].k;
-			next(p);
+			lex_next(p);
 			o = declare(p, k);
-			if (accept(p, T_ASSIGN)) {
+			if (lex_accept(p, T_ASSIGN)) {
 				struct scn_loc at = p->tloc;
 				struct scn_expr *e = parse_expr(p);
 
@@ -1123,7 +797,7 @@ static void parse_init(struct parser *p)
 					struct scn_stmt *st = new_stmt(p, ST_SET_COUNTER);
 
 					if (e->kind != EX_CALL || e->api->ret != RET_WORKER)
-						fail_at(p, at, "a worker is made by kthread_create_worker() "
+						lex_fail_at(p, at, "a worker is made by kthread_create_worker() "
 							"or kthread_create_worker_on_cpu()");
 					o->init = e;
 					st->loc = at;
@@ -1133,22 +807,22 @@ static void parse_init(struct parser *p)
 					tail = &st->next;
 				} else if (k == OBJ_WORK || k == OBJ_DWORK) {
 					if (e->kind != EX_OBJ || !e->obj || e->obj->kind != OBJ_FN)
-						fail_at(p, at, "a %s is initialised with a fn name",
+						lex_fail_at(p, at, "a %s is initialised with a fn name",
 							kind_name(k));
 					o->fn = e->obj;
 				} else if (k == OBJ_COUNTER) {
 					if (e->kind != EX_INT && !(e->kind == EX_UNARY &&
 								   e->lhs->kind == EX_INT))
-						fail_at(p, at, "an int starts at a number");
+						lex_fail_at(p, at, "an int starts at a number");
 					o->value = e->kind == EX_INT ? e->value : -e->lhs->value;
 				} else {
-					fail_at(p, at, "a %s takes no initial value", kind_name(k));
+					lex_fail_at(p, at, "a %s takes no initial value", kind_name(k));
 				}
 			} else if (k == OBJ_WORK || k == OBJ_DWORK) {
 				fail(p, "a %s needs its function: %s %s = fn_name;", kind_name(k),
 				     kind_name(k), o->name);
 			}
-			expect(p, T_SEMI, "';'");
+			lex_expect(p, T_SEMI, "';'");
 		} else {
 			*tail = parse_stmt(p);
 			tail = &(*tail)->next;
@@ -1163,18 +837,18 @@ static int parse_cpu(struct parser *p)
 {
 	long cpu;
 
-	expect(p, T_AT_SIGN, "'@'");
+	lex_expect(p, T_AT_SIGN, "'@'");
 	if (p->tok != T_IDENT || strncmp(p->ident, "cpu", 3) || !p->ident[3])
-		fail(p, "expected a CPU such as cpu0, found %s", tok_text(p));
+		fail(p, "expected a CPU such as cpu0, found %s", lex_tok_text(p));
 	errno = 0;
 	cpu = strtol(p->ident + 3, NULL, 10);
 	for (const char *c = p->ident + 3; *c; c++)
 		if (!isdigit((unsigned char)*c))
-			fail(p, "expected a CPU such as cpu0, found %s", tok_text(p));
+			fail(p, "expected a CPU such as cpu0, found %s", lex_tok_text(p));
 	if (cpu >= p->s->cfg.ncpus)
 		fail(p, "cpu%ld does not exist: the scenario has %d CPUs (cpus = N; sets more)",
 		     cpu, p->s->cfg.ncpus);
-	next(p);
+	lex_next(p);
 	return (int)cpu;
 }
 
@@ -1191,13 +865,13 @@ static struct scn_prog *new_prog(struct parser *p, enum scn_prog_kind kind, cons
 			fail(p, "program '%s' is defined twice", name);
 	if (s->nprogs == 256)
 		fail(p, "too many programs");
-	prog = arena_alloc(s, sizeof(*prog));
+	prog = scn_alloc(s, sizeof(*prog));
 	prog->kind = kind;
 	prog->loc = p->tloc;
 	prog->cpu = -1;
 	snprintf(prog->name, sizeof(prog->name), "%s", name);
 	if (!(s->nprogs & (s->nprogs - 1))) {
-		struct scn_prog **grown = arena_alloc(s, (size_t)(s->nprogs ? 2 * s->nprogs : 1) *
+		struct scn_prog **grown = scn_alloc(s, (size_t)(s->nprogs ? 2 * s->nprogs : 1) *
 						      sizeof(*grown));
 
 		if (s->nprogs)
@@ -1222,35 +896,35 @@ static void parse_program(struct parser *p)
 {
 	struct scn_prog *prog;
 
-	if (is_word(p, "suspend") || is_word(p, "resume")) {
-		prog = new_prog(p, is_word(p, "suspend") ? PROG_SUSPEND : PROG_RESUME, "");
+	if (lex_is_word(p, "suspend") || lex_is_word(p, "resume")) {
+		prog = new_prog(p, lex_is_word(p, "suspend") ? PROG_SUSPEND : PROG_RESUME, "");
 		snprintf(prog->name, sizeof(prog->name), "%.15s", p->ident);
-		next(p);
-		if (!is_word(p, "at"))
+		lex_next(p);
+		if (!lex_is_word(p, "at"))
 			fail(p, "expected 'at' and a time after %s", prog->name);
-		next(p);
+		lex_next(p);
 		prog->at = parse_time(p);
-		expect(p, T_SEMI, "';'");
+		lex_expect(p, T_SEMI, "';'");
 		return;
 	}
-	if (is_word(p, "irq")) {
-		next(p);
+	if (lex_is_word(p, "irq")) {
+		lex_next(p);
 		if (p->tok != T_IDENT)
 			fail(p, "expected the interrupt's name after 'irq'");
 		prog = new_prog(p, PROG_IRQ, p->ident);
-		next(p);
+		lex_next(p);
 		prog->cpu = parse_cpu(p);
-		if (!is_word(p, "at"))
+		if (!lex_is_word(p, "at"))
 			fail(p, "an irq needs 'at' and a time");
-		next(p);
+		lex_next(p);
 		prog->at = parse_time(p);
 	} else {
 		prog = new_prog(p, PROG_THREAD, p->ident);
-		next(p);
+		lex_next(p);
 		if (p->tok == T_AT_SIGN)
 			prog->cpu = parse_cpu(p);
-		if (is_word(p, "at")) {
-			next(p);
+		if (lex_is_word(p, "at")) {
+			lex_next(p);
 			prog->at = parse_time(p);
 		}
 	}
@@ -1298,7 +972,7 @@ static struct scn_expr *parse_cond_reg(struct parser *p, const char *progname, b
 	for (int i = 0; i < p->s->nprogs; i++)
 		if (p->s->progs[i] == prog)
 			e->prog = i;
-	next(p);
+	lex_next(p);
 	return e;
 }
 
@@ -1312,16 +986,16 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		enter(p);
 		e = new_expr(p, EX_UNARY);
 		e->op = OP_NOT;
-		next(p);
+		lex_next(p);
 		e->lhs = parse_cond_atom(p);
 		p->depth--;
 		return with_height(p, e);
 	}
 	if (p->tok == T_LPAREN) {
 		enter(p);
-		next(p);
+		lex_next(p);
 		e = parse_cond(p);
-		expect(p, T_RPAREN, "')'");
+		lex_expect(p, T_RPAREN, "')'");
 		p->depth--;
 		return e;
 	}
@@ -1329,9 +1003,9 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		char num[24];
 
 		snprintf(num, sizeof(num), "%ld", p->num);
-		next(p);
+		lex_next(p);
 		if (p->tok == T_COLON) {
-			next(p);
+			lex_next(p);
 			return parse_cond_reg(p, num, true);
 		}
 		e = new_expr(p, EX_INT);
@@ -1340,31 +1014,31 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 	}
 	if (p->tok == T_IDENT) {
 		for (int i = 0; i < SIM_F__COUNT; i++) {
-			if (!is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
+			if (!lex_is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
 				continue;
 			e = new_expr(p, EX_FINDING);
 			e->value = (long)i;
-			next(p);
-			if (accept(p, T_LPAREN)) {
+			lex_next(p);
+			if (lex_accept(p, T_LPAREN)) {
 				if (p->tok == T_STR) {
 					e->str = p->str;
-					next(p);
+					lex_next(p);
 				}
-				expect(p, T_RPAREN, "')'");
+				lex_expect(p, T_RPAREN, "')'");
 			}
 			return e;
 		}
-		if (is_word(p, "ran") || is_word(p, "before")) {
-			bool ran = is_word(p, "ran");
+		if (lex_is_word(p, "ran") || lex_is_word(p, "before")) {
+			bool ran = lex_is_word(p, "ran");
 
 			e = new_expr(p, ran ? EX_RAN : EX_BEFORE);
-			next(p);
-			expect(p, T_LPAREN, "'('");
+			lex_next(p);
+			lex_expect(p, T_LPAREN, "'('");
 			for (int i = 0; i < (ran ? 1 : 2); i++) {
 				struct scn_obj *o;
 
 				if (i)
-					expect(p, T_COMMA, "','");
+					lex_expect(p, T_COMMA, "','");
 				if (p->tok != T_IDENT || !(o = find_obj(p->s, p->ident)) ||
 				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK))
 					fail(p, "expected a fn, work or delayed_work name");
@@ -1374,17 +1048,17 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 					e->obj2 = o;
 				else
 					e->obj = o;
-				next(p);
+				lex_next(p);
 			}
-			expect(p, T_RPAREN, "')'");
+			lex_expect(p, T_RPAREN, "')'");
 			return e;
 		}
 		if (is_thread_name(p->ident) || prog_by_name(p->s, p->ident)) {
 			char name[64];
 
 			snprintf(name, sizeof(name), "%s", p->ident);
-			next(p);
-			expect(p, T_COLON, "':' after a program name");
+			lex_next(p);
+			lex_expect(p, T_COLON, "':' after a program name");
 			return parse_cond_reg(p, name, false);
 		}
 		if (is_reg_name(p->ident))
@@ -1408,7 +1082,7 @@ static struct scn_expr *parse_cond_cmp(struct parser *p)
 		struct scn_expr *e = new_expr(p, EX_BINARY);
 
 		e->op = op_of(p->tok, false);
-		next(p);
+		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_atom(p);
 		return with_height(p, e);
@@ -1425,7 +1099,7 @@ static struct scn_expr *parse_cond(struct parser *p)
 
 		enter(p);
 		e->op = op_of(p->tok, false);
-		next(p);
+		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_cmp(p);
 		lhs = with_height(p, e);
@@ -1439,21 +1113,21 @@ static void parse_condition(struct parser *p)
 	size_t start;
 
 	if (p->tok == T_NOT) {
-		next(p);
-		if (!is_word(p, "exists"))
+		lex_next(p);
+		if (!lex_is_word(p, "exists"))
 			fail(p, "expected 'exists' after '~'");
 		p->s->quant = Q_NOT_EXISTS;
 	} else {
-		p->s->quant = is_word(p, "exists") ? Q_EXISTS : Q_FORALL;
+		p->s->quant = lex_is_word(p, "exists") ? Q_EXISTS : Q_FORALL;
 	}
-	next(p);
+	lex_next(p);
 	start = p->tstart;
-	expect(p, T_LPAREN, "'(' after the quantifier");
+	lex_expect(p, T_LPAREN, "'(' after the quantifier");
 	p->s->cond = parse_cond(p);
 	if (p->tok != T_RPAREN)
-		fail(p, "expected ')' to close the condition, found %s", tok_text(p));
-	p->s->cond_text = arena_strndup(p->s, p->text + start, p->tend - start);
-	next(p);
+		fail(p, "expected ')' to close the condition, found %s", lex_tok_text(p));
+	p->s->cond_text = scn_strndup(p->s, p->text + start, p->tend - start);
+	lex_next(p);
 }
 
 static void parse_schedule(struct parser *p)
@@ -1463,14 +1137,14 @@ static void parse_schedule(struct parser *p)
 
 	s->schedule_at = p->tstart;
 	s->has_schedule = true;
-	next(p);
-	expect(p, T_LBRACE, "'{' after schedule");
-	while (!is_word(p, "decisions")) {
+	lex_next(p);
+	lex_expect(p, T_LBRACE, "'{' after schedule");
+	while (!lex_is_word(p, "decisions")) {
 		if (p->tok != T_IDENT || (strcmp(p->ident, "seed") && strcmp(p->ident, "strategy")))
 			fail(p, "a schedule holds seed, strategy and decisions");
 		parse_setting(p);
 	}
-	next(p);
+	lex_next(p);
 	if (p->tok != T_LBRACE)
 		fail(p, "expected '{' after decisions");
 	/* Decisions are read by hand: WHY PICK '/' N, e.g. c1/2 is candidate 1 of 2 of a cpu choice. */
@@ -1481,26 +1155,26 @@ static void parse_schedule(struct parser *p)
 		char *end;
 		struct scn_loc at;
 
-		while (peekc(p, 0) == ' ' || peekc(p, 0) == '\n' || peekc(p, 0) == '\t' ||
-		       peekc(p, 0) == '\r')
-			advance(p, 1);
+		while (lex_peekc(p, 0) == ' ' || lex_peekc(p, 0) == '\n' || lex_peekc(p, 0) == '\t' ||
+		       lex_peekc(p, 0) == '\r')
+			lex_advance(p, 1);
 		at = p->loc;
-		if (peekc(p, 0) == '}')
+		if (lex_peekc(p, 0) == '}')
 			break;
-		if (peekc(p, 0) == -1)
-			fail_at(p, at, "unexpected end of file in the decisions");
-		if (!(w = strchr(whys, peekc(p, 0))) || !*w || !isdigit(peekc(p, 1)))
-			fail_at(p, at, "expected a decision such as c1/2");
-		advance(p, 1);
+		if (lex_peekc(p, 0) == -1)
+			lex_fail_at(p, at, "unexpected end of file in the decisions");
+		if (!(w = strchr(whys, lex_peekc(p, 0))) || !*w || !isdigit(lex_peekc(p, 1)))
+			lex_fail_at(p, at, "expected a decision such as c1/2");
+		lex_advance(p, 1);
 		pick = strtoul(p->text + p->pos, &end, 10);
-		advance(p, (size_t)(end - (p->text + p->pos)));
-		if (peekc(p, 0) != '/' || !isdigit(peekc(p, 1)))
-			fail_at(p, at, "expected '/' and the number of candidates in a decision");
-		advance(p, 1);
+		lex_advance(p, (size_t)(end - (p->text + p->pos)));
+		if (lex_peekc(p, 0) != '/' || !isdigit(lex_peekc(p, 1)))
+			lex_fail_at(p, at, "expected '/' and the number of candidates in a decision");
+		lex_advance(p, 1);
 		n = strtoul(p->text + p->pos, &end, 10);
-		advance(p, (size_t)(end - (p->text + p->pos)));
+		lex_advance(p, (size_t)(end - (p->text + p->pos)));
 		if (n < 2 || n > 65535 || pick >= n)
-			fail_at(p, at, "a decision picks one of 2 to 65535 candidates");
+			lex_fail_at(p, at, "a decision picks one of 2 to 65535 candidates");
 		if (s->nlog == cap) {
 			cap = cap ? 2 * cap : 256;
 			s->log = realloc(s->log, cap * sizeof(*s->log));
@@ -1510,9 +1184,9 @@ static void parse_schedule(struct parser *p)
 		s->log[s->nlog++] = (struct sim_decision){ .n = (uint16_t)n, .pick = (uint16_t)pick,
 							   .why = (uint8_t)(w - whys) };
 	}
-	advance(p, 1);
-	next(p);
-	expect(p, T_RBRACE, "'}' to close the schedule");
+	lex_advance(p, 1);
+	lex_next(p);
+	lex_expect(p, T_RBRACE, "'}' to close the schedule");
 }
 
 static void parse_file(struct parser *p)
@@ -1521,22 +1195,22 @@ static void parse_file(struct parser *p)
 	const char *nl;
 	size_t n;
 
-	skip_space(p);
+	lex_skip_space(p);
 	if (p->len - p->pos < 3 || memcmp(p->text + p->pos, "KW ", 3))
-		fail_at(p, p->loc, "a scenario starts with 'KW name'");
-	advance(p, 3);
+		lex_fail_at(p, p->loc, "a scenario starts with 'KW name'");
+	lex_advance(p, 3);
 	nl = memchr(p->text + p->pos, '\n', p->len - p->pos);
 	n = nl ? (size_t)(nl - (p->text + p->pos)) : p->len - p->pos;
 	while (n && (p->text[p->pos + n - 1] == ' ' || p->text[p->pos + n - 1] == '\r'))
 		n--;
 	if (!n || n >= sizeof(s->name))
-		fail_at(p, p->loc, "the scenario's name must be 1 to %zu characters", sizeof(s->name) - 1);
+		lex_fail_at(p, p->loc, "the scenario's name must be 1 to %zu characters", sizeof(s->name) - 1);
 	memcpy(s->name, p->text + p->pos, n);
-	advance(p, n);
+	lex_advance(p, n);
 	/* the first comment is the scenario's description */
-	while (peekc(p, 0) == ' ' || peekc(p, 0) == '\n' || peekc(p, 0) == '\r' || peekc(p, 0) == '\t')
-		advance(p, 1);
-	if (peekc(p, 0) == '(' && peekc(p, 1) == '*') {
+	while (lex_peekc(p, 0) == ' ' || lex_peekc(p, 0) == '\n' || lex_peekc(p, 0) == '\r' || lex_peekc(p, 0) == '\t')
+		lex_advance(p, 1);
+	if (lex_peekc(p, 0) == '(' && lex_peekc(p, 1) == '*') {
 		const char *end = NULL;
 
 		for (size_t i = p->pos + 2; i + 1 < p->len; i++) {
@@ -1546,25 +1220,25 @@ static void parse_file(struct parser *p)
 			}
 		}
 		if (end)
-			s->comment = arena_strndup(s, p->text + p->pos + 2,
+			s->comment = scn_strndup(s, p->text + p->pos + 2,
 						   (size_t)(end - (p->text + p->pos + 2)));
 	}
-	next(p);
+	lex_next(p);
 	parse_init(p);
-	while (p->tok == T_IDENT && !is_word(p, "exists") && !is_word(p, "forall") &&
-	       !is_word(p, "schedule")) {
-		if (!is_thread_name(p->ident) && !is_word(p, "irq") && !is_word(p, "suspend") &&
-		    !is_word(p, "resume"))
+	while (p->tok == T_IDENT && !lex_is_word(p, "exists") && !lex_is_word(p, "forall") &&
+	       !lex_is_word(p, "schedule")) {
+		if (!is_thread_name(p->ident) && !lex_is_word(p, "irq") && !lex_is_word(p, "suspend") &&
+		    !lex_is_word(p, "resume"))
 			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume or the "
-			     "condition, found %s", tok_text(p));
+			     "condition, found %s", lex_tok_text(p));
 		parse_program(p);
 	}
-	if (p->tok == T_NOT || is_word(p, "exists") || is_word(p, "forall"))
+	if (p->tok == T_NOT || lex_is_word(p, "exists") || lex_is_word(p, "forall"))
 		parse_condition(p);
-	if (is_word(p, "schedule"))
+	if (lex_is_word(p, "schedule"))
 		parse_schedule(p);
 	if (p->tok != T_EOF)
-		fail(p, "expected the end of the file, found %s", tok_text(p));
+		fail(p, "expected the end of the file, found %s", lex_tok_text(p));
 }
 
 struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
