@@ -84,6 +84,13 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
 			continue;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: kwsim %s\n(the options are explained by 'kwsim help')\n",
+			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]"
+				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
+					"                 [--trace text|json] [-o OUT] [--json] "
+					"[--save-schedule OUT]");
+			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error(cmd, "unknown option '%s'", a);
 		} else if (o->file) {
@@ -196,7 +203,9 @@ int kwsim_run(int argc, char **argv)
 	struct run_opts o;
 	int rc = parse_opts("run", argc, argv, &o, false);
 
-	return rc ? rc : run_file("run", &o, false);
+	if (rc)
+		return rc < 0 ? 0 : rc;	/* -1: --help was answered */
+	return run_file("run", &o, false);
 }
 
 int kwsim_replay(int argc, char **argv)
@@ -204,5 +213,7 @@ int kwsim_replay(int argc, char **argv)
 	struct run_opts o;
 	int rc = parse_opts("replay", argc, argv, &o, true);
 
-	return rc ? rc : run_file("replay", &o, true);
+	if (rc)
+		return rc < 0 ? 0 : rc;	/* -1: --help was answered */
+	return run_file("replay", &o, true);
 }
