@@ -95,6 +95,7 @@ static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 		coro_prepare(&x->coro, fn, c);
 	x->wait = WAIT_NONE;
 	x->nheld = 0;
+	x->note[0] = '\0';
 	x->below_preemptible = c->preemptible_point;
 	c->stack[c->depth++] = x;
 	return x;

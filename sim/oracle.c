@@ -92,9 +92,22 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 		f->site.func = sim_unprefix(site->func);
 	}
 	f->decision = sim_decision_count();
+	if (sim.cur && !sim.in_event)
+		memcpy(f->note, sim.cur->note, sizeof(f->note));
 	nfindings++;
 	sim_trace(REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
 	return f;
+}
+
+void sim_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!sim.cur || sim.in_event)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sim.cur->note, sizeof(sim.cur->note), fmt, ap);
+	va_end(ap);
 }
 
 size_t sim_finding_count(void)

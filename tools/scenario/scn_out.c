@@ -67,7 +67,10 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		fprintf(out, " %s", f->context);
 		if (f->site.file)
 			fprintf(out, " (%s:%d %s)", f->site.file, f->site.line, f->site.func);
-		fprintf(out, " decision %llu\n      %s\n", (unsigned long long)f->decision, f->msg);
+		fprintf(out, " decision %llu\n", (unsigned long long)f->decision);
+		if (f->note[0])
+			fprintf(out, "      during %s\n", f->note);
+		fprintf(out, "      %s\n", f->msg);
 	}
 	fprintf(out, "\nEnd: %s at ", sim_end_name(run->end));
 	print_time(out, run->end_time);
@@ -228,6 +231,8 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 		json_str(out, f->site.file);
 		fprintf(out, ",\"line\":%d,\"function\":", f->site.line);
 		json_str(out, f->site.func);
+		fputs(",\"during\":", out);
+		json_str(out, f->note);
 		fprintf(out, ",\"decision\":%llu,\"message\":", (unsigned long long)f->decision);
 		json_str(out, f->msg);
 		fputc('}', out);

@@ -392,6 +392,10 @@ static void exec(struct env *env, const struct scn_stmt *st)
 {
 	long v, n;
 
+	/* findings raised from here on name this line of the scenario */
+	if (st->kind != ST_BLOCK)
+		sim_note("%s:%d", S->path, st->loc.line);
+
 	switch (st->kind) {
 	case ST_EXPR:
 		eval(env, st->e);

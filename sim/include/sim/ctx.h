@@ -42,6 +42,7 @@ struct sim_ctx {
 	struct task_struct *task;	/* for CTX_TASK */
 	int nheld;
 	struct sim_held_lock held[SIM_MAX_HELD_LOCKS];
+	char note[96];			/* what the caller says it is doing (sim_note) */
 };
 
 #endif

@@ -129,7 +129,14 @@ struct sim_finding {
 	char context[24];		/* comm of the task, or "hardirq" / "softirq" */
 	struct sim_site site;
 	uint64_t decision;		/* index in the decision log when it was raised */
+	char note[96];			/* the context's sim_note() then, e.g. a scenario line */
 };
+
+/*
+ * Say what the running context is doing, in the caller's terms (a scenario
+ * file and line, say): findings raised in this context carry the note.
+ */
+void sim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind);
 size_t sim_finding_count(void);
