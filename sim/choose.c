@@ -16,6 +16,7 @@ static size_t log_len, log_cap;
 static struct sim_decision *replay;
 static size_t replay_len;
 static char divergence[256];
+static char where[192];
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -67,6 +68,7 @@ void sim_choose_init(void)
 		rng[i] = splitmix64(&x);
 	log_len = 0;
 	divergence[0] = '\0';
+	where[0] = '\0';
 }
 
 void sim_choose_fini(void)
@@ -84,8 +86,26 @@ static const char *why_name(unsigned int why)
 	return why < SIM_WHY__COUNT ? names[why] : "?";
 }
 
+/* Where the run was when the log stopped fitting, for the report. */
+static void note_where(void)
+{
+	struct sim_ctx *x = sim.in_event ? NULL : sim.cur;
+
+	snprintf(where, sizeof(where), "at %llu.%09llu s on cpu%d in %s%s%s",
+		 (unsigned long long)(sim_now() / 1000000000ULL),
+		 (unsigned long long)(sim_now() % 1000000000ULL), sim_this_cpu(),
+		 x ? sim_ctx_name(x) : "the machine", x && x->note[0] ? ", during " : "",
+		 x ? x->note : "");
+}
+
+const char *sim_divergence_where(void)
+{
+	return where[0] ? where : NULL;
+}
+
 static unsigned int diverge(const char *fmt, unsigned int a, unsigned int b)
 {
+	note_where();
 	snprintf(divergence, sizeof(divergence), "decision %zu: ", log_len);
 	snprintf(divergence + strlen(divergence), sizeof(divergence) - strlen(divergence),
 		 fmt, a, b);
@@ -114,6 +134,7 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 			return diverge("the log ends here (%u candidates, %u logged)", n,
 				       (unsigned int)replay_len);
 		if (replay[log_len].why != why) {
+			note_where();
 			snprintf(divergence, sizeof(divergence),
 				 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
 				 log_len, why_name(replay[log_len].why), why_name(why));

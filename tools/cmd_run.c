@@ -182,8 +182,9 @@ static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 	}
 	rc = scn_expectations_hold(s, &run) ? 0 : 1;
 	if (run.end == SIM_END_DIVERGED) {
-		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s\n",
-			s->path, sim_divergence());
+		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s%s%s\n",
+			s->path, sim_divergence(), sim_divergence_where() ? ", " : "",
+			sim_divergence_where() ? sim_divergence_where() : "");
 		rc = 2;
 	}
 	if (o->trace && rc != 2 && write_trace(o, s, m))

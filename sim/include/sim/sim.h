@@ -162,6 +162,8 @@ const struct sim_decision *sim_decisions(void);
 void sim_replay_log(const struct sim_decision *log, size_t n);
 /* After a diverged replay: where and why. */
 const char *sim_divergence(void);
+/* ... and where the run was then: time, CPU, context and its note. */
+const char *sim_divergence_where(void);
 
 /* --- the trace ------------------------------------------------------------ */
 
