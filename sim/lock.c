@@ -105,6 +105,15 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 	sim_point(sim.cfg.costs.unlock, POINT_PLAIN);
 }
 
+const char *sim_spin_obj_name(const struct sim_spin_obj *obj)
+{
+	const struct sim_lock *l = obj->obj;
+
+	if (l && !strcmp(obj->what, "spinlock") && l->name)
+		return l->name;
+	return sim_object_name(obj->obj);
+}
+
 const char *sim_spin_owner_text(const struct sim_spin_obj *obj)
 {
 	static char buf[160];

@@ -1,8 +1,8 @@
 /*
- * The scheduling loop. Every scheduling point of every context ends up in
- * resched(), which asks pick_next() what runs next and switches straight to
- * it: contexts hand the machine to each other without a detour through the
- * host, so a decision costs one coroutine switch.
+ * The scheduling loop. Every scheduling point of every context ends in
+ * switch_to(pick_next()): pick_next() says what runs next and the running
+ * context switches straight to it. Contexts hand the machine to each other
+ * without a detour through the host, so a decision costs one switch.
  *
  * pick_next() keeps time honest: an event fires only when no CPU that could
  * act has a local clock before it, and the candidates a strategy sees are
@@ -237,7 +237,7 @@ static void lockup_check(void *arg)
 	if (x->wait != WAIT_SPIN || x->spin_seq != sim.ev_data)
 		return;
 	sim_report(SIM_F_HUNG, NULL, "BUG: soft lockup: %s on cpu%d spins in %s on %s for more than %llu seconds%s",
-		   sim_ctx_name(x), x->cpu->id, x->spin_obj->what, sim_object_name(x->spin_obj->obj),
+		   sim_ctx_name(x), x->cpu->id, x->spin_obj->what, sim_spin_obj_name(x->spin_obj),
 		   (unsigned long long)(sim.cfg.hung_task_ns / 1000000000ULL),
 		   sim_spin_owner_text(x->spin_obj));
 }

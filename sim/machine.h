@@ -213,6 +213,8 @@ const char *sim_intern(const char *s);
 void sim_trace_on(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c2,
 		  uint64_t d, const char *s, const char *s2);
 const char *sim_object_name(const void *obj);
+/* What a context spins on, by name: a lock's own name, else the object's. */
+const char *sim_spin_obj_name(const struct sim_spin_obj *obj);
 /* " held by X" for a lock, "" when unknown. */
 const char *sim_spin_owner_text(const struct sim_spin_obj *obj);
 

@@ -353,7 +353,7 @@ void sim_report_blocked(char *buf, size_t len)
 			if (x->wait != WAIT_SPIN)
 				continue;
 			APPEND("  cpu%d: %s spins in %s on %s%s\n", c->id, sim_ctx_name(x),
-			       x->spin_obj->what, sim_object_name(x->spin_obj->obj),
+			       x->spin_obj->what, sim_spin_obj_name(x->spin_obj),
 			       sim_spin_owner_text(x->spin_obj));
 		}
 	}
