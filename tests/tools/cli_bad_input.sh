@@ -186,6 +186,8 @@ bad "misspelt object" "unknown name 'AA'; did you mean 'A'\?" \
 	run "$(scn typo3 'P0 { kthread_queue_work(W, AA); }')"
 bad "misspelt keyword" "unknown call or name 'delayd_work'; did you mean 'delayed_work'\?" \
 	run "$(scn typo4 'P0 { delayd_work E = f; }')"
+bad "misspelt setting" "unknown call or name 'cpu'; did you mean 'cpus'\?" \
+	run "$(scn typo7 'P0 { }' 'cpu = 2;')"
 bad "misspelt counter" "unknown name 'nn'; did you mean 'n'\?" \
 	run "$(scn typo5 'P0 { r0 = nn; }')"
 bad "unknown name, nothing close" "unknown call or name 'zzzzzzzzzz'$" \

@@ -17,6 +17,11 @@
 
 /* --- names ------------------------------------------------------------------------------ */
 
+static const char *const settings[] = {
+	"cpus", "hz", "kernel", "preempt", "seed", "strategy", "hung_task", "time_limit",
+	"max_decisions", "max_steps", "cost",
+};
+
 static const char *const keywords[] = {
 	"fn", "worker", "work", "delayed_work", "spinlock", "completion", "int", "if", "else",
 	"repeat", "while", "at", "log", "true", "false", "exists", "forall", "irq", "suspend",
@@ -40,9 +45,12 @@ static void unknown_name(struct parser *p, const char *what)
 
 	for (int i = 0; i < p->s->nobjs && n < 200; i++)
 		words[n++] = p->s->objs[i]->name;
-	n += scn_api_names(words + n, 256 - n - sizeof(keywords) / sizeof(keywords[0]));
+	n += scn_api_names(words + n, 256 - n - sizeof(keywords) / sizeof(keywords[0]) -
+			   sizeof(settings) / sizeof(settings[0]));
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		words[n++] = keywords[i];
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		words[n++] = settings[i];
 	hint = scn_did_you_mean(p->ident, words, n);
 	if (hint)
 		fail(p, "unknown %s '%s'; did you mean '%s'?", what, p->ident, hint);
@@ -703,10 +711,6 @@ static void parse_setting(struct parser *p)
 
 static bool is_setting(const char *w)
 {
-	static const char *const settings[] = { "cpus", "hz", "kernel", "preempt", "seed",
-						 "strategy", "hung_task", "time_limit",
-						 "max_decisions", "max_steps", "cost" };
-
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
 		if (!strcmp(settings[i], w))
 			return true;
@@ -1074,17 +1078,35 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 	}
 }
 
-static struct scn_expr *parse_cond_cmp(struct parser *p)
+/* Sums and differences of atoms, as in 0:r1 - 0:r0 == 2. */
+static struct scn_expr *parse_cond_sum(struct parser *p)
 {
 	struct scn_expr *lhs = parse_cond_atom(p);
 
-	if (precedence(p->tok) >= 3) {
+	while (p->tok == T_PLUS || p->tok == T_MINUS) {
 		struct scn_expr *e = new_expr(p, EX_BINARY);
 
 		e->op = op_of(p->tok, false);
 		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_atom(p);
+		lhs = with_height(p, e);
+	}
+	return lhs;
+}
+
+static struct scn_expr *parse_cond_cmp(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_sum(p);
+	int prec = precedence(p->tok);
+
+	if (prec == 3 || prec == 4) {
+		struct scn_expr *e = new_expr(p, EX_BINARY);
+
+		e->op = op_of(p->tok, false);
+		lex_next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_sum(p);
 		return with_height(p, e);
 	}
 	return lhs;
