@@ -166,7 +166,7 @@ static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 		s->cfg.seed = o->seed;
 	if (o->strategy >= 0)
 		s->cfg.strategy = (enum sim_strategy)o->strategy;
-	s->cfg.keep_trace = o->trace != NULL;
+	s->cfg.keep_trace = true;	/* the summary shows the machine's steps too */
 	m = kw_model_find(o->kernel ? o->kernel : s->kernel);
 	if (scn_run(s, m, &run, stderr)) {
 		sim_fini();

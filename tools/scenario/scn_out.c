@@ -38,6 +38,59 @@ static void print_time(FILE *out, uint64_t ns)
 		(unsigned long long)(ns % 1000000000ULL));
 }
 
+static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const char *what)
+{
+	fputs("  ", out);
+	print_time(out, time);
+	fprintf(out, "  cpu%d  %-12s %s\n", cpu, who, what);
+}
+
+/* The machine's own steps worth a line: timers firing, the freezer's progress. */
+static bool machine_line(const struct sim_rec *r, char *what, size_t len)
+{
+	switch (r->type) {
+	case REC_TIMER_EXPIRE_ENTRY:
+		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");
+		return true;
+	case REC_FREEZER:
+		if (r->s2)
+			snprintf(what, len, "freezer: %s %s", r->s2, r->s);
+		else
+			snprintf(what, len, "freezer: %s", r->s);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The interpreter's account (calls, results, work runs) merged by time with
+ * the machine's steps from the trace, when the trace was kept; at equal
+ * times the interpreter's lines come first.
+ */
+static void print_timeline(FILE *out, const struct scn_run *run)
+{
+	const struct sim_rec *recs = sim_trace_records();
+	size_t nrecs = sim_trace_count(), i = 0, k = 0;
+	char what[200];
+
+	while (i < run->nevents || k < nrecs) {
+		const struct scn_event *ev = i < run->nevents ? &run->events[i] : NULL;
+
+		if (k < nrecs && (!ev || recs[k].time < ev->time)) {
+			const struct sim_rec *r = &recs[k++];
+			const char *who = r->flags & TRACE_FLAG_SOFTIRQ ? "softirq" :
+					  r->flags & TRACE_FLAG_HARDIRQ ? "hardirq" : r->comm;
+
+			if (machine_line(r, what, sizeof(what)))
+				print_line(out, r->time, r->cpu, who[0] ? who : "machine", what);
+			continue;
+		}
+		print_line(out, ev->time, ev->cpu, ev->who, ev->what);
+		i++;
+	}
+}
+
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run)
 {
 	fprintf(out, "kwsim: %s (%s)\n", s->name, s->path);
@@ -45,13 +98,7 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		run->model->name, s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
 		strategy_name(s->cfg.strategy), (unsigned long long)s->cfg.seed);
 	fprintf(out, "What ran:\n");
-	for (size_t i = 0; i < run->nevents; i++) {
-		const struct scn_event *ev = &run->events[i];
-
-		fputs("  ", out);
-		print_time(out, ev->time);
-		fprintf(out, "  cpu%d  %-12s %s\n", ev->cpu, ev->who, ev->what);
-	}
+	print_timeline(out, run);
 	for (int i = 0; i < s->nobjs; i++)
 		if (s->objs[i]->kind == OBJ_FN)
 			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, s->objs[i]->count,
