@@ -72,11 +72,6 @@ void sim_cpu_advance(struct sim_cpu *c, uint64_t t)
 		c->clock = t;
 }
 
-bool sim_in_atomic(const struct sim_cpu *c)
-{
-	return c->preempt_count != 0;
-}
-
 bool sim_irq_deliverable(const struct sim_cpu *c)
 {
 	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);

@@ -164,7 +164,6 @@ bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
-bool sim_in_atomic(const struct sim_cpu *c);
 
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);
