@@ -2,7 +2,8 @@
  * Choices. Every choice the machine makes comes through sim_choose(): the
  * strategy answers, the answer is logged, and a replay answers from the log
  * instead. A log that does not fit (wrong number of candidates, wrong
- * reason, too short) is a divergence and stops the run, never silently.
+ * reason, too short, or a pick the strategy that made it would not make) is
+ * a divergence and stops the run, never silently.
  */
 #include "machine.h"
 
@@ -13,7 +14,7 @@
 static uint64_t rng[4];			/* xoshiro256** state */
 static struct sim_decision *log_buf;
 static size_t log_len, log_cap;
-static struct sim_decision *replay;
+static struct sim_decision *replay;	/* the log being followed, if any */
 static size_t replay_len;
 static char divergence[256];
 static char where[192];
@@ -113,6 +114,52 @@ static unsigned int diverge(const char *fmt, unsigned int a, unsigned int b)
 	return 0;
 }
 
+/* The strategy's own answer; SIM_STRATEGY_REPLAY has none. */
+static unsigned int strategy_pick(unsigned int n)
+{
+	return sim.cfg.strategy == SIM_STRATEGY_RANDOM ? random_below(n) : 0;
+}
+
+/* The logged answer, if it fits the question; else the run diverges. */
+static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
+{
+	const struct sim_decision *d;
+	unsigned int own;
+
+	if (log_len >= replay_len) {
+		diverge("the log ends here (%u candidates, %u logged)", n, (unsigned int)replay_len);
+		return false;
+	}
+	d = &replay[log_len];
+	if (d->why != why) {
+		note_where();
+		snprintf(divergence, sizeof(divergence),
+			 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
+			 log_len, why_name(d->why), why_name(why));
+		sim_halt(SIM_END_DIVERGED);
+		return false;
+	}
+	if (d->n != n) {
+		diverge("the log has %u candidates, the run has %u", d->n, n);
+		return false;
+	}
+	if (d->pick >= n) {
+		diverge("the log picks candidate %u of %u", d->pick, n);
+		return false;
+	}
+	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY && (own = strategy_pick(n)) != d->pick) {
+		note_where();
+		snprintf(divergence, sizeof(divergence),
+			 "decision %zu: the log picks candidate %u of %u, but the %s strategy it "
+			 "names picks %u", log_len, d->pick, n,
+			 sim.cfg.strategy == SIM_STRATEGY_RANDOM ? "random" : "faithful", own);
+		sim_halt(SIM_END_DIVERGED);
+		return false;
+	}
+	*pick = d->pick;
+	return true;
+}
+
 unsigned int sim_choose(unsigned int n, enum sim_why why)
 {
 	unsigned int pick = 0;
@@ -123,31 +170,12 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 		sim_halt(SIM_END_DECISION_LIMIT);
 		return 0;
 	}
-	switch (sim.cfg.strategy) {
-	case SIM_STRATEGY_FAITHFUL:
-		break;
-	case SIM_STRATEGY_RANDOM:
-		pick = random_below(n);
-		break;
-	case SIM_STRATEGY_REPLAY:
-		if (log_len >= replay_len)
-			return diverge("the log ends here (%u candidates, %u logged)", n,
-				       (unsigned int)replay_len);
-		if (replay[log_len].why != why) {
-			note_where();
-			snprintf(divergence, sizeof(divergence),
-				 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
-				 log_len, why_name(replay[log_len].why), why_name(why));
-			sim_halt(SIM_END_DIVERGED);
+	/* SIM_STRATEGY_REPLAY without a log follows an empty one */
+	if (replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
+		if (!replay_pick(n, why, &pick))
 			return 0;
-		}
-		if (replay[log_len].n != n)
-			return diverge("the log has %u candidates, the run has %u",
-				       replay[log_len].n, n);
-		pick = replay[log_len].pick;
-		if (pick >= n)
-			return diverge("the log picks candidate %u of %u", pick, n);
-		break;
+	} else {
+		pick = strategy_pick(n);
 	}
 	if (log_len == log_cap) {
 		log_cap = log_cap ? 2 * log_cap : 1024;
@@ -179,13 +207,15 @@ void sim_replay_log(const struct sim_decision *log, size_t n)
 	replay = malloc((n ? n : 1) * sizeof(*replay));
 	if (!replay)
 		abort();
-	memcpy(replay, log, n * sizeof(*replay));
+	/* an empty log may come as NULL, which memcpy may not be given even for 0 bytes */
+	if (n)
+		memcpy(replay, log, n * sizeof(*replay));
 	replay_len = n;
 }
 
 bool sim_replay_unfinished(void)
 {
-	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY || log_len >= replay_len || divergence[0])
+	if (!replay || log_len >= replay_len || divergence[0])
 		return false;
 	snprintf(divergence, sizeof(divergence),
 		 "the run ended after %zu decisions, the log has %zu", log_len, replay_len);

@@ -1,8 +1,10 @@
 /*
  * The kwsim command: one binary, one subcommand per job. A usage error is
  * always exit 2 with a message on stderr, so scripts can tell it apart
- * from a run that found something (1).
+ * from a run that found something (1). So is output that could not be
+ * written: standard output is checked once, after the command.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,21 +47,28 @@ static void usage(FILE *f)
 		fprintf(f, "  %-20s %s\n", head, commands[i].summary);
 	}
 	fprintf(f, "\nrun and replay options:\n"
-		"  --seed N                 seed of the random strategy (run; default: the scenario's)\n"
+		"  --seed N                 seed of the random strategy, which it implies (run;\n"
+		"                           with --strategy faithful it is a usage error)\n"
 		"  --kernel v4.9|mainline   model variant (run; default: the scenario's, else mainline)\n"
 		"                           or tree:LABEL, a kernel tree's own code (listed below)\n"
 		"  --strategy faithful|random  how choices are made (run)\n"
+		"  --set NAME=VALUE         any setting of the init block, over the file's (run; e.g.\n"
+		"                           cpus=4, preempt=full, hz=1000, time_limit=2s, cost.lock=20ns)\n"
 		"  --trace text|json        print the trace: ftrace text or Perfetto JSON\n"
 		"  -o FILE                  write the trace to FILE instead of stdout\n"
 		"  --json                   print the result as JSON\n"
-		"  --save-schedule FILE     write the scenario with this run's decision log (run)\n");
+		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
+		"                           decisions (run); replay runs that file exactly\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");
 	for (size_t i = 0; i < kw_tree_count(); i++)
 		fprintf(f, "  %-24s %s\n", kw_tree_get(i)->name, kw_tree_get(i)->tree);
 	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met), 1 they do not,\n"
-		"            2 bad input or usage\n");
+		"            2 bad input or usage, a schedule that no longer fits, or output\n"
+		"              that could not be written,\n"
+		"            3 the run was cut short by a limit (time_limit, max_steps,\n"
+		"              max_decisions): its verdict covers a partial run\n");
 }
 
 static int cmd_help(int argc, char **argv)
@@ -70,6 +79,21 @@ static int cmd_help(int argc, char **argv)
 	}
 	usage(stdout);
 	return 0;
+}
+
+/* Output that did not reach standard output is an error, as in any command's own files. */
+static int finish_stdout(int rc)
+{
+	int failed = ferror(stdout), saved = errno;
+
+	if (!fflush(stdout)) {
+		if (!failed)
+			return rc;
+		errno = saved;	/* the error of the write that failed, as best known */
+	}
+	fprintf(stderr, "kwsim: error writing standard output%s%s\n", errno ? ": " : "",
+		errno ? strerror(errno) : "");
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -87,14 +111,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		printf("kwsim %s\n", KWSIM_VERSION);
-		return 0;
+		return finish_stdout(0);
 	}
 	/* The conventional spellings of help, so nobody gets an error for asking. */
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		name = "help";
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "kwsim: unknown command '%s' (try 'kwsim help')\n", argv[1]);
 	return 2;
 }

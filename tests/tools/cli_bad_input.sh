@@ -32,7 +32,7 @@ sane() {
 		fail "$1: crashed (exit $rc)"
 	elif [ "$rc" -eq 124 ]; then
 		fail "$1: hung (killed after 20 s)"
-	elif [ "$rc" -gt 2 ]; then
+	elif [ "$rc" -gt 3 ]; then	# 3: a run cut short by a limit
 		fail "$1: exit $rc (a sanitizer report?)"
 	else
 		return 0
@@ -267,8 +267,8 @@ bad "nested loops without calls" "loop rounds: the scenario seems to loop foreve
 checks=$((checks + 1))
 kw run "$(scn spin 'P0 { while (true) { n++; } }' 'max_steps = 1000000;')"
 if sane "while (true) to the step limit"; then
-	if [ "$rc" -ne 1 ] || ! grep -q "step-limit" "$tmp/out"; then
-		fail "while (true): exit $rc, want 1 with the run ending at step-limit"
+	if [ "$rc" -ne 3 ] || ! grep -q "step-limit" "$tmp/out"; then
+		fail "while (true): exit $rc, want 3 (cut short) with the run ending at step-limit"
 	fi
 fi
 
@@ -293,7 +293,7 @@ bad "decision of no kind" "expected a decision such as c1/2" replay "$tmp/sched2
 sed '/^schedule/,$ s/c1\/3/c1\/99999999999999999999999/' "$src" >"$tmp/sched3.kws"
 bad "decision with a huge count" "a decision picks one of 2 to 65535 candidates" replay "$tmp/sched3.kws"
 sed '/^schedule/,$ s/seed = 7;/colour = 7;/' "$src" >"$tmp/sched4.kws"
-bad "unknown schedule setting" "a schedule holds seed, strategy and decisions" replay "$tmp/sched4.kws"
+bad "unknown schedule setting" "unknown setting 'colour'" replay "$tmp/sched4.kws"
 
 # --- files that cannot be read ------------------------------------------------------------------
 bad_noloc "a file that does not exist" "cannot open: No such file or directory" run "$tmp/missing.kws"

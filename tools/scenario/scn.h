@@ -152,7 +152,7 @@ struct scn {
 	char *comment;
 
 	struct sim_config cfg;
-	char kernel[16];
+	char kernel[128];		/* v4.9, mainline, tree:LABEL or tree:DIR */
 
 	struct scn_obj **objs;
 	int nobjs;
@@ -165,6 +165,8 @@ struct scn {
 	char *cond_text;
 
 	bool has_schedule;
+	bool log_strategy;		/* the schedule names the strategy that made its log */
+	bool replay;			/* kwsim replay: the run follows the log (set by the caller) */
 	struct sim_decision *log;
 	size_t nlog;
 
@@ -175,6 +177,31 @@ struct scn {
 struct scn *scn_load(const char *path, FILE *err);
 struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err);
 void scn_free(struct scn *s);
+
+/*
+ * Settings given on the command line, each NAME=VALUE with the init block's
+ * names and values ("cpus=4", "kernel=v4.9", "cost.lock=20ns"), and how the
+ * user wrote it, for messages ("--set cpus=4", "--seed 7").
+ */
+struct scn_set {
+	const char *arg;
+	const char *said;
+};
+
+/*
+ * Apply them to s, over the file's settings and its schedule's, with the
+ * same rule as in a file: a seed means the random strategy unless one is
+ * named, and a seed with another strategy is refused. With s NULL they are
+ * only checked. Returns 0, or 2 with "kwsim CMD: SAID: why" on err.
+ */
+int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n, FILE *err);
+
+/*
+ * Setting i of the run as the init block writes it ("kernel = v4.9;"),
+ * in buf: "" for a seed that the run's strategy does not use, NULL past the
+ * last setting. A saved schedule holds them all.
+ */
+const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t len);
 
 /* --- running ------------------------------------------------------------------------------ */
 
@@ -218,6 +245,14 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run);
 /* 0 for the exit status: the condition's verdict, or no findings when there is none. */
 bool scn_expectations_hold(const struct scn *s, const struct scn_run *run);
+/* The run stopped at a limit (time_limit, max_steps, max_decisions): it is partial. */
+bool scn_cut_short(const struct scn_run *run);
+/*
+ * Text from the scenario or the run (names, log() strings, messages) for a
+ * terminal: control characters and bytes that are not UTF-8 as \xHH (tab as
+ * \t), valid UTF-8 as it is.
+ */
+void scn_put_text(FILE *out, const char *text);
 /* The scenario text with the run's decision log as its schedule section. */
 int scn_write_with_schedule(FILE *out, const struct scn *s);
 

@@ -38,11 +38,82 @@ static void print_time(FILE *out, uint64_t ns)
 		(unsigned long long)(ns % 1000000000ULL));
 }
 
+/*
+ * The length of the UTF-8 sequence at c if it is valid and printable, else
+ * 0: overlong forms, surrogates, C1 controls and the bidirectional
+ * overrides (which can make a line read other than it is) are not.
+ */
+static size_t printable_len(const unsigned char *c)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (*c < 0x80)
+		return *c >= 0x20 && *c != 0x7f;
+	if (*c >= 0xc2 && *c <= 0xdf) {
+		n = 2;
+		cp = *c & 0x1f;
+	} else if ((*c & 0xf0) == 0xe0) {
+		n = 3;
+		cp = *c & 0x0f;
+	} else if (*c >= 0xf0 && *c <= 0xf4) {
+		n = 4;
+		cp = *c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((c[i] & 0xc0) != 0x80)	/* also stops at the terminating NUL */
+			return 0;
+		cp = cp << 6 | (c[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return n;
+}
+
+/* scn_put_text, returning the columns written (one per character) */
+static int put_text(FILE *out, const char *text)
+{
+	const unsigned char *c = (const unsigned char *)(text ? text : "");
+	int cols = 0;
+
+	while (*c) {
+		size_t n = printable_len(c);
+
+		if (n) {
+			fwrite(c, 1, n, out);
+			c += n;
+			cols++;
+		} else if (*c == '\t') {
+			fputs("\\t", out);
+			c++;
+			cols += 2;
+		} else {
+			fprintf(out, "\\x%02x", *c++);
+			cols += 4;
+		}
+	}
+	return cols;
+}
+
+void scn_put_text(FILE *out, const char *text)
+{
+	put_text(out, text);
+}
+
 static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const char *what)
 {
 	fputs("  ", out);
 	print_time(out, time);
-	fprintf(out, "  cpu%d  %-12s %s\n", cpu, who, what);
+	fprintf(out, "  cpu%d  ", cpu);
+	for (int cols = put_text(out, who); cols < 12; cols++)
+		fputc(' ', out);
+	fputc(' ', out);
+	put_text(out, what);
+	fputc('\n', out);
 }
 
 /* The machine's own steps worth a line: timers firing, the freezer's progress. */
@@ -93,10 +164,16 @@ static void print_timeline(FILE *out, const struct scn_run *run)
 
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run)
 {
-	fprintf(out, "kwsim: %s (%s)\n", s->name, s->path);
-	fprintf(out, "kernel %s, %d cpus, HZ=%u, preempt %s, strategy %s, seed %llu\n\n",
-		run->model->name, s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
-		strategy_name(s->cfg.strategy), (unsigned long long)s->cfg.seed);
+	fputs("kwsim: ", out);
+	put_text(out, s->name);
+	fputs(" (", out);
+	put_text(out, s->path);
+	fprintf(out, ")\nkernel %s, %d cpus, HZ=%u, preempt %s, strategy %s", run->model->name,
+		s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy));
+	/* only the random strategy draws from the seed */
+	if (s->cfg.strategy == SIM_STRATEGY_RANDOM)
+		fprintf(out, ", seed %llu", (unsigned long long)s->cfg.seed);
+	fputs("\n\n", out);
 	fprintf(out, "What ran:\n");
 	print_timeline(out, run);
 	for (int i = 0; i < s->nobjs; i++)
@@ -111,13 +188,19 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		print_time(out, f->time);
 		if (f->cpu >= 0)
 			fprintf(out, " cpu%d", f->cpu);
-		fprintf(out, " %s", f->context);
+		fputc(' ', out);
+		put_text(out, f->context);
 		if (f->site.file)
 			fprintf(out, " (%s:%d %s)", f->site.file, f->site.line, f->site.func);
 		fprintf(out, " decision %llu\n", (unsigned long long)f->decision);
-		if (f->note[0])
-			fprintf(out, "      during %s\n", f->note);
-		fprintf(out, "      %s\n", f->msg);
+		if (f->note[0]) {
+			fputs("      during ", out);
+			put_text(out, f->note);
+			fputc('\n', out);
+		}
+		fputs("      ", out);
+		put_text(out, f->msg);
+		fputc('\n', out);
 	}
 	fprintf(out, "\nEnd: %s at ", sim_end_name(run->end));
 	print_time(out, run->end_time);
@@ -144,7 +227,8 @@ static void print_state(FILE *out, const struct scn *s, const struct scn_expr *e
 		for (char *prev = buf; prev < item; prev += strlen(prev) + 1)
 			seen |= !strcmp(prev, item);
 		if (!seen) {
-			fprintf(out, "%s; ", item);
+			put_text(out, item);
+			fputs("; ", out);
 			(*n)++;
 		}
 	}
@@ -191,7 +275,7 @@ static bool verdict(const struct scn *s, const struct scn_run *run)
 	return run->cond_holds;
 }
 
-static bool cut_short(const struct scn_run *run)
+bool scn_cut_short(const struct scn_run *run)
 {
 	return run->end == SIM_END_TIME_LIMIT || run->end == SIM_END_STEP_LIMIT ||
 	       run->end == SIM_END_DECISION_LIMIT;
@@ -203,7 +287,7 @@ bool scn_expectations_hold(const struct scn *s, const struct scn_run *run)
 		return false;
 	/* without a condition, a run cut short by a limit has not shown it is clean */
 	if (s->quant == Q_NONE)
-		return sim_finding_count() == 0 && !cut_short(run);
+		return sim_finding_count() == 0 && !scn_cut_short(run);
 	return verdict(s, run);
 }
 
@@ -211,22 +295,33 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 {
 	int pos = run->cond_holds, n = 0;
 
+	fputs("\nTest ", out);
+	put_text(out, s->name);
 	if (s->quant == Q_NONE) {
-		fprintf(out, "\nTest %s: no condition; %s\n", s->name,
-			sim_finding_count() ? "findings reported" :
-			cut_short(run) ? "the run was cut short by a limit" : "nothing found");
+		fprintf(out, ": no condition; %s\n", sim_finding_count() ? "findings reported" :
+			scn_cut_short(run) ? "the run was cut short by a limit" : "nothing found");
 		return;
 	}
-	fprintf(out, "\nTest %s %s\n", s->name, s->quant == Q_NOT_EXISTS ? "Forbidden" :
+	fprintf(out, " %s\n", s->quant == Q_NOT_EXISTS ? "Forbidden" :
 		s->quant == Q_FORALL ? "Required" : "Allowed");
 	fprintf(out, "States 1\n");
 	print_state(out, s, s->cond, &n);
 	fputc('\n', out);
 	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
 	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);
-	fprintf(out, "Condition %s %s\n", quant_name(s->quant), s->cond_text);
-	fprintf(out, "Observation %s %s %d %d\n", s->name, pos ? "Always" : "Never", pos, !pos);
+	fprintf(out, "Condition %s ", quant_name(s->quant));
+	put_text(out, s->cond_text);
+	/*
+	 * One run shows whether the state was observed, no more: herd7's
+	 * Always / Sometimes / Never summarise many runs.
+	 */
+	fputs("\nObservation ", out);
+	put_text(out, s->name);
+	fprintf(out, " %s\n", pos ? "Observed" : "Not observed");
 	fprintf(out, "Hash=%016llx\n", (unsigned long long)run->hash);
+	if (scn_cut_short(run))
+		fprintf(out, "Partial: the run stopped at its %s, so the verdict covers only what "
+			"ran before\n", sim_end_name(run->end));
 }
 
 static void json_str(FILE *out, const char *str)
@@ -306,14 +401,26 @@ int scn_write_with_schedule(FILE *out, const struct scn *s)
 	const struct sim_decision *d = sim_decisions();
 	size_t n = sim_decision_count();
 	size_t keep = s->schedule_at;
+	const char *line;
+	char buf[300];
 
 	/* drop the old schedule section and the blank lines before it */
 	while (keep && (s->text[keep - 1] == '\n' || s->text[keep - 1] == ' '))
 		keep--;
 	fwrite(s->text, 1, keep, out);
-	fprintf(out, "\n\nschedule {\n  seed = %llu;\n  strategy = %s;\n  decisions {",
-		(unsigned long long)s->cfg.seed,
-		s->cfg.strategy == SIM_STRATEGY_RANDOM ? "random" : "faithful");
+	/* every setting the run had, as the init block writes them, a line at most 80 wide */
+	fputs("\n\nschedule {", out);
+	for (size_t i = 0, col = 80; (line = scn_setting_text(s, i, buf, sizeof(buf))); i++) {
+		if (!*line)
+			continue;
+		if (col + 1 + strlen(line) > 80) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		fprintf(out, " %s", line);
+		col += 1 + strlen(line);
+	}
+	fputs("\n  decisions {", out);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s%c%u/%u", i % 16 ? " " : "\n    ", whys[d[i].why], d[i].pick, d[i].n);
 	fputs("\n  }\n}\n", out);

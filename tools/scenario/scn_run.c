@@ -651,7 +651,7 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
 		return -1;
 	}
-	if (s->cfg.strategy == SIM_STRATEGY_REPLAY)
+	if (s->replay)
 		sim_replay_log(s->log, s->nlog);
 	M->register_symbols();
 	make_objects();

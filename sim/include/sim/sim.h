@@ -158,7 +158,13 @@ unsigned int sim_choose(unsigned int n, enum sim_why why);
 
 size_t sim_decision_count(void);
 const struct sim_decision *sim_decisions(void);
-/* Feed a log for SIM_STRATEGY_REPLAY; the machine copies it. */
+/*
+ * Follow a log (after sim_init; the machine copies it). With
+ * SIM_STRATEGY_REPLAY the log alone decides. With another strategy, the one
+ * that made the log, every logged pick must also be that strategy's pick
+ * (faithful's, or random's from the configured seed), so a log cannot claim
+ * a strategy it does not follow: a pick that differs is a divergence.
+ */
 void sim_replay_log(const struct sim_decision *log, size_t n);
 /* After a diverged replay: where and why. */
 const char *sim_divergence(void);
