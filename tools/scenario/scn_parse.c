@@ -631,7 +631,7 @@ static struct scn_stmt *parse_block(struct parser *p)
 	return block;
 }
 
-/* --- the init block ------------------------------------------------------------------------ */
+/* --- settings: the init block's, the schedule's, the command line's ------------------------- */
 
 /*
  * Settings come in blocks: the init block, the schedule section, the command
@@ -868,7 +868,15 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 		snprintf(buf + strlen(buf), len - strlen(buf), "\";");
 		return buf;
 	case SET_NAME:
-		snprintf(buf, len, "%s = %s;", name, st->names[load(&s->cfg, st)]);
+		v = load(&s->cfg, st);
+		for (size_t k = 0; k <= v; k++) {
+			/* a value with no name here (strategy replay) is not a setting */
+			if (!st->names[k]) {
+				buf[0] = '\0';
+				return buf;
+			}
+		}
+		snprintf(buf, len, "%s = %s;", name, st->names[v]);
 		return buf;
 	case SET_NUMBER:
 		/* the seed of a run that does not draw from it is no part of the run */
@@ -903,7 +911,6 @@ static int set_one(struct scn *s, const char *arg, struct setting_block *b,
 	struct parser p = { 0 };
 	char *text = NULL, *out = NULL;
 	size_t outlen = 0;
-	int rc = 0;
 
 	msg[0] = '\0';
 	if (!eq || eq == arg) {
@@ -921,9 +928,7 @@ static int set_one(struct scn *s, const char *arg, struct setting_block *b,
 	p.err = open_memstream(&out, &outlen);
 	if (!p.err)
 		abort();
-	if (setjmp(p.fail)) {
-		rc = -1;
-	} else {
+	if (!setjmp(p.fail)) {
 		lex_next(&p);
 		if (p.tok != T_IDENT)
 			fail(&p, "expected a setting's name, found %s", lex_tok_text(&p));
@@ -932,7 +937,8 @@ static int set_one(struct scn *s, const char *arg, struct setting_block *b,
 			fail(&p, "unexpected %s after the value", lex_tok_text(&p));
 	}
 	fclose(p.err);
-	if (rc) {
+	/* a failed parse said why; nothing else writes there */
+	if (outlen) {
 		/* the message without its "file:1:col: error: " */
 		const char *why = strstr(out, ": error: ");
 
@@ -941,7 +947,7 @@ static int set_one(struct scn *s, const char *arg, struct setting_block *b,
 	}
 	free(out);
 	free(text);
-	return rc;
+	return msg[0] ? -1 : 0;
 }
 
 int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n, FILE *err)
@@ -991,6 +997,8 @@ int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n
 	check_cpus(&p);
 	return 0;
 }
+
+/* --- the init block ------------------------------------------------------------------------ */
 
 /*
  * A fn body may name works declared after it (a work that requeues itself
@@ -1447,7 +1455,7 @@ static void parse_schedule(struct parser *p)
 		parse_setting(p, &given);
 	}
 	settings_done(p, &given);
-	s->log_strategy = given.strategy;
+	s->log_strategy = given.strategy || given.seed;
 	lex_next(p);
 	if (p->tok != T_LBRACE)
 		fail(p, "expected '{' after decisions");
