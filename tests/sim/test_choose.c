@@ -424,6 +424,48 @@ END_TEST
 
 /* --- the decision limit ---------------------------------------------------------- */
 
+/* A log is checked against the strategy that says it made it: random from its seed, or faithful. */
+START_TEST(replay_checked_against_strategy)
+{
+	struct outcome rec = run(SIM_STRATEGY_RANDOM, 7, 0, NULL, 0, mix_setup);
+	struct outcome same = run(SIM_STRATEGY_RANDOM, 7, 0, rec.log, rec.ndec, mix_setup);
+	struct outcome other = run(SIM_STRATEGY_RANDOM, 8, 0, rec.log, rec.ndec, mix_setup);
+	struct outcome faithful = run(SIM_STRATEGY_FAITHFUL, 7, 0, rec.log, rec.ndec, mix_setup);
+	size_t first = 0;
+
+	assert_same(&rec, &same);
+	ck_assert_str_eq(same.divergence, "");
+	ck_assert_int_eq(other.end, SIM_END_DIVERGED);
+	ck_assert_ptr_nonnull(strstr(other.divergence, "but the random strategy it names picks"));
+	while (first < rec.ndec && rec.log[first].pick == 0)
+		first++;
+	ck_assert_uint_lt(first, rec.ndec);
+	ck_assert_int_eq(faithful.end, SIM_END_DIVERGED);
+	ck_assert_uint_eq(faithful.ndec, first);
+	ck_assert_ptr_nonnull(strstr(faithful.divergence, "but the faithful strategy it names picks 0"));
+	free(rec.log);
+	free(same.log);
+	free(other.log);
+	free(faithful.log);
+}
+END_TEST
+
+/* An empty log may come as NULL: nothing to copy, and the first decision finds it ended. */
+START_TEST(replay_empty_log)
+{
+	struct sim_config cfg = h_config(3);
+
+	cfg.strategy = SIM_STRATEGY_REPLAY;
+	h_init_cfg(&cfg);
+	sim_replay_log(NULL, 0);
+	mix_setup();
+	ck_assert_int_eq(h_run(), SIM_END_DIVERGED);
+	ck_assert_uint_eq(sim_decision_count(), 0);
+	ck_assert_ptr_nonnull(strstr(sim_divergence(), "decision 0: the log ends here"));
+	sim_fini();
+}
+END_TEST
+
 START_TEST(max_decisions_stops)
 {
 	struct outcome f = run(SIM_STRATEGY_FAITHFUL, 1, 10, NULL, 0, mix_setup);
@@ -463,6 +505,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, replay_truncated);
 	tcase_add_test(tc, replay_extra_entries);
 	tcase_add_test(tc, replay_extra_entries_after_deadlock);
+	tcase_add_test(tc, replay_checked_against_strategy);
+	tcase_add_test(tc, replay_empty_log);
 	tcase_add_test(tc, max_decisions_stops);
 	suite_add_tcase(s, tc);
 	return s;
