@@ -68,8 +68,9 @@ pairs=0
 for file in "$races"/*.kws; do
 	name=$(basename "$file")
 	cp "$file" "$tmp/run/$name"
-	pinned=$(grep -oE '^[[:space:]]*kernel[[:space:]]*=[[:space:]]*[^;[:space:]]+' "$file" |
-		 head -1 | sed 's/.*=[[:space:]]*//')
+	# as tests/CMakeLists.txt reads it for the scenario tests
+	pinned=$(grep -oE 'kernel[[:space:]]*=[[:space:]]*(v4\.9|mainline)[[:space:]]*;' "$file" |
+		 head -1 | sed -E 's/.*=[[:space:]]*//; s/[[:space:]]*;//')
 	for variant in ${pinned:-"${variants[@]}"}; do
 		sum=$(printf '%s/%s' "$name" "$variant" | cksum | cut -d' ' -f1)
 		for seed in $((sum % 1000 + 1)) $((sum / 1000 % 100000 + 1)); do
