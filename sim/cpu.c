@@ -39,6 +39,9 @@ void sim_cpus_init(void)
 		c->idle.bound_cpu = c->id;
 		c->idle.on_rq = true;
 		snprintf(c->idle.comm, sizeof(c->idle.comm), "swapper/%d", c->id);
+		/* init_idle_preempt_count(): the idle loop runs with preemption off */
+		c->idle.preempt_saved = PREEMPT_OFFSET;
+		c->preempt_count = PREEMPT_OFFSET;
 		c->curr = &c->idle;
 		ctx_init(&c->hardirq, c, CTX_HARDIRQ);
 		ctx_init(&c->softirq, c, CTX_SOFTIRQ);

@@ -177,23 +177,36 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 	return &sim.cpus[order[sim_choose((unsigned int)n, SIM_WHY_PLACE)]];
 }
 
+/*
+ * A wake-up made by an event (an alarm, a thread's start) has no CPU of its
+ * own; the kernel's would run in an interrupt of the CPU the task goes to.
+ * It is recorded there, in the context of what that CPU runs.
+ */
 bool sim_wake(struct task_struct *p, unsigned int state)
 {
-	struct sim_cpu *c;
+	struct sim_cpu *c = &sim.cpus[p->cpu];
+	uint64_t from = (uint64_t)p->cpu;
+	bool placed = false;
 
 	if (!(p->__state & state))
 		return false;
-	sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)p->cpu, 0, 0, sim_intern(p->comm), NULL);
+	if (!sim.in_event)
+		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm), NULL);
 	p->__state = TASK_RUNNING;
-	if (p->on_rq)		/* still on its CPU, between set_current_state and schedule */
-		return true;
-	c = select_cpu(p);
-	p->cpu = c->id;
-	p->on_rq = true;
-	list_add_tail(&p->run_node, &c->runqueue);
-	if (c->curr->flags & PF_IDLE)
+	/* on_rq: still on its CPU, between set_current_state and schedule */
+	if (!p->on_rq) {
+		c = select_cpu(p);
+		p->cpu = c->id;
+		p->on_rq = true;
+		list_add_tail(&p->run_node, &c->runqueue);
+		placed = true;
+	}
+	if (sim.in_event)
+		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm),
+			     NULL);
+	if (placed && (c->curr->flags & PF_IDLE))
 		sim_cpu_advance(c, sim_now());
-	else
+	else if (placed)
 		c->need_resched = true;
 	return true;
 }
