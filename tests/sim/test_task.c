@@ -25,7 +25,10 @@
  *  - wake_up_process from a plain event, onto another CPU; the wake-up's
  *    sched_waking is on the CPU the task goes to, in the task that CPU runs
  *    (never the idle task while another runs there), once it caught up;
- *  - the ends: deadlock (naming both tasks), quiescent with interruptible
+ *  - the ends: deadlock (naming both tasks; the finding is the first blocked
+ *    task's, each line at its blocked call and note, whatever ran last;
+ *    scheduling in an interrupt is __schedule_bug()'s message and stops the
+ *    machine), quiescent with interruptible
  *    sleepers, the hung-task report for a long uninterruptible sleep.
  */
 #include "../harness.h"
@@ -1082,6 +1085,76 @@ START_TEST(deadlock_names_both_tasks)
 }
 END_TEST
 
+static int wait_never_noted(void *arg)
+{
+	struct completion *c = arg;
+
+	sim_note("s.kws:%d", c == &never[0] ? 3 : 4);
+	wait_for_completion(c);
+	return 0;
+}
+
+static void late_irq(void *arg)
+{
+	(void)arg;
+	sim_note("s.kws:9");
+	udelay(5);
+}
+
+/*
+ * The last thing to run is a hard interrupt on cpu1, long after both tasks
+ * blocked: the deadlock is still theirs, each line at its own blocked call.
+ */
+START_TEST(deadlock_is_the_blocked_tasks)
+{
+	const struct sim_finding *f;
+
+	h_init(2);
+	init_completion(&never[0]);
+	init_completion(&never[1]);
+	sim_spawn("alpha", wait_never_noted, &never[0], 0, false, 0);
+	sim_spawn("beta", wait_never_noted, &never[1], 0, true, 0);
+	sim_irq_at(50000, 1, "late", late_irq, NULL);
+	ck_assert_int_eq(h_run(), SIM_END_DEADLOCK);
+	f = h_first(SIM_F_DEADLOCK);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->context, "alpha");
+	ck_assert_int_eq(f->cpu, 0);
+	ck_assert_str_eq(f->note, "s.kws:3");
+	ck_assert_str_eq(f->site.func, "wait_never_noted");
+	ck_assert_msg(strstr(f->msg, "\n  alpha:1 sleeps in wait_for_completion (wait_never_noted at "),
+		      "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, ") during s.kws:3 since "), "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, ") during s.kws:4 since "), "%s", f->msg);
+	ck_assert_msg(!strstr(f->msg, "s.kws:9") && !strstr(f->msg, "hardirq"), "%s", f->msg);
+	ck_assert_uint_ge(f->time, 50000);
+}
+END_TEST
+
+static void sleeping_irq(void *arg)
+{
+	(void)arg;
+	msleep(1);
+}
+
+/* __schedule_bug()'s words, and the machine stops: no "kernel BUG at ?:0!" */
+START_TEST(schedule_in_irq_is_scheduling_while_atomic)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_spawn("busy", spin_a_while, NULL, 0, true, 0);
+	sim_irq_at(50000, 0, "sleepy", sleeping_irq, NULL);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_BUG);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->msg, "BUG: scheduling while atomic: busy/1/0x00010000");
+	ck_assert_str_eq(f->context, "hardirq");
+	for (size_t i = 0; i < sim_finding_count(); i++)
+		ck_assert_msg(!strstr(sim_finding(i)->msg, "?:0"), "%s", sim_finding(i)->msg);
+}
+END_TEST
+
 START_TEST(quiescent_with_interruptible_sleepers)
 {
 	h_init(2);
@@ -1168,6 +1241,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, interruptible_sleep_not_hung);
 	tcase_add_test(tc, event_wakeup_recorded_in_running_task);
 	tcase_add_test(tc, event_wakeup_recorded_on_target_cpu);
+	tcase_add_test(tc, deadlock_is_the_blocked_tasks);
+	tcase_add_test(tc, schedule_in_irq_is_scheduling_while_atomic);
 	suite_add_tcase(s, tc);
 	return s;
 }
