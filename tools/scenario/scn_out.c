@@ -114,10 +114,18 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		fprintf(out, " %s", f->context);
 		if (f->site.file)
 			fprintf(out, " (%s:%d %s)", f->site.file, f->site.line, f->site.func);
+		else if (f->site.func)	/* a function the machine knows without its line */
+			fprintf(out, " (%s)", f->site.func);
 		fprintf(out, " decision %llu\n", (unsigned long long)f->decision);
 		if (f->note[0])
 			fprintf(out, "      during %s\n", f->note);
-		fprintf(out, "      %s\n", f->msg);
+		/* the message's continuation lines stay under it */
+		for (const char *line = f->msg; *line;) {
+			size_t n = strcspn(line, "\n");
+
+			fprintf(out, "      %.*s\n", (int)n, line);
+			line += n + (line[n] == '\n');
+		}
 	}
 	fprintf(out, "\nEnd: %s at ", sim_end_name(run->end));
 	print_time(out, run->end_time);
