@@ -204,9 +204,10 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 	if (sim.in_event)
 		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm),
 			     NULL);
+	/* wakeup_preempt(): resched_curr() for the idle task too, which shows 'N' until it switches */
 	if (placed && (c->curr->flags & PF_IDLE))
 		sim_cpu_advance(c, sim_now());
-	else if (placed)
+	if (placed)
 		c->need_resched = true;
 	return true;
 }

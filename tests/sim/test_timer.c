@@ -837,6 +837,9 @@ START_TEST(msleep_timer_start_base_locked)
 	r = nth_rec(REC_TIMER_EXPIRE_ENTRY, 0);
 	ck_assert_uint_eq(r->flags, TRACE_FLAG_SOFTIRQ);	/* the lock dropped for the callback */
 	ck_assert_uint_eq(r->preempt, 1);
+	/* process_timeout() woke the sleeper onto this idle CPU: resched_curr() */
+	r = nth_rec(REC_TIMER_EXPIRE_EXIT, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_SOFTIRQ | TRACE_FLAG_NEED_RESCHED);
 }
 END_TEST
 
