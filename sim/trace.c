@@ -156,9 +156,7 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 		c = &sim.cpus[0];
 	if (c && sim.in_event && c->clock > r.time)
 		r.time = c->clock;
-	p = c ? c->curr : NULL;
-	if (!p)
-		c = NULL;
+	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
 	r.a = a;
 	r.b = b;
 	r.c = cc;
@@ -166,7 +164,7 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	r.s = s;
 	r.s2 = s2;
 	r.type = (uint8_t)type;
-	if (c) {
+	if (p) {
 		unsigned int pc = c->preempt_count;
 
 		r.cpu = (uint16_t)c->id;
