@@ -39,6 +39,9 @@ void sim_cpus_init(void)
 		c->idle.bound_cpu = c->id;
 		c->idle.on_rq = true;
 		snprintf(c->idle.comm, sizeof(c->idle.comm), "swapper/%d", c->id);
+		/* init_idle_preempt_count(): the idle loop runs with preemption off */
+		c->idle.preempt_saved = PREEMPT_OFFSET;
+		c->preempt_count = PREEMPT_OFFSET;
 		c->curr = &c->idle;
 		ctx_init(&c->hardirq, c, CTX_HARDIRQ);
 		ctx_init(&c->softirq, c, CTX_SOFTIRQ);
@@ -91,6 +94,8 @@ static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 	x->wait = WAIT_NONE;
 	x->nheld = 0;
 	x->note[0] = '\0';
+	x->in_call = NULL;
+	x->work_fn = NULL;
 	x->below_preemptible = c->preemptible_point;
 	c->stack[c->depth++] = x;
 	return x;

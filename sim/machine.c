@@ -111,14 +111,26 @@ static void finish(enum sim_end end)
 
 static void end_quiet(void)
 {
+	struct sim_site site;
+	struct sim_ctx *first;
 	char buf[2048];
 
 	if (!sim_anyone_blocked()) {
 		finish(SIM_END_QUIESCENT);
 		return;
 	}
+	/*
+	 * Nothing runs: the finding is about the blocked, the first of them
+	 * for its context and site, never about whatever ran last.
+	 */
+	first = sim_first_blocked();
+	if (first->kind == CTX_TASK && first->task->wait_site)
+		site = *first->task->wait_site;
+	else
+		sim_ctx_site(first, &site);
 	sim_report_blocked(buf, sizeof(buf));
-	sim_report(SIM_F_DEADLOCK, NULL, "deadlock: nothing can run and nothing is pending\n%s", buf);
+	sim_report_for(first, SIM_F_DEADLOCK, site.file ? &site : NULL,
+		       "deadlock: nothing can run and nothing is pending%s", buf);
 	finish(SIM_END_DEADLOCK);
 }
 
@@ -333,7 +345,7 @@ static void hung_check(void *arg)
 /* --- fatal faults: guard pages and freed memory -------------------------------- */
 
 static char fault_msg[512];
-static struct sim_site fault_site = { "machine", 0, "fault" };
+static struct sim_site fault_site;	/* where the faulting context was (sim_ctx_site) */
 static struct sim_ctx *fault_ctx;
 static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
 
@@ -353,20 +365,19 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	const void *addr = si->si_addr;
 	struct sim_ctx *x = sim.cur;
-	char what[256];
 
 	(void)uc;
 	if (!sim.running || !x) {
 		pass_on(sig, si);
 		return;
 	}
+	/* the finding names the model function that touched, as far as the machine knows */
+	sim_ctx_site(x, &fault_site);
 	if (coro_in_guard(&x->coro, addr)) {
 		snprintf(fault_msg, sizeof(fault_msg), "stack overflow in %s (guard page hit)",
 			 sim_ctx_name(x));
 		sim.fault_kind = SIM_F_STACK_OVERFLOW;
-	} else if (sim_slab_fault(addr, what, sizeof(what))) {
-		snprintf(fault_msg, sizeof(fault_msg), "use-after-free: %s, touched by %s",
-			 what, sim_ctx_name(x));
+	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg))) {
 		sim.fault_kind = SIM_F_UAF;
 	} else {
 		pass_on(sig, si);
@@ -405,7 +416,7 @@ enum sim_end sim_run(void)
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;
-		sim_report(sim.fault_kind, &fault_site, "%s", fault_msg);
+		sim_report(sim.fault_kind, fault_site.func ? &fault_site : NULL, "%s", fault_msg);
 		sim.in_event = false;
 		sim.cur = NULL;
 		sim.cur_cpu = NULL;

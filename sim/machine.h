@@ -144,7 +144,10 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site);
 /* Preempt the running task of c: to the tail of its run queue, and switch. */
 void sim_preempt_task(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
+/* Each blocked context, a line each, every line starting with "\n". */
 void sim_report_blocked(char *buf, size_t len);
+/* The first context sim_report_blocked() lists, or NULL. */
+struct sim_ctx *sim_first_blocked(void);
 bool sim_anyone_blocked(void);
 /* Whether p lies on a simulated stack (a task's, or a CPU's interrupt frames'). */
 bool sim_on_stack(const void *p);
@@ -182,6 +185,17 @@ void sim_oracles_init(void);
 void sim_oracles_fini(void);
 struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A finding the machine makes about context x (NULL: about no context), at the latest time. */
+struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,
+				   const struct sim_site *site, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * The model function context x is in, as far as the machine knows: the
+ * site of the lock call it is making, else the work function or timer
+ * callback it runs, the interrupt it handles, or its thread function.
+ * out->file is NULL when only the function is known, func NULL if nothing.
+ */
+void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out);
 
 /* --- lockdep.c ---------------------------------------------------------------- */
 void sim_lockdep_init(void);
@@ -196,7 +210,13 @@ void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site);
 void sim_slab_init(void);
 void sim_slab_fini(void);
 void sim_slab_check_leaks(void);
-bool sim_slab_fault(const void *addr, char *what, size_t len);
+/*
+ * A touch of freed memory at addr, by context x in function func (NULL:
+ * unknown): writes KASAN's report into msg and returns true; false if addr
+ * is no freed block's.
+ */
+bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x, char *msg,
+		    size_t len);
 bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */

@@ -15,6 +15,10 @@
 static struct sim_finding *findings;
 static size_t nfindings, capfindings;
 
+/* sim_site_at()'s sites: open addressing over (file, line, func), lookups only */
+static struct sim_site **sites;
+static size_t nsites, capsites;
+
 unsigned int sim_boot_seq;
 
 void sim_oracles_init(void)
@@ -28,6 +32,54 @@ void sim_oracles_fini(void)
 	free(findings);
 	findings = NULL;
 	nfindings = capfindings = 0;
+	for (size_t i = 0; i < capsites; i++)
+		free(sites[i]);
+	free(sites);
+	sites = NULL;
+	nsites = capsites = 0;
+}
+
+static size_t site_slot(struct sim_site **tab, size_t cap, const char *file, int line,
+			const char *func)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)file * 31 + (uint64_t)line) * 31 + (uintptr_t)func;
+	size_t i;
+
+	h ^= h >> 29;
+	for (i = (size_t)(h * 0x9e3779b97f4a7c15ULL >> 7) & (cap - 1); tab[i];
+	     i = (i + 1) & (cap - 1))
+		if (tab[i]->file == file && tab[i]->line == line && tab[i]->func == func)
+			break;
+	return i;
+}
+
+const struct sim_site *sim_site_at(const char *file, int line, const char *func)
+{
+	size_t i;
+
+	if (2 * (nsites + 1) > capsites) {
+		struct sim_site **old = sites;
+		size_t oldcap = capsites;
+
+		capsites = capsites ? 2 * capsites : 64;
+		sites = calloc(capsites, sizeof(*sites));
+		if (!sites)
+			abort();
+		for (size_t j = 0; j < oldcap; j++)
+			if (old[j])
+				sites[site_slot(sites, capsites, old[j]->file, old[j]->line,
+						old[j]->func)] = old[j];
+		free(old);
+	}
+	i = site_slot(sites, capsites, file, line, func);
+	if (!sites[i]) {
+		sites[i] = malloc(sizeof(*sites[i]));
+		if (!sites[i])
+			abort();
+		*sites[i] = (struct sim_site){ file, line, func };
+		nsites++;
+	}
+	return sites[i];
 }
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind)
@@ -62,11 +114,15 @@ static bool seen_before(enum sim_finding_kind kind, const struct sim_site *site)
 	return false;
 }
 
-struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
-			       const char *fmt, ...)
+/*
+ * A finding in context x (NULL: the machine's own), at time t on cpu (-1:
+ * none). x's note says what it was doing in its caller's terms.
+ */
+static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
+				  enum sim_finding_kind kind, const struct sim_site *site,
+				  const char *fmt, va_list ap)
 {
 	struct sim_finding *f;
-	va_list ap;
 
 	if (seen_before(kind, site))
 		return NULL;
@@ -79,24 +135,83 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 	f = &findings[nfindings];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
-	va_start(ap, fmt);
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
-	va_end(ap);
-	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
-	f->time = sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time();
-	f->cpu = sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1;
-	snprintf(f->context, sizeof(f->context), "%s",
-		 sim.cur && !sim.in_event ? sim_ctx_name(sim.cur) : "machine");
+	f->time = t;
+	f->cpu = cpu;
+	snprintf(f->context, sizeof(f->context), "%s", x ? sim_ctx_name(x) : "machine");
 	if (site) {
 		f->site = *site;
 		f->site.func = sim_unprefix(site->func);
 	}
 	f->decision = sim_decision_count();
-	if (sim.cur && !sim.in_event)
-		memcpy(f->note, sim.cur->note, sizeof(f->note));
+	if (x)
+		memcpy(f->note, x->note, sizeof(f->note));
 	nfindings++;
-	sim_trace(REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
 	return f;
+}
+
+struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
+			       const char *fmt, ...)
+{
+	bool in_ctx = sim.cur && !sim.in_event;
+	struct sim_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
+	f = report(in_ctx ? sim.cur : NULL,
+		   sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time(),
+		   sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1, kind, site, fmt, ap);
+	va_end(ap);
+	if (f)
+		sim_trace(REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
+	return f;
+}
+
+struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,
+				   const struct sim_site *site, const char *fmt, ...)
+{
+	struct sim_cpu *c = x ? x->cpu : NULL;
+	struct sim_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	f = report(x, sim_max_time(), c ? c->id : -1, kind, site, fmt, ap);
+	va_end(ap);
+	if (f)
+		sim_trace_on(c, REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind),
+			     NULL);
+	return f;
+}
+
+void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out)
+{
+	const char *fn = NULL;
+
+	*out = (struct sim_site){ NULL, 0, NULL };
+	if (x->in_call) {
+		*out = *x->in_call;
+		out->func = sim_unprefix(out->func);
+		return;
+	}
+	if (x->work_fn) {
+		out->func = x->work_fn;
+		return;
+	}
+	switch (x->kind) {
+	case CTX_SOFTIRQ:
+		fn = x->cpu->running_timer ? sim_timer_fn_name(x->cpu->running_timer)
+					   : "run_timer_softirq";
+		break;
+	case CTX_HARDIRQ:
+		fn = x->cpu->irq_now ? x->cpu->irq_now->name : NULL;
+		break;
+	case CTX_TASK:
+		fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
+		break;
+	}
+	if (fn && strcmp(fn, "?"))
+		out->func = sim_unprefix(fn);
 }
 
 void sim_note(const char *fmt, ...)
@@ -154,8 +269,20 @@ void sim_warnf(const struct sim_site *site, const char *fmt, ...)
 
 void sim_bug(const struct sim_site *site, const char *cond)
 {
-	sim_report(SIM_F_BUG, site, "kernel BUG at %s:%d! %s: BUG_ON(%s)", site ? site->file : "?",
-		   site ? site->line : 0, site ? sim_unprefix(site->func) : "?", cond);
+	struct sim_site where;
+
+	if (site) {
+		sim_report(SIM_F_BUG, site, "kernel BUG at %s:%d! %s: BUG_ON(%s)", site->file,
+			   site->line, sim_unprefix(site->func), cond);
+	} else {
+		/* report_bug() without CONFIG_DEBUG_BUGVERBOSE: only where the code is */
+		where = (struct sim_site){ NULL, 0, NULL };
+		if (sim.cur && !sim.in_event)
+			sim_ctx_site(sim.cur, &where);
+		sim_report(SIM_F_BUG, where.func ? &where : NULL,
+			   "Kernel BUG at %s [verbose debug info unavailable]: BUG_ON(%s)",
+			   where.func ? where.func : "an unknown function", cond);
+	}
 	sim_halt(SIM_END_FATAL);
 	sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
 	__builtin_unreachable();

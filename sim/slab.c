@@ -35,6 +35,8 @@ struct block {
 	bool freed;
 	const struct sim_site *alloc_site, *free_site;
 	char owner[TASK_COMM_LEN];
+	char freer[TASK_COMM_LEN];	/* the context that freed it */
+	const char *free_note;		/* and its sim_note() then (interned), or NULL */
 };
 
 static struct block *blocks;	/* sorted by ptr, for lookups only */
@@ -152,19 +154,43 @@ void sim_kfree(const void *p, const struct sim_site *site)
 	}
 	b->freed = true;
 	b->free_site = site;
+	if (in_context()) {
+		snprintf(b->freer, sizeof(b->freer), "%s", sim_ctx_name(sim.cur));
+		b->free_note = sim.cur->note[0] ? sim_intern(sim.cur->note) : NULL;
+	}
 	mprotect(b->base, b->map_size, PROT_NONE);
 }
 
-bool sim_slab_fault(const void *addr, char *what, size_t len)
+/*
+ * KASAN's report, in words the machine has: the function that touched, the
+ * task it ran in, the block, and who allocated and freed it where (the
+ * freeing context's note names the scenario line).
+ */
+bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x, char *msg,
+		    size_t len)
 {
 	struct block *b = find(addr);
+	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
+	uint64_t fake = 0;
 
 	if (!b || !b->freed)
 		return false;
-	snprintf(what, len, "block #%llu (%zu bytes at offset %td, allocated in %s, freed in %s)",
-		 (unsigned long long)b->id, b->size, (const char *)addr - (const char *)b->ptr,
+	sim_slab_fake_addr(addr, &fake);
+	snprintf(msg, len,
+		 "BUG: KASAN: slab-use-after-free%s%s\n"
+		 "  Access at addr %016llx by task %s/%d%s%s%s\n"
+		 "  The buggy address is %td bytes inside block #%llu of %zu bytes\n"
+		 "  Allocated by %s in %s\n"
+		 "  Freed by %s in %s%s%s",
+		 func ? " in " : "", func ? func : "", (unsigned long long)fake, t->comm, t->pid,
+		 x->kind == CTX_TASK ? "" : " (", x->kind == CTX_TASK ? "" : sim_ctx_name(x),
+		 x->kind == CTX_TASK ? "" : ")",
+		 (const char *)addr - (const char *)b->ptr, (unsigned long long)b->id, b->size,
+		 b->owner[0] ? b->owner : "setup",
 		 b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?",
-		 b->free_site ? sim_unprefix(b->free_site->func) : "?");
+		 b->freer[0] ? b->freer : "setup",
+		 b->free_site ? sim_unprefix(b->free_site->func) : "?",
+		 b->free_note ? " during " : "", b->free_note ? b->free_note : "");
 	return true;
 }
 

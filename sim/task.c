@@ -177,23 +177,37 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 	return &sim.cpus[order[sim_choose((unsigned int)n, SIM_WHY_PLACE)]];
 }
 
+/*
+ * A wake-up made by an event (an alarm, a thread's start) has no CPU of its
+ * own; the kernel's would run in an interrupt of the CPU the task goes to.
+ * It is recorded there, in the context of what that CPU runs.
+ */
 bool sim_wake(struct task_struct *p, unsigned int state)
 {
-	struct sim_cpu *c;
+	struct sim_cpu *c = &sim.cpus[p->cpu];
+	uint64_t from = (uint64_t)p->cpu;
+	bool placed = false;
 
 	if (!(p->__state & state))
 		return false;
-	sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)p->cpu, 0, 0, sim_intern(p->comm), NULL);
+	if (!sim.in_event)
+		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm), NULL);
 	p->__state = TASK_RUNNING;
-	if (p->on_rq)		/* still on its CPU, between set_current_state and schedule */
-		return true;
-	c = select_cpu(p);
-	p->cpu = c->id;
-	p->on_rq = true;
-	list_add_tail(&p->run_node, &c->runqueue);
-	if (c->curr->flags & PF_IDLE)
+	/* on_rq: still on its CPU, between set_current_state and schedule */
+	if (!p->on_rq) {
+		c = select_cpu(p);
+		p->cpu = c->id;
+		p->on_rq = true;
+		list_add_tail(&p->run_node, &c->runqueue);
+		placed = true;
+	}
+	if (sim.in_event)
+		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm),
+			     NULL);
+	/* wakeup_preempt(): resched_curr() for the idle task too, which shows 'N' until it switches */
+	if (placed && (c->curr->flags & PF_IDLE))
 		sim_cpu_advance(c, sim_now());
-	else
+	if (placed)
 		c->need_resched = true;
 	return true;
 }
@@ -227,16 +241,19 @@ void sim_might_sleep(const struct sim_site *site)
 {
 	struct sim_cpu *c = this_cpu();
 	struct task_struct *p = current;
+	char at[160] = "";
 
 	if (p->__state != TASK_RUNNING)
 		sim_report(SIM_F_MIGHT_SLEEP, site,
 			   "do not call blocking ops when !TASK_RUNNING; state=%x", p->__state);
+	/* __might_sleep() names its file:line; a caller without a site has none to name */
+	if (site)
+		snprintf(at, sizeof(at), " at %s:%d", site->file, site->line);
 	if (c->preempt_count || c->irqs_disabled || top_ctx(c) != &p->ctx)
 		sim_report(SIM_F_MIGHT_SLEEP, site,
-			   "BUG: sleeping function called from invalid context at %s:%d\n"
+			   "BUG: sleeping function called from invalid context%s\n"
 			   "in_atomic(): %d, irqs_disabled(): %d, pid: %d, name: %s",
-			   site ? site->file : "?", site ? site->line : 0,
-			   c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm);
+			   at, c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm);
 	sim_point(sim.cfg.costs.point, POINT_MIGHT_SLEEP);
 }
 
@@ -245,8 +262,16 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site)
 	struct sim_cpu *c = this_cpu();
 	struct task_struct *p = c->curr;
 
+	/*
+	 * __schedule_bug(): the kernel prints this and goes on to switch away
+	 * from the interrupt, which corrupts it; the machine cannot, and stops.
+	 */
 	if (c->depth != 1 || top_ctx(c) != &p->ctx) {
-		sim_bug(site, "schedule() called from interrupt context");
+		sim_report(SIM_F_BUG, site, "BUG: scheduling while atomic: %s/%d/0x%08x", p->comm,
+			   p->pid, c->preempt_count);
+		sim_halt(SIM_END_FATAL);
+		sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
+		__builtin_unreachable();
 	}
 	if (c->preempt_count)
 		sim_report(SIM_F_MIGHT_SLEEP, site, "BUG: scheduling while atomic: %s/%d/0x%08x",
@@ -338,6 +363,45 @@ bool sim_anyone_blocked(void)
 	return false;
 }
 
+/*
+ * " during NOTE": the caller's words for the blocked call (a scenario line),
+ * unless the site already names that line.
+ */
+static const char *during(const struct sim_ctx *x, const struct sim_site *site)
+{
+	static char buf[128];
+	char at[96];
+
+	if (!x->note[0])
+		return "";
+	if (site) {
+		snprintf(at, sizeof(at), "%s:%d", site->file, site->line);
+		if (!strcmp(at, x->note))
+			return "";
+	}
+	snprintf(buf, sizeof(buf), " during %s", x->note);
+	return buf;
+}
+
+struct sim_ctx *sim_first_blocked(void)
+{
+	struct task_struct *p;
+	struct sim_cpu *c;
+
+	for_each_sim_cpu(c)
+		for (int i = 0; i < c->depth; i++)
+			if (c->stack[i]->wait == WAIT_SPIN)
+				return c->stack[i];
+	list_for_each_entry(p, &sim.tasks, all_node)
+		if (task_blocked(p))
+			return &p->ctx;
+	return NULL;
+}
+
+/*
+ * One line per blocked context, each at its own blocked call: its site and
+ * what its caller was doing there, not what ran last.
+ */
 void sim_report_blocked(char *buf, size_t len)
 {
 	struct task_struct *p;
@@ -349,22 +413,28 @@ void sim_report_blocked(char *buf, size_t len)
 	for_each_sim_cpu(c) {
 		for (int i = 0; i < c->depth; i++) {
 			struct sim_ctx *x = c->stack[i];
+			struct sim_site where;
 
 			if (x->wait != WAIT_SPIN)
 				continue;
-			APPEND("  cpu%d: %s spins in %s on %s%s\n", c->id, sim_ctx_name(x),
+			sim_ctx_site(x, &where);
+			APPEND("\n  cpu%d: %s spins in %s on %s%s", c->id, sim_ctx_name(x),
 			       x->spin_obj->what, sim_spin_obj_name(x->spin_obj),
 			       sim_spin_owner_text(x->spin_obj));
+			if (where.file)
+				APPEND(" (%s at %s:%d)", where.func, where.file, where.line);
+			APPEND("%s", during(x, where.file ? &where : NULL));
 		}
 	}
 	list_for_each_entry(p, &sim.tasks, all_node) {
 		if (!task_blocked(p))
 			continue;
-		APPEND("  %s:%d sleeps in %s", p->comm, p->pid, p->wait_what ? p->wait_what : "schedule");
+		APPEND("\n  %s:%d sleeps in %s", p->comm, p->pid, p->wait_what ? p->wait_what : "schedule");
 		if (p->wait_site)
 			APPEND(" (%s at %s:%d)", sim_unprefix(p->wait_site->func), p->wait_site->file,
 			       p->wait_site->line);
-		APPEND(" since %llu ns\n", (unsigned long long)p->blocked_since);
+		APPEND("%s since %llu ns", during(&p->ctx, p->wait_site),
+		       (unsigned long long)p->blocked_since);
 	}
 #undef APPEND
 }

@@ -162,6 +162,30 @@ static void rearm_tick(struct sim_cpu *c)
 }
 
 /*
+ * timer_start and timer_cancel are traced with the timer base's lock held,
+ * taken by raw_spin_lock_irqsave() in lock_timer_base() and __mod_timer(),
+ * by raw_spin_lock_irq() in __run_timers(): interrupts off and one more
+ * preempt count than the caller had ("d..1." from a plain task). Nothing
+ * can run in between, so the lock is the state of the one record.
+ */
+static void trace_base_locked(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t cc,
+			      uint64_t d, const char *s)
+{
+	struct sim_cpu *c = sim.in_event ? NULL : this_cpu();
+	bool irqs = c && c->irqs_disabled;
+
+	if (c) {
+		c->irqs_disabled = true;
+		c->preempt_count += PREEMPT_OFFSET;
+	}
+	sim_trace(type, a, b, cc, d, s, NULL);
+	if (c) {
+		c->preempt_count -= PREEMPT_OFFSET;
+		c->irqs_disabled = irqs;
+	}
+}
+
+/*
  * As detach_timer(), whose debug_deactivate() traces timer_cancel: on
  * del_timer, on re-arming a pending timer, and just before it expires.
  */
@@ -173,7 +197,7 @@ static void detach(struct timer_list *timer)
 	timer->queued = false;
 	timer->entry.pprev = NULL;
 	rearm_tick(c);
-	sim_trace(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
+	trace_base_locked(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL);
 }
 
 static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_cpu *c)
@@ -196,9 +220,8 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 			break;
 	list_add_tail(&timer->node, pos);
 	rearm_tick(c);
-	sim_trace(REC_TIMER_START, sim_fake_addr(timer), expires, timer->bucket_expiry,
-		  (timer->flags | (u64)c->id) | (u64)timer->idx << 32,
-		  sim_timer_fn_name(timer), NULL);
+	trace_base_locked(REC_TIMER_START, sim_fake_addr(timer), expires, timer->bucket_expiry,
+			  (timer->flags | (u64)c->id) | (u64)timer->idx << 32, sim_timer_fn_name(timer));
 }
 
 /*

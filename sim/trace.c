@@ -5,6 +5,7 @@
  * same in every build, whatever the real addresses.
  */
 #include "machine.h"
+#include <linux/preempt.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,10 +142,21 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 		   uint64_t cc, uint64_t d, const char *s, const char *s2)
 {
 	struct sim_rec r = { 0 };
-	struct task_struct *p = c ? c->curr : NULL;
+	struct task_struct *p;
 	uint64_t h = hash;
 
 	r.time = sim.in_event ? sim.ev_time : c ? c->clock : sim_max_time();
+	/*
+	 * What no context of the machine does (setup, an event's own checks)
+	 * is the boot CPU's, in whatever runs there: every line of a CPU names
+	 * the task that CPU runs. A CPU given to an event is one that has
+	 * caught up with it, so its lines stay in order of time.
+	 */
+	if (!c && sim.cfg.ncpus > 0)
+		c = &sim.cpus[0];
+	if (c && sim.in_event && c->clock > r.time)
+		r.time = c->clock;
+	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
 	r.a = a;
 	r.b = b;
 	r.c = cc;
@@ -152,17 +164,19 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	r.s = s;
 	r.s2 = s2;
 	r.type = (uint8_t)type;
-	if (c) {
-		struct sim_ctx *x = top_ctx(c);
+	if (p) {
+		unsigned int pc = c->preempt_count;
 
 		r.cpu = (uint16_t)c->id;
 		r.pid = p->pid;
 		memcpy(r.comm, p->comm, sizeof(r.comm));
-		r.preempt = (uint8_t)(c->preempt_count & PREEMPT_MASK);
+		/* tracing_gen_ctx_irq_test(): everything but irqs-off comes from preempt_count */
+		r.preempt = (uint8_t)(pc & PREEMPT_MASK);
 		r.flags = (c->irqs_disabled ? TRACE_FLAG_IRQS_OFF : 0) |
 			  (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
-			  (x && x->kind == CTX_HARDIRQ ? TRACE_FLAG_HARDIRQ : 0) |
-			  (x && x->kind == CTX_SOFTIRQ ? TRACE_FLAG_SOFTIRQ : 0);
+			  (pc & HARDIRQ_MASK ? TRACE_FLAG_HARDIRQ : 0) |
+			  (pc & SOFTIRQ_OFFSET ? TRACE_FLAG_SOFTIRQ : 0) |
+			  ((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1) ? TRACE_FLAG_BH_OFF : 0);
 	}
 	h = fnv_u64(h, r.time);
 	h = fnv_u64(h, r.a);

@@ -5,10 +5,11 @@
  * (include/trace/events/{sched,timer,irq,task,printk}.h); the simulator's
  * own events (kwsim_*) use the same line shape.
  *
- * Two things differ from a kernel, both on purpose: the flags column has
- * the four columns kwsim records (no migrate-disable), and %p prints the
- * simulator's fake addresses, which are stable, where a kernel prints
- * hashed ones.
+ * The five flag columns are 6.12's, from the machine's irq and preempt
+ * state as tracing_gen_ctx_irq_test() reads the kernel's; the machine has
+ * no migrate_disable(), so that column is always '.'. One thing differs
+ * from a kernel on purpose: %p prints the simulator's fake addresses,
+ * which are stable, where a kernel prints hashed ones.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -141,20 +142,21 @@ static int count_cpus(const struct sim_rec *recs, size_t n, const struct trace_v
 }
 
 /*
- * print_func_help_header_irq() of 6.12 with the migrate-disable column
- * taken out: every column the legend names is one the lines print.
+ * s_show(), print_event_info() and print_func_help_header_irq() of 6.12,
+ * without record-tgid (its precision of 2 spaces written out).
  */
 static void write_header(FILE *out, size_t n, int ncpus)
 {
 	fputs("# tracer: nop\n#\n", out);
 	fprintf(out, "# entries-in-buffer/entries-written: %zu/%zu   #P:%d\n#\n", n, n, ncpus);
-	fputs("#                                _----=> irqs-off/BH-disabled\n"
-	      "#                               / _---=> need-resched\n"
-	      "#                              | / _--=> hardirq/softirq\n"
-	      "#                              || / _-=> preempt-depth\n"
-	      "#                              ||| /\n"
-	      "#           TASK-PID     CPU#  ||||  TIMESTAMP  FUNCTION\n"
-	      "#              | |         |   ||||     |         |\n", out);
+	fputs("#                                _-----=> irqs-off/BH-disabled\n"
+	      "#                               / _----=> need-resched\n"
+	      "#                              | / _---=> hardirq/softirq\n"
+	      "#                              || / _--=> preempt-depth\n"
+	      "#                              ||| / _-=> migrate-disable\n"
+	      "#                              |||| /     delay\n"
+	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+	      "#              | |         |   |||||     |         |\n", out);
 }
 
 /* --- merging the CPUs' streams ------------------------------------------------------- */
@@ -247,24 +249,30 @@ static void line_task(const struct sim_rec *r, char comm[17], int *pid)
 	snprintf(comm, 17, "%.16s", c);
 }
 
-/* trace_print_lat_fmt() without migrate-disable */
-static void flags_column(const struct sim_rec *r, char col[5])
+/*
+ * trace_print_lat_fmt() of 6.12. The machine sets need-resched as x86 does
+ * for the running CPU, TIF_NEED_RESCHED and PREEMPT_NEED_RESCHED together:
+ * 'N'. It has no NMIs, no irq-flags-less arch and no migrate_disable().
+ */
+static void flags_column(const struct sim_rec *r, char col[6])
 {
-	bool hard = r->flags & TRACE_FLAG_HARDIRQ, soft = r->flags & TRACE_FLAG_SOFTIRQ;
+	bool irqs_off = r->flags & TRACE_FLAG_IRQS_OFF, bh_off = r->flags & TRACE_FLAG_BH_OFF;
+	bool hardirq = r->flags & TRACE_FLAG_HARDIRQ, softirq = r->flags & TRACE_FLAG_SOFTIRQ;
 	unsigned int depth = r->preempt < 0xf ? r->preempt : 0xf;
 
-	col[0] = r->flags & TRACE_FLAG_IRQS_OFF ? 'd' : '.';
+	col[0] = irqs_off && bh_off ? 'D' : irqs_off ? 'd' : bh_off ? 'b' : '.';
 	col[1] = r->flags & TRACE_FLAG_NEED_RESCHED ? 'N' : '.';
-	col[2] = hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	col[2] = hardirq && softirq ? 'H' : hardirq ? 'h' : softirq ? 's' : '.';
 	col[3] = depth ? "0123456789abcdef"[depth] : '.';
-	col[4] = '\0';
+	col[4] = '.';	/* migrate-disable */
+	col[5] = '\0';
 }
 
 static void write_context(FILE *out, const struct sim_rec *r)
 {
 	/* ns2usecs() rounds to the nearest microsecond */
 	unsigned long long us = (r->time + 500) / 1000;
-	char comm[17], col[5];
+	char comm[17], col[6];
 	int pid;
 
 	line_task(r, comm, &pid);

@@ -23,7 +23,7 @@ struct mix_run {
 	size_t decisions;
 	enum sim_end end;
 	size_t findings;
-	char first_finding[400];		/* kind and message, "" when none */
+	char first_finding[1100];		/* kind and message, "" when none */
 	char divergence[256];			/* sim_divergence(), "" when none */
 	struct sim_decision *log;		/* malloc'ed when keep_log; free with mix_release() */
 	size_t nlog;

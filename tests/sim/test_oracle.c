@@ -8,9 +8,13 @@
  * carries its time, CPU, context and decision index and has a trace record;
  * the hung-task detector reports an uninterruptible sleep longer than
  * hung_task_ns and only that; a CPU spinning that long on a lock is a soft
- * lockup; printk and pr_* become REC_PRINTK records with their level.
+ * lockup; printk and pr_* become REC_PRINTK records with their level; a BUG
+ * without a site says where the context was, never "?:0"; sim_site_at()
+ * gives one site per (file, line, func).
  */
 #include "../harness.h"
+
+#include <sim/site.h>
 
 #include <linux/bug.h>
 #include <linux/completion.h>
@@ -295,6 +299,55 @@ START_TEST(bug_on_ends_the_run)
 }
 END_TEST
 
+static int bug_nosite_fn(void *arg)
+{
+	(void)arg;
+	sim_bug(NULL, "bad state");
+	after_bug = true;
+	return 0;
+}
+
+/* report_bug() without bug-verbose info: the function, as the machine knows it */
+START_TEST(bug_without_a_site_names_the_function)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_register_symbol((const void *)bug_nosite_fn, "bug_nosite_fn");
+	sim_spawn("bug", bug_nosite_fn, NULL, 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	ck_assert(!after_bug);
+	f = h_first(SIM_F_BUG);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->msg, "Kernel BUG at bug_nosite_fn [verbose debug info unavailable]: "
+				 "BUG_ON(bad state)");
+	ck_assert_str_eq(f->site.func, "bug_nosite_fn");
+	ck_assert_ptr_null(f->site.file);
+}
+END_TEST
+
+START_TEST(site_at_is_one_per_place)
+{
+	static const char file[] = "x.kws", f1[] = "msleep", f2[] = "udelay";
+	const struct sim_site *a, *b;
+
+	h_init(1);
+	a = sim_site_at(file, 3, f1);
+	ck_assert_str_eq(a->file, "x.kws");
+	ck_assert_int_eq(a->line, 3);
+	ck_assert_str_eq(a->func, "msleep");
+	ck_assert_ptr_eq(sim_site_at(file, 3, f1), a);
+	b = sim_site_at(file, 3, f2);
+	ck_assert_ptr_ne(b, a);
+	ck_assert_ptr_ne(sim_site_at(file, 4, f1), a);
+	/* many: the table grows and keeps every one where it was */
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(sim_site_at(file, 100 + i, f1)->line, 100 + i);
+	ck_assert_ptr_eq(sim_site_at(file, 3, f1), a);
+	ck_assert_ptr_eq(sim_site_at(file, 3, f2), b);
+}
+END_TEST
+
 /* --- might_sleep --------------------------------------------------------------------------- */
 
 static DEFINE_SPINLOCK(lk);
@@ -561,6 +614,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, hung_task_after_the_timeout_only);
 	tcase_add_test(tc, soft_lockup_on_a_long_held_lock);
 	tcase_add_test(tc, printk_records_with_levels);
+	tcase_add_test(tc, bug_without_a_site_names_the_function);
+	tcase_add_test(tc, site_at_is_one_per_place);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,9 @@
  * Pins the checking allocator (sim/slab.c): kzalloc zeroes, kmalloc hands
  * out poison (0x6b), kmalloc(0) is ZERO_SIZE_PTR; kfree of NULL and
  * ZERO_SIZE_PTR is fine; a read or write of a freed block from a task is a
- * SIM_F_UAF naming the block and where it was allocated and freed, and ends
+ * SIM_F_UAF in KASAN's words, naming the block, where it was allocated and
+ * freed (with the freeing context's note), and the function that touched it
+ * (a timer callback, the line of a lock call), and ends
  * the run SIM_END_FATAL without taking the process down (in the sanitizer
  * build too); double free, freeing what kmalloc never returned, a pointer
  * into a block or an error pointer are findings of their own; blocks live
@@ -19,6 +21,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #include <string.h>
 
@@ -119,16 +122,18 @@ static int bystander_fn(void *arg)
 	return 0;
 }
 
-static void check_uaf(const char *block, const char *offset, const char *who, const char *comm)
+static void check_uaf(const char *block, const char *task, const char *comm)
 {
 	const struct sim_finding *f = h_first(SIM_F_UAF);
 
 	ck_assert_uint_eq(sim_finding_count(), 1);
 	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(!strncmp(f->msg, "BUG: KASAN: slab-use-after-free", 31), "%s", f->msg);
 	ck_assert_msg(strstr(f->msg, block), "'%s' lacks '%s'", f->msg, block);
-	ck_assert_msg(strstr(f->msg, offset), "'%s' lacks '%s'", f->msg, offset);
-	ck_assert_ptr_nonnull(strstr(f->msg, "allocated in make_thing, freed in drop_thing"));
-	ck_assert_msg(strstr(f->msg, who), "'%s' lacks '%s'", f->msg, who);
+	ck_assert_msg(strstr(f->msg, task), "'%s' lacks '%s'", f->msg, task);
+	ck_assert_msg(strstr(f->msg, "Allocated by ") && strstr(f->msg, " in make_thing\n"), "%s",
+		      f->msg);
+	ck_assert_msg(strstr(f->msg, " in drop_thing"), "%s", f->msg);
 	/* the finding is the faulting task's: its context, CPU and time */
 	ck_assert_str_eq(f->context, comm);
 	ck_assert_int_eq(f->cpu, 0);
@@ -142,7 +147,7 @@ START_TEST(use_after_free_read)
 	sim_spawn("bystander", bystander_fn, NULL, 1, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_FATAL);
 	h_dump_findings();
-	check_uaf("block #0 (72 bytes at offset 64", "use-after-free", "touched by reader", "reader");
+	check_uaf("64 bytes inside block #0 of 72 bytes", "by task reader/1\n", "reader");
 	ck_assert_uint_ge(h_first(SIM_F_UAF)->time, 1 * MS);
 	ck_assert_uint_lt(h_first(SIM_F_UAF)->time, 2 * MS);
 	/* a fatal run reports no leaks, though the bystander never finished */
@@ -156,7 +161,86 @@ START_TEST(use_after_free_write)
 	sim_spawn("writer", uaf_write_fn, NULL, 0, false, 0);
 	ck_assert_int_eq(h_run(), SIM_END_FATAL);
 	h_dump_findings();
-	check_uaf("block #1 (72 bytes at offset 0", "use-after-free", "touched by writer", "writer");
+	check_uaf("0 bytes inside block #1 of 72 bytes", "by task writer/1\n", "writer");
+}
+END_TEST
+
+/*
+ * A timer callback touching a freed object: the report names the callback
+ * (the machine knows which one its softirq runs), or the exact line when the
+ * touch is a lock call, and the freeing context's note (a scenario line).
+ */
+struct locked_thing {
+	spinlock_t lock;
+	long v;
+};
+
+static struct locked_thing *victim;
+static struct timer_list victim_timer;
+
+static void victim_read_fn(struct timer_list *t)
+{
+	(void)t;
+	sink = victim->v;
+	survived = true;
+}
+
+static void victim_lock_fn(struct timer_list *t)
+{
+	(void)t;
+	spin_lock(&victim->lock);
+	survived = true;
+}
+
+static int free_then_arm(void *arg)
+{
+	victim = kzalloc(sizeof(*victim), GFP_KERNEL);
+	spin_lock_init(&victim->lock);
+	timer_setup(&victim_timer, arg, 0);
+	mod_timer(&victim_timer, jiffies + 1);
+	sim_note("scenario.kws:7");
+	kfree(victim);
+	sim_note("scenario.kws:8");
+	return 0;
+}
+
+static const struct sim_finding *run_victim(void (*fn)(struct timer_list *), const char *name)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_register_symbol((const void *)fn, name);
+	sim_spawn("freer", free_then_arm, (void *)fn, 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_UAF);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!survived);
+	ck_assert_str_eq(f->context, "softirq");
+	ck_assert_msg(strstr(f->msg, "by task swapper/0/0 (softirq)"), "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, "Freed by freer in free_then_arm during scenario.kws:7"),
+		      "%s", f->msg);
+	ck_assert_msg(!strstr(f->msg, "machine") && !strstr(f->site.func, "fault"), "%s", f->msg);
+	return f;
+}
+
+START_TEST(use_after_free_names_the_timer_callback)
+{
+	const struct sim_finding *f = run_victim(victim_read_fn, "victim_read_fn");
+
+	ck_assert_msg(strstr(f->msg, "slab-use-after-free in victim_read_fn\n"), "%s", f->msg);
+	ck_assert_str_eq(f->site.func, "victim_read_fn");
+	ck_assert_ptr_null(f->site.file);	/* the function is known, not the line */
+}
+END_TEST
+
+START_TEST(use_after_free_names_the_lock_call)
+{
+	const struct sim_finding *f = run_victim(victim_lock_fn, "victim_lock_fn");
+
+	ck_assert_msg(strstr(f->msg, "slab-use-after-free in victim_lock_fn\n"), "%s", f->msg);
+	ck_assert_str_eq(f->site.func, "victim_lock_fn");
+	ck_assert_ptr_nonnull(f->site.file);
+	ck_assert_ptr_nonnull(strstr(f->site.file, "test_slab.c"));
 }
 END_TEST
 
@@ -441,6 +525,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, gfp_kernel_in_hardirq);
 	tcase_add_test(tc, alloc_from_an_event);
 	tcase_add_test(tc, fake_addresses_are_stable);
+	tcase_add_test(tc, use_after_free_names_the_timer_callback);
+	tcase_add_test(tc, use_after_free_names_the_lock_call);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,8 +22,13 @@
  *    local_irq_enable, in hardirq context with irqs off; in_task,
  *    in_interrupt, in_irq, in_softirq in task, hardirq and timer context;
  *  - 64 CPUs run 64 bound tasks side by side;
- *  - wake_up_process from a plain event, onto another CPU;
- *  - the ends: deadlock (naming both tasks), quiescent with interruptible
+ *  - wake_up_process from a plain event, onto another CPU; the wake-up's
+ *    sched_waking is on the CPU the task goes to, in the task that CPU runs
+ *    (never the idle task while another runs there), once it caught up;
+ *  - the ends: deadlock (naming both tasks; the finding is the first blocked
+ *    task's, each line at its blocked call and note, whatever ran last;
+ *    scheduling in an interrupt is __schedule_bug()'s message and stops the
+ *    machine), quiescent with interruptible
  *    sleepers, the hung-task report for a long uninterruptible sleep.
  */
 #include "../harness.h"
@@ -907,7 +912,8 @@ START_TEST(softirq_context)
 	ck_assert(in_timer.ran);
 	ck_assert(in_timer.in_softirq && in_timer.in_serving_softirq && in_timer.in_interrupt);
 	ck_assert(!in_timer.in_irq && !in_timer.in_task && !in_timer.irqs_off);
-	ck_assert_uint_eq(in_timer.preempt, SOFTIRQ_OFFSET);
+	/* the armer sleeps: cpu0 idles, and the idle task runs with preemption off */
+	ck_assert_uint_eq(in_timer.preempt, SOFTIRQ_OFFSET + 1);
 	/* expires J0+1, filed at J0+2: the tick at 8 ms, then the softirq's entry */
 	ck_assert_uint_eq(in_timer.time, 2 * TICK + C_IRQ);
 }
@@ -993,6 +999,64 @@ START_TEST(wake_from_event_onto_other_cpu)
 }
 END_TEST
 
+static const struct sim_rec *waking_of(int pid)
+{
+	for (size_t i = 0; i < sim_trace_count(); i++) {
+		const struct sim_rec *r = &sim_trace_records()[i];
+
+		if (r->type == REC_SCHED_WAKING && (int)r->a == pid)
+			return r;
+	}
+	return NULL;
+}
+
+/* a thread started by an event on a busy CPU: the line is the busy task's */
+START_TEST(event_wakeup_recorded_in_running_task)
+{
+	const struct sim_rec *r;
+	struct task_struct *busy, *late;
+
+	h_init(1);
+	busy = sim_spawn("busy", spin_a_while, NULL, 0, true, 0);
+	late = sim_spawn("late", kfn, NULL, 0, true, 100000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	r = waking_of(late->pid);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->cpu, 0);
+	ck_assert_int_eq(r->pid, busy->pid);
+	ck_assert_str_eq(r->comm, "busy");
+	ck_assert_uint_ge(r->time, 100000);
+	ck_assert_uint_eq(r->preempt, 0);
+	ck_assert_uint_eq(r->flags, 0);
+}
+END_TEST
+
+/* onto an idle CPU: the idle task's line, with its preemption off, at the event's time */
+START_TEST(event_wakeup_recorded_on_target_cpu)
+{
+	const struct sim_rec *r;
+
+	h_init(2);
+	sleeper = sim_spawn("sleeper", sleep_then_see, NULL, 0, false, 0);
+	sim_spawn("busy", spin_a_while, NULL, 0, true, 0);
+	sim_event_at(2000, wake_event, sleeper);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	/* the second waking of the sleeper is the event's */
+	r = NULL;
+	for (size_t i = 0, n = 0; i < sim_trace_count(); i++) {
+		const struct sim_rec *x = &sim_trace_records()[i];
+
+		if (x->type == REC_SCHED_WAKING && (int)x->a == sleeper->pid && n++ == 1)
+			r = x;
+	}
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->cpu, 1);
+	ck_assert_int_eq(r->pid, 0);
+	ck_assert_uint_eq(r->preempt, 1);
+	ck_assert_uint_eq(r->time, 2000);
+}
+END_TEST
+
 /* --- how runs end ----------------------------------------------------------------- */
 
 static struct completion never[2];
@@ -1018,6 +1082,76 @@ START_TEST(deadlock_names_both_tasks)
 	f = h_first(SIM_F_DEADLOCK);
 	ck_assert_msg(strstr(f->msg, "alpha:1 sleeps in wait_for_completion"), "%s", f->msg);
 	ck_assert_msg(strstr(f->msg, "beta:2 sleeps in wait_for_completion"), "%s", f->msg);
+}
+END_TEST
+
+static int wait_never_noted(void *arg)
+{
+	struct completion *c = arg;
+
+	sim_note("s.kws:%d", c == &never[0] ? 3 : 4);
+	wait_for_completion(c);
+	return 0;
+}
+
+static void late_irq(void *arg)
+{
+	(void)arg;
+	sim_note("s.kws:9");
+	udelay(5);
+}
+
+/*
+ * The last thing to run is a hard interrupt on cpu1, long after both tasks
+ * blocked: the deadlock is still theirs, each line at its own blocked call.
+ */
+START_TEST(deadlock_is_the_blocked_tasks)
+{
+	const struct sim_finding *f;
+
+	h_init(2);
+	init_completion(&never[0]);
+	init_completion(&never[1]);
+	sim_spawn("alpha", wait_never_noted, &never[0], 0, false, 0);
+	sim_spawn("beta", wait_never_noted, &never[1], 0, true, 0);
+	sim_irq_at(50000, 1, "late", late_irq, NULL);
+	ck_assert_int_eq(h_run(), SIM_END_DEADLOCK);
+	f = h_first(SIM_F_DEADLOCK);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->context, "alpha");
+	ck_assert_int_eq(f->cpu, 0);
+	ck_assert_str_eq(f->note, "s.kws:3");
+	ck_assert_str_eq(f->site.func, "wait_never_noted");
+	ck_assert_msg(strstr(f->msg, "\n  alpha:1 sleeps in wait_for_completion (wait_never_noted at "),
+		      "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, ") during s.kws:3 since "), "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, ") during s.kws:4 since "), "%s", f->msg);
+	ck_assert_msg(!strstr(f->msg, "s.kws:9") && !strstr(f->msg, "hardirq"), "%s", f->msg);
+	ck_assert_uint_ge(f->time, 50000);
+}
+END_TEST
+
+static void sleeping_irq(void *arg)
+{
+	(void)arg;
+	msleep(1);
+}
+
+/* __schedule_bug()'s words, and the machine stops: no "kernel BUG at ?:0!" */
+START_TEST(schedule_in_irq_is_scheduling_while_atomic)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_spawn("busy", spin_a_while, NULL, 0, true, 0);
+	sim_irq_at(50000, 0, "sleepy", sleeping_irq, NULL);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_BUG);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->msg, "BUG: scheduling while atomic: busy/1/0x00010000");
+	ck_assert_str_eq(f->context, "hardirq");
+	for (size_t i = 0; i < sim_finding_count(); i++)
+		ck_assert_msg(!strstr(sim_finding(i)->msg, "?:0"), "%s", sim_finding(i)->msg);
 }
 END_TEST
 
@@ -1105,6 +1239,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, quiescent_with_interruptible_sleepers);
 	tcase_add_test(tc, hung_task_reported_once);
 	tcase_add_test(tc, interruptible_sleep_not_hung);
+	tcase_add_test(tc, event_wakeup_recorded_in_running_task);
+	tcase_add_test(tc, event_wakeup_recorded_on_target_cpu);
+	tcase_add_test(tc, deadlock_is_the_blocked_tasks);
+	tcase_add_test(tc, schedule_in_irq_is_scheduling_while_atomic);
 	suite_add_tcase(s, tc);
 	return s;
 }

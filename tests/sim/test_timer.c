@@ -13,7 +13,9 @@
  * hlist_add_head() make it); the 4.9 and current initialisers; the
  * timer_start / timer_cancel / timer_expire_entry / _exit records, with
  * timer_cancel also before each expiry as detach_timer() traces it; and a
- * callback re-arming itself runs once per softirq.
+ * callback re-arming itself runs once per softirq; timer_start and
+ * timer_cancel are recorded with the timer base lock's state, irqs off and
+ * one more preempt count than the caller had, msleep()'s timer included.
  */
 #include "../harness.h"
 
@@ -22,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/preempt.h>
+#include <linux/spinlock.h>
 
 #include <limits.h>
 #include <string.h>
@@ -799,6 +802,78 @@ START_TEST(trace_records)
 }
 END_TEST
 
+/* --- the timer base lock in the trace ------------------------------------- */
+
+static DEFINE_RAW_SPINLOCK(tb_lock);
+
+static int msleep_task(void *arg)
+{
+	msleep(10);
+	return 0;
+}
+
+/* lock_timer_base(): raw_spin_lock_irqsave, so "d..1." from a plain task */
+START_TEST(msleep_timer_start_base_locked)
+{
+	const struct sim_rec *r;
+	int pid;
+
+	setup(1);
+	pid = sim_spawn("sleeper", msleep_task, NULL, 0, true, 0)->pid;
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	r = nth_rec(REC_TIMER_START, 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->s, "process_timeout");
+	ck_assert_int_eq(r->pid, pid);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_IRQS_OFF);
+	ck_assert_uint_eq(r->preempt, 1);
+	/* __run_timers() detaches it under the lock too, in the idle CPU's softirq */
+	r = nth_rec(REC_TIMER_CANCEL, 0);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->pid, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_IRQS_OFF | TRACE_FLAG_SOFTIRQ);
+	ck_assert_uint_eq(r->preempt, 2);	/* the idle task's own, and the lock */
+	r = nth_rec(REC_TIMER_EXPIRE_ENTRY, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_SOFTIRQ);	/* the lock dropped for the callback */
+	ck_assert_uint_eq(r->preempt, 1);
+	/* process_timeout() woke the sleeper onto this idle CPU: resched_curr() */
+	r = nth_rec(REC_TIMER_EXPIRE_EXIT, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_SOFTIRQ | TRACE_FLAG_NEED_RESCHED);
+}
+END_TEST
+
+static int locked_ops_task(void *arg)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tb_lock, flags);
+	mod_timer(&tm, jiffies + 10);
+	raw_spin_unlock_irqrestore(&tb_lock, flags);
+	del_timer(&tm);
+	return 0;
+}
+
+/* the base lock nests in what the caller holds, and is gone after */
+START_TEST(timer_ops_base_locked_under_caller_lock)
+{
+	const struct sim_rec *r;
+
+	setup(1);
+	timer_setup(&tm, tr_fn, 0);
+	sim_spawn("t", locked_ops_task, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	r = nth_rec(REC_TIMER_START, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_IRQS_OFF);
+	ck_assert_uint_eq(r->preempt, 2);
+	r = nth_rec(REC_TIMER_CANCEL, 0);
+	ck_assert_uint_eq(r->flags, TRACE_FLAG_IRQS_OFF);
+	ck_assert_uint_eq(r->preempt, 1);
+	ck_assert_uint_eq(h_trace_count(REC_TIMER_EXPIRE_ENTRY), 0);
+}
+END_TEST
+
 /* --- a callback that re-arms itself ---------------------------------------- */
 
 static unsigned long rearm_jiffy[8];
@@ -866,6 +941,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, trace_records);
 	tcase_add_test(tc, self_rearm_runs_once_per_softirq);
 	tcase_add_test(tc, self_rearm_in_the_past);
+	tcase_add_test(tc, msleep_timer_start_base_locked);
+	tcase_add_test(tc, timer_ops_base_locked_under_caller_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }

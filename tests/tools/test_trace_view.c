@@ -263,6 +263,7 @@ END_TEST
 #define RESCHED		TRACE_FLAG_NEED_RESCHED
 #define HARD		TRACE_FLAG_HARDIRQ
 #define SOFT		TRACE_FLAG_SOFTIRQ
+#define BH_OFF		TRACE_FLAG_BH_OFF
 
 #define TIMER		0xffffffffc0001000ULL
 #define LOCK		0xffffffffc0002000ULL
@@ -295,13 +296,14 @@ static const char *const header[] = {
 	"#",
 	"# entries-in-buffer/entries-written: %zu/%zu   #P:%d",
 	"#",
-	"#                                _----=> irqs-off/BH-disabled",
-	"#                               / _---=> need-resched",
-	"#                              | / _--=> hardirq/softirq",
-	"#                              || / _-=> preempt-depth",
-	"#                              ||| /",
-	"#           TASK-PID     CPU#  ||||  TIMESTAMP  FUNCTION",
-	"#              | |         |   ||||     |         |",
+	"#                                _-----=> irqs-off/BH-disabled",
+	"#                               / _----=> need-resched",
+	"#                              | / _---=> hardirq/softirq",
+	"#                              || / _--=> preempt-depth",
+	"#                              ||| / _-=> migrate-disable",
+	"#                              |||| /     delay",
+	"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION",
+	"#              | |         |   |||||     |         |",
 };
 #define NHEADER (sizeof(header) / sizeof(header[0]))
 
@@ -331,122 +333,128 @@ static struct case_line *all_types(size_t *n)
 
 #define CASE(line_, ...) (c[i++] = (struct case_line){ rec(__VA_ARGS__), (line_) })
 	/* the machine's own context is the idle task's; ns round to the nearest us */
-	CASE("          <idle>-0       [000] ....     0.000001: task_newtask: pid=3 "
+	CASE("          <idle>-0       [000] .....     0.000001: task_newtask: pid=3 "
 	     "comm=kworker/0:1 clone_flags=800700 oom_score_adj=0",
 	     500, 0, 0, "", 0, 0, REC_TASK_NEW, 3, 0, 0, 0, "kworker/0:1", NULL);
-	CASE("          <idle>-0       [000] ....     0.000001: sched_waking: comm=kworker/0:1 "
+	CASE("          <idle>-0       [000] .....     0.000001: sched_waking: comm=kworker/0:1 "
 	     "pid=3 prio=120 target_cpu=001",
 	     1499, 0, 0, "", 0, 0, REC_SCHED_WAKING, 3, 1, 0, 0, "kworker/0:1", NULL);
 	/* sched_switch is in prev's context, whoever the record names */
-	CASE("          <idle>-0       [000] d..2     1.234568: sched_switch: prev_comm=swapper/0 "
+	CASE("          <idle>-0       [000] d..2.     1.234568: sched_switch: prev_comm=swapper/0 "
 	     "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/0:1 next_pid=3 "
 	     "next_prio=120",
 	     1234567891, 0, 3, "kworker/0:1", IRQS_OFF, 2, REC_SCHED_SWITCH, 0, TASK_RUNNING, 3,
 	     0, "swapper/0", "kworker/0:1");
-	CASE("     kworker/0:1-3       [000] .N..     1.234568: sched_kthread_work_queue_work: "
+	CASE("     kworker/0:1-3       [000] .N...     1.234568: sched_kthread_work_queue_work: "
 	     "work struct=ffff888000001000 function=my_work_fn worker=ffff888000002000",
 	     1234568499, 0, 3, "kworker/0:1", RESCHED, 0, REC_MODEL, WORK, WORKER, 0, 0,
 	     "sched_kthread_work_queue_work", "my_work_fn");
-	CASE("     kworker/0:1-3       [000] ...1     1.234569: sched_kthread_work_execute_start: "
+	CASE("     kworker/0:1-3       [000] ...1.     1.234569: sched_kthread_work_execute_start: "
 	     "work struct ffff888000001000: function my_work_fn",
 	     1234568500, 0, 3, "kworker/0:1", 0, 1, REC_MODEL, WORK, 0, 0, 0,
 	     "sched_kthread_work_execute_start", "my_work_fn");
-	CASE("     kworker/0:1-3       [000] ...a     2.000000: sched_kthread_work_execute_end: "
+	CASE("     kworker/0:1-3       [000] ...a.     2.000000: sched_kthread_work_execute_end: "
 	     "work struct ffff888000001000: function my_work_fn",
 	     2000000000, 0, 3, "kworker/0:1", 0, 10, REC_MODEL, WORK, 0, 0, 0,
 	     "sched_kthread_work_execute_end", "my_work_fn");
 	/* preempt depth saturates at f, as the kernel's 4-bit field does */
-	CASE("     kworker/0:1-3       [000] dN.f     2.000001: my_event: a=0x1 b=0x2 c=0x3 "
+	CASE("     kworker/0:1-3       [000] dN.f.     2.000001: my_event: a=0x1 b=0x2 c=0x3 "
 	     "d=0x4 function=(null)",
 	     2000001000, 0, 3, "kworker/0:1", IRQS_OFF | RESCHED, 20, REC_MODEL, 1, 2, 3, 4,
 	     "my_event", NULL);
 	/* now = J0 + 502 at 2.008 s: timeout 10; cpu 1, idx 3, pinned and irqsafe */
-	CASE("     kworker/0:1-3       [000] ....     2.008000: timer_start: timer=ffffffffc0001000 "
+	CASE("     kworker/0:1-3       [000] .....     2.008000: timer_start: timer=ffffffffc0001000 "
 	     "function=tick_fn expires=4294892808 [timeout=10] bucket_expiry=4294892809 cpu=1 "
 	     "idx=3 flags=P|I",
 	     2008000000, 0, 3, "kworker/0:1", 0, 0, REC_TIMER_START, TIMER, J0 + 500 + 12,
 	     J0 + 500 + 13, 1 | 0x100000 | 0x200000 | (3ULL << 32), "tick_fn", NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.008000: timer_start: timer=ffffffffc0001000 "
+	CASE("     kworker/0:1-3       [000] .....     2.008000: timer_start: timer=ffffffffc0001000 "
 	     "function=tick_fn expires=4294892797 [timeout=-1] bucket_expiry=4294892797 cpu=0 "
 	     "idx=0 flags=",
 	     2008000000, 0, 3, "kworker/0:1", 0, 0, REC_TIMER_START, TIMER, J0 + 501,
 	     J0 + 501, 0, "tick_fn", NULL);
-	CASE("     kworker/0:1-3       [000] .Ns.     2.012000: softirq_entry: vec=1 [action=TIMER]",
+	CASE("     kworker/0:1-3       [000] .Ns..     2.012000: softirq_entry: vec=1 [action=TIMER]",
 	     2012000000, 0, 3, "kworker/0:1", RESCHED | SOFT, 0, REC_SOFTIRQ_ENTRY, 0, 0, 0, 0,
 	     "TIMER", NULL);
-	CASE("     kworker/0:1-3       [000] ..s.     2.012001: timer_expire_entry: "
+	CASE("     kworker/0:1-3       [000] ..s..     2.012001: timer_expire_entry: "
 	     "timer=ffffffffc0001000 function=tick_fn now=4294892799 baseclk=4294892798",
 	     2012001000, 0, 3, "kworker/0:1", SOFT, 0, REC_TIMER_EXPIRE_ENTRY, TIMER, J0 + 503,
 	     J0 + 502, 0, "tick_fn", NULL);
 	/* a hardirq on top of the softirq */
-	CASE("     kworker/0:1-3       [000] d.H.     2.012002: irq_handler_entry: irq=0 "
+	CASE("     kworker/0:1-3       [000] d.H..     2.012002: irq_handler_entry: irq=0 "
 	     "name=test_irq",
 	     2012002000, 0, 3, "kworker/0:1", IRQS_OFF | HARD | SOFT, 0, REC_IRQ_ENTRY, 0, 0, 0,
 	     0, "test_irq", NULL);
-	CASE("     kworker/0:1-3       [000] d.h.     2.012003: irq_handler_exit: irq=0 ret=handled",
+	CASE("     kworker/0:1-3       [000] d.h..     2.012003: irq_handler_exit: irq=0 ret=handled",
 	     2012003000, 0, 3, "kworker/0:1", IRQS_OFF | HARD, 0, REC_IRQ_EXIT, 0, 0, 0, 0,
 	     "test_irq", NULL);
-	CASE("     kworker/0:1-3       [000] ..s1     2.012004: timer_expire_exit: "
+	CASE("     kworker/0:1-3       [000] ..s1.     2.012004: timer_expire_exit: "
 	     "timer=ffffffffc0001000",
 	     2012004000, 0, 3, "kworker/0:1", SOFT, 1, REC_TIMER_EXPIRE_EXIT, TIMER, 0, 0, 0,
 	     NULL, NULL);
-	CASE("     kworker/0:1-3       [000] ..s.     2.012005: softirq_exit: vec=1 [action=TIMER]",
+	CASE("     kworker/0:1-3       [000] ..s..     2.012005: softirq_exit: vec=1 [action=TIMER]",
 	     2012005000, 0, 3, "kworker/0:1", SOFT, 0, REC_SOFTIRQ_EXIT, 0, 0, 0, 0, "TIMER",
 	     NULL);
-	CASE("     kworker/0:1-3       [000] ..s.     2.012005: softirq_entry: vec=3 [action=NET_RX]",
+	CASE("     kworker/0:1-3       [000] ..s..     2.012005: softirq_entry: vec=3 [action=NET_RX]",
 	     2012005000, 0, 3, "kworker/0:1", SOFT, 0, REC_SOFTIRQ_ENTRY, 0, 0, 0, 0, "NET_RX",
 	     NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.020000: timer_cancel: timer=ffffffffc0001000",
+	CASE("     kworker/0:1-3       [000] .....     2.020000: timer_cancel: timer=ffffffffc0001000",
 	     2020000000, 0, 3, "kworker/0:1", 0, 0, REC_TIMER_CANCEL, TIMER, 0, 0, 0, NULL, NULL);
-	CASE("     kworker/0:1-3       [000] d..1     2.030000: kwsim_lock_contended: "
+	CASE("     kworker/0:1-3       [000] d..1.     2.030000: kwsim_lock_contended: "
 	     "lock=ffffffffc0002000 name=worker->lock spun_ns=12345",
 	     2030000000, 0, 3, "kworker/0:1", IRQS_OFF, 1, REC_LOCK_CONTENDED, LOCK, 12345, 0, 0,
 	     "worker->lock", NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.040000: console: hello world",
+	CASE("     kworker/0:1-3       [000] .....     2.040000: console: hello world",
 	     2040000000, 0, 3, "kworker/0:1", 0, 0, REC_PRINTK, 6, 0, 0, 0, "hello world\n", NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.050000: kwsim_finding: kind=WARN index=0",
+	/* bottom halves off: 'b', and 'D' with irqs off too (trace_print_lat_fmt) */
+	CASE("     kworker/0:1-3       [000] b....     2.040001: console: bh off",
+	     2040001000, 0, 3, "kworker/0:1", BH_OFF, 0, REC_PRINTK, 6, 0, 0, 0, "bh off", NULL);
+	CASE("     kworker/0:1-3       [000] DN.1.     2.040002: console: bh and irqs off",
+	     2040002000, 0, 3, "kworker/0:1", BH_OFF | IRQS_OFF | RESCHED, 1, REC_PRINTK, 6, 0, 0,
+	     0, "bh and irqs off", NULL);
+	CASE("     kworker/0:1-3       [000] .....     2.050000: kwsim_finding: kind=WARN index=0",
 	     2050000000, 0, 3, "kworker/0:1", 0, 0, REC_FINDING, 0, 0, 0, 0, "WARN", NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.060000: kwsim_freezer: frozen pid=3 "
+	CASE("     kworker/0:1-3       [000] .....     2.060000: kwsim_freezer: frozen pid=3 "
 	     "comm=kworker/0:1",
 	     2060000000, 0, 3, "kworker/0:1", 0, 0, REC_FREEZER, 3, 0, 0, 0, "frozen",
 	     "kworker/0:1");
 	/* a 15-character comm fills the field; a 7-digit pid fills its own */
-	CASE(" abcdefghijklmno-1234567 [000] ....     2.070000: kwsim_freezer: freeze pid=0 "
+	CASE(" abcdefghijklmno-1234567 [000] .....     2.070000: kwsim_freezer: freeze pid=0 "
 	     "comm=(null)",
 	     2070000000, 0, 1234567, "abcdefghijklmno", 0, 0, REC_FREEZER, 0, 0, 0, 0, "freeze",
 	     NULL);
-	CASE("     kworker/0:1-3       [000] ....     2.080000: sched_process_exit: comm=kworker/0:1 "
+	CASE("     kworker/0:1-3       [000] .....     2.080000: sched_process_exit: comm=kworker/0:1 "
 	     "pid=3 prio=120",
 	     2080000000, 0, 3, "kworker/0:1", 0, 0, REC_TASK_EXIT, 3, 0, 0, 0, NULL, NULL);
 	/* a running task that sleeps, one preempted, one that dies, one idle-sleeping */
-	CASE("     kworker/0:1-3       [000] d..2     3.000000: sched_switch: prev_comm=kworker/0:1 "
+	CASE("     kworker/0:1-3       [000] d..2.     3.000000: sched_switch: prev_comm=kworker/0:1 "
 	     "prev_pid=3 prev_prio=120 prev_state=S ==> next_comm=other next_pid=4 next_prio=120",
 	     3000000000, 0, 4, "other", IRQS_OFF, 2, REC_SCHED_SWITCH, 3, TASK_INTERRUPTIBLE, 4,
 	     0, "kworker/0:1", "other");
-	CASE("           other-4       [000] d..2     3.000001: sched_switch: prev_comm=other "
+	CASE("           other-4       [000] d..2.     3.000001: sched_switch: prev_comm=other "
 	     "prev_pid=4 prev_prio=120 prev_state=R+ ==> next_comm=kworker/0:1 next_pid=3 "
 	     "next_prio=120",
 	     3000001000, 0, 3, "kworker/0:1", IRQS_OFF, 2, REC_SCHED_SWITCH, 4, TASK_RUNNING, 3,
 	     TRACE_SWITCH_PREEMPT, "other", "kworker/0:1");
-	CASE("     kworker/0:1-3       [000] d..2     3.000002: sched_switch: prev_comm=kworker/0:1 "
+	CASE("     kworker/0:1-3       [000] d..2.     3.000002: sched_switch: prev_comm=kworker/0:1 "
 	     "prev_pid=3 prev_prio=120 prev_state=X ==> next_comm=other next_pid=4 next_prio=120",
 	     3000002000, 0, 4, "other", IRQS_OFF, 2, REC_SCHED_SWITCH, 3, TASK_DEAD, 4, 0,
 	     "kworker/0:1", "other");
-	CASE("           other-4       [000] d..2     3.000003: sched_switch: prev_comm=other "
+	CASE("           other-4       [000] d..2.     3.000003: sched_switch: prev_comm=other "
 	     "prev_pid=4 prev_prio=120 prev_state=I ==> next_comm=swapper/0 next_pid=0 "
 	     "next_prio=120",
 	     3000003000, 0, 0, "swapper/0", IRQS_OFF, 2, REC_SCHED_SWITCH, 4, TASK_IDLE, 0, 0,
 	     "other", "swapper/0");
-	CASE("           other-4       [000] d..2     3.000004: sched_switch: prev_comm=other "
+	CASE("           other-4       [000] d..2.     3.000004: sched_switch: prev_comm=other "
 	     "prev_pid=4 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 "
 	     "next_prio=120",
 	     3000004000, 0, 0, "swapper/0", IRQS_OFF, 2, REC_SCHED_SWITCH, 4, TASK_KILLABLE, 0, 0,
 	     "other", "swapper/0");
 	/* a task with no comm on record: ftrace's unknown-comm marker */
-	CASE("           <...>-9       [000] ....  4321.000000: console: x",
+	CASE("           <...>-9       [000] .....  4321.000000: console: x",
 	     4321000000000ULL, 0, 9, "", 0, 0, REC_PRINTK, 4, 0, 0, 0, "x", NULL);
 	/* only one trailing newline is cut: the other makes an empty line (last, so it is) */
-	CASE("     kworker/0:1-3       [000] ....  4321.000001: console: two",
+	CASE("     kworker/0:1-3       [000] .....  4321.000001: console: two",
 	     4321000001000ULL, 0, 3, "kworker/0:1", 0, 0, REC_PRINTK, 4, 0, 0, 0, "two\n\n", NULL);
 #undef CASE
 	*n = i;
@@ -757,12 +765,13 @@ static void assert_line_shape(const char *line)
 {
 	size_t len = strlen(line);
 
-	ck_assert_msg(len > 51, "short line '%s'", line);
+	ck_assert_msg(len > 52, "short line '%s'", line);
 	ck_assert_msg(line[16] == '-' && line[25] == '[' && line[29] == ']' && line[30] == ' ' &&
-		      line[35] == ' ' && line[41] == '.' && line[48] == ':' && line[49] == ' ',
+		      line[36] == ' ' && line[42] == '.' && line[49] == ':' && line[50] == ' ',
 		      "bad shape '%s'", line);
 	for (int i = 31; i < 35; i++)
-		ck_assert_msg(strchr(".dNhHs0123456789abcdef", line[i]), "bad flag in '%s'", line);
+		ck_assert_msg(strchr(".dDbNhHs0123456789abcdef", line[i]), "bad flag in '%s'", line);
+	ck_assert_msg(line[35] == '.', "migrate-disable set in '%s'", line);
 }
 
 START_TEST(views_of_a_run)

@@ -192,15 +192,26 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		put_text(out, f->context);
 		if (f->site.file)
 			fprintf(out, " (%s:%d %s)", f->site.file, f->site.line, f->site.func);
+		else if (f->site.func)	/* a function the machine knows without its line */
+			fprintf(out, " (%s)", f->site.func);
 		fprintf(out, " decision %llu\n", (unsigned long long)f->decision);
 		if (f->note[0]) {
 			fputs("      during ", out);
 			put_text(out, f->note);
 			fputc('\n', out);
 		}
-		fputs("      ", out);
-		put_text(out, f->msg);
-		fputc('\n', out);
+		/* the message's continuation lines stay under it */
+		for (const char *line = f->msg; *line;) {
+			size_t n = strcspn(line, "\n");
+			char buf[sizeof(f->msg)];
+
+			memcpy(buf, line, n);
+			buf[n] = '\0';
+			fputs("      ", out);
+			put_text(out, buf);
+			fputc('\n', out);
+			line += n + (line[n] == '\n');
+		}
 	}
 	fprintf(out, "\nEnd: %s at ", sim_end_name(run->end));
 	print_time(out, run->end_time);

@@ -5,6 +5,13 @@
  * worker threads through one C trampoline per fn, so that the trace names
  * them. Everything happens inside the machine; this file only interprets.
  */
+/*
+ * The kernel calls made below are the scenario's: their sites (in findings,
+ * lock owners, blocked tasks) are its lines, not this file's. Each is made
+ * in call(), whose e is the scenario's call expression.
+ */
+#define SIM_HERE scn_site(e)
+
 #include "scn.h"
 #include "scn_api.h"
 
@@ -130,6 +137,11 @@ static const char *yes(long v)
 static kw_work_fn trampoline(int i);
 
 /* Each call of the kernel API, by its kernel name. */
+static const struct sim_site *scn_site(const struct scn_expr *e)
+{
+	return sim_site_at(S->path, e->loc.line, e->api->name);
+}
+
 static long call(struct env *env, const struct scn_expr *e)
 {
 	const struct scn_api *api = e->api;

@@ -43,6 +43,9 @@ struct sim_ctx {
 	int nheld;
 	struct sim_held_lock held[SIM_MAX_HELD_LOCKS];
 	char note[96];			/* what the caller says it is doing (sim_note) */
+	/* where it is, for a fault's report (sim_ctx_site) */
+	const struct sim_site *in_call;	/* the lock call it is inside, or NULL */
+	const char *work_fn;		/* the work function it executes, or NULL */
 };
 
 #endif

@@ -123,7 +123,7 @@ struct sim_site {
 
 struct sim_finding {
 	enum sim_finding_kind kind;
-	char msg[320];
+	char msg[1024];			/* continuation lines follow a '\n' */
 	uint64_t time;
 	int cpu;
 	char context[24];		/* comm of the task, or "hardirq" / "softirq" */

@@ -39,7 +39,7 @@ struct sim_rec {
 	uint16_t cpu;
 	uint8_t type;
 	uint8_t flags;		/* TRACE_FLAG_* below, as ftrace's latency columns */
-	uint8_t preempt;	/* preempt depth */
+	uint8_t preempt;	/* preempt depth: preempt_count's low byte */
 	char comm[16];
 };
 
@@ -49,7 +49,8 @@ struct sim_rec {
 #define TRACE_FLAG_IRQS_OFF	0x01
 #define TRACE_FLAG_NEED_RESCHED	0x02
 #define TRACE_FLAG_HARDIRQ	0x04
-#define TRACE_FLAG_SOFTIRQ	0x08
+#define TRACE_FLAG_SOFTIRQ	0x08	/* serving a softirq */
+#define TRACE_FLAG_BH_OFF	0x10	/* bottom halves disabled (local_bh_disable) */
 
 /* Append a record stamped with the running context. */
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
