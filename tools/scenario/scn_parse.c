@@ -1631,18 +1631,26 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 struct scn *scn_load(const char *path, FILE *err)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf;
-	size_t n;
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
 	struct scn *s;
 
 	if (!f) {
 		fprintf(err, "%s: error: cannot open: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	buf = malloc(SCN_MAX_FILE + 1);
-	if (!buf)
-		abort();
-	n = fread(buf, 1, SCN_MAX_FILE + 1, f);
+	/* read up to one byte past the limit, growing as the file turns out longer */
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			if (cap > SCN_MAX_FILE + 1)
+				cap = SCN_MAX_FILE + 1;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		n += fread(buf + n, 1, cap - n, f);
+	} while (n == cap && cap <= SCN_MAX_FILE && !ferror(f));
 	if (ferror(f)) {
 		fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
 		fclose(f);
