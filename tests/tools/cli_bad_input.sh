@@ -332,6 +332,8 @@ bad "a truth value as a delay" "type error: argument 1 of udelay must be a numbe
 	run "$(scn udtrue 'P0 { udelay(true); }')"
 bad "a work where a delayed_work goes, in a cancel" "argument 1 of kthread_cancel_delayed_work_sync must be a delayed_work" \
 	run "$(scn cancelkind 'P0 { r0 = kthread_cancel_delayed_work_sync(A); }')"
+bad "513 work functions" "more than 512 work functions: each fn is a C function of its own" \
+	run "$(scn fns513 'P0 { }' "$(awk 'BEGIN { for (i = 0; i < 513; i++) printf "fn g%d { }\n", i }')")"
 holds "counters as numbers, truth values counted" "$(scn counters 'P0 { n = 3; udelay(n); n += kthread_queue_work(W, A); kthread_flush_work(A); }
 exists (n == 5 /\ ran(f) == 1)')"
 printf 'KW brace1\n{\n  int n = 0;\n}\nP0 {\n  n++;\nP1 { n++; }\nexists (n == 2)\n' >"$tmp/brace1.kws"
