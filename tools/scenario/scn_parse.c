@@ -393,9 +393,8 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 			fail(p, "too many arguments to %s (it takes %d)", api->name, api->nargs);
 		a = parse_expr(p);
 		if (!arg_fits(api->args[e->nargs], a))
-			lex_fail_at(p, at, "%sargument %d of %s must be %s%s",
-				a->type == TY_BOOL ? "type error: " : "", e->nargs + 1, api->name,
-				arg_name(api->args[e->nargs]),
+			lex_fail_at(p, at, "type error: argument %d of %s must be %s%s",
+				e->nargs + 1, api->name, arg_name(api->args[e->nargs]),
 				a->type == TY_BOOL ? ", not true or false" : "");
 		/* a constant time is checked now; a computed one when the call is made */
 		if (constant(a, &v) && !scn_api_arg_fits(api, e->nargs, v, why, sizeof(why)))
