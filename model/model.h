@@ -20,10 +20,17 @@ struct kw_model {
 	const char *name;		/* "v4.9", "mainline", "tree:6.12" */
 	const char *source;		/* what it follows */
 	const char *tree;		/* the kernel tree it was compiled from; NULL: ours */
+	/*
+	 * The prefix of its global symbols (model/ns.h), which sim_unprefix()
+	 * takes off in reports: a function's name in findings is what follows
+	 * (the scenario parser checks warn("function") against sim_site_get()).
+	 */
+	const char *ns;
 	size_t worker_size, work_size, dwork_size;
 
 	/* Names for the trace's %ps of the variant's own functions. */
 	void (*register_symbols)(void);
+	const char *const *symbols;	/* those names, NULL-terminated */
 
 	/* The API, as the kernel names it. */
 	void (*init_worker)(struct kthread_worker *worker);	/* kthread_init_worker */

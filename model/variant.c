@@ -11,13 +11,23 @@
 
 #include <sim/sim.h>
 
+/* The variant's functions that the trace names by address (%ps). */
+static const char *const symbols[] = {
+	"kthread_worker_fn", "kthread_delayed_work_timer_fn", "kthread_flush_work_fn", NULL,
+};
+
 static void register_symbols(void)
 {
+	const void *const fns[] = {
+		(const void *)kthread_worker_fn, (const void *)kthread_delayed_work_timer_fn,
+		(const void *)kthread_flush_work_fn,
+	};
+
+	_Static_assert(sizeof(fns) / sizeof(fns[0]) + 1 == sizeof(symbols) / sizeof(symbols[0]),
+		       "a name for each function");
 	sim_register_symbol_prefix(KW_NS_STR);
-	sim_register_symbol((const void *)kthread_worker_fn, "kthread_worker_fn");
-	sim_register_symbol((const void *)kthread_delayed_work_timer_fn,
-			    "kthread_delayed_work_timer_fn");
-	sim_register_symbol((const void *)kthread_flush_work_fn, "kthread_flush_work_fn");
+	for (size_t i = 0; symbols[i]; i++)
+		sim_register_symbol(fns[i], symbols[i]);
 }
 
 static void init_worker(struct kthread_worker *worker)
@@ -82,12 +92,14 @@ _Static_assert(KTW_FREEZABLE == KTW_FREEZABLE_FLAG, "KTW_FREEZABLE differs");
 const struct kw_model KW_SYM(model) = {
 	.name = KW_NAME,
 	.source = KW_FOLLOWS,
+	.ns = KW_NS_STR,
 #ifdef KW_TREE
 	.tree = KW_TREE,
 #endif
 	.worker_size = sizeof(struct kthread_worker),
 	.work_size = sizeof(struct kthread_work),
 	.dwork_size = sizeof(struct kthread_delayed_work),
+	.symbols = symbols,
 	.register_symbols = register_symbols,
 	.init_worker = init_worker,
 	.init_work = init_work,

@@ -136,8 +136,8 @@ printf '' >"$tmp/empty.kws"
 bad "empty file" "starts with 'KW name'" run "$tmp/empty.kws"
 printf 'KW \n{ }\n' >"$tmp/noname.kws"
 bad "no name" "name must be" run "$tmp/noname.kws"
-{ printf 'KW huge\n(* '; head -c 1100000 /dev/zero | tr '\0' 'x'; printf ' *)\n{ }\n'; } >"$tmp/huge.kws"
-bad "a file over 1 MiB" "larger than 1048576 bytes" run "$tmp/huge.kws"
+{ printf 'KW huge\n(* '; head -c 17000000 /dev/zero | tr '\0' 'x'; printf ' *)\n{ }\n'; } >"$tmp/huge.kws"
+bad "a file over 16 MiB" "larger than 16777216 bytes" run "$tmp/huge.kws"
 { printf 'KW big\n(* '; head -c 1000000 /dev/zero | tr '\0' 'x'; printf ' *)\n{ }\n'; } >"$tmp/big.kws"
 checks=$((checks + 1))
 kw run "$tmp/big.kws"
@@ -294,6 +294,101 @@ sed '/^schedule/,$ s/c1\/3/c1\/99999999999999999999999/' "$src" >"$tmp/sched3.kw
 bad "decision with a huge count" "a decision picks one of 2 to 65535 candidates" replay "$tmp/sched3.kws"
 sed '/^schedule/,$ s/seed = 7;/colour = 7;/' "$src" >"$tmp/sched4.kws"
 bad "unknown schedule setting" "unknown setting 'colour'" replay "$tmp/sched4.kws"
+
+# --- conditions, types, braces and times (the scenario language's checks) ------------------
+# holds NAME FILE: the file parses and runs, and its condition holds (exit 0)
+holds() {
+	checks=$((checks + 1))
+	kw run "$2"
+	sane "$1" || return
+	[ "$rc" -eq 0 ] || fail "$1: exit $rc, want 0"
+}
+bad "warn() of a function nobody has" "no function 'nosuchfn' in the model, the machine or the scenario" \
+	run "$(scn nofunc 'P0 { }
+~exists (warn("nosuchfn"))')"
+bad "warn() of a misspelt function" "did you mean 'kthread_insert_work_sanity_check'\?" \
+	run "$(scn typofunc 'P0 { }
+~exists (warn("kthread_insert_work_sanity_chek"))')"
+bad "uaf() of a function nobody has" "no function 'kthread_frob'" \
+	run "$(scn nofunc2 'P0 { }
+~exists (uaf("kthread_frob"))')"
+holds "warn() of a model function, of a traced one, of the scenario's fn" "$(scn okfunc 'P0 { }
+~exists (warn("kthread_insert_work_sanity_check") \/ uaf("kthread_flush_work_fn") \/ warn("f"))')"
+bad "a counter compared with a worker" "type error: 'W' is a worker, not a number or truth value" \
+	run "$(scn cmpworker 'P0 { n = 1; }
+exists (n == W)')"
+bad "a work tested by if" "type error: 'A' is a work, not a number or truth value" \
+	run "$(scn ifwork 'P0 { if (A) n++; }')"
+bad "a worker stored in a counter" "type error: 'W' is a worker" run "$(scn setworker 'P0 { n = W; }')"
+bad "a string in a sum" "type error: a string is not a number" run "$(scn strsum 'P0 { n = 1 + "x"; }')"
+bad "a count compared with true" "type error: a number compared with true or false" \
+	run "$(scn cmptrue 'P0 { kthread_queue_work(W, A); kthread_flush_work(A); }
+exists (ran(f) == true)')"
+bad "truth values ordered" "type error: this is true or false, but only numbers are ordered" \
+	run "$(scn order 'P0 { r0 = kthread_queue_work(W, A) < 2; }')"
+bad "repeat (true)" "type error: this is true or false, but repeat takes a number of rounds" \
+	run "$(scn reptrue 'P0 { repeat (true) n++; }')"
+bad "a truth value as a delay" "type error: argument 1 of udelay must be a number of microseconds, not true or false" \
+	run "$(scn udtrue 'P0 { udelay(true); }')"
+bad "a work where a delayed_work goes, in a cancel" "argument 1 of kthread_cancel_delayed_work_sync must be a delayed_work" \
+	run "$(scn cancelkind 'P0 { r0 = kthread_cancel_delayed_work_sync(A); }')"
+bad "513 work functions" "more than 512 work functions: each fn is a C function of its own" \
+	run "$(scn fns513 'P0 { }' "$(awk 'BEGIN { for (i = 0; i < 513; i++) printf "fn g%d { }\n", i }')")"
+holds "counters as numbers, truth values counted" "$(scn counters 'P0 { n = 3; udelay(n); n += kthread_queue_work(W, A); kthread_flush_work(A); }
+exists (n == 5 /\ ran(f) == 1)')"
+printf 'KW brace1\n{\n  int n = 0;\n}\nP0 {\n  n++;\nP1 { n++; }\nexists (n == 2)\n' >"$tmp/brace1.kws"
+bad "a program's missing }" "brace1.kws:7:1: error: missing '\}' to close the block opened at line 5" \
+	run "$tmp/brace1.kws"
+printf 'KW brace2\n{\n  int n = 0;\n}\nP0 {\n  if (n == 0) {\n    n++;\n' >"$tmp/brace2.kws"
+bad "an if's missing } at the end of the file" "brace2.kws:8:1: error: missing '\}' to close the block opened at line 6" \
+	run "$tmp/brace2.kws"
+printf 'KW brace3\n{\n  int n = 0;\n  fn f { if (n == 0) { n++; }\n  work A = f;\n}\nP0 { n++; }\n' >"$tmp/brace3.kws"
+bad "a fn's missing }" "brace3.kws:5:3: error: missing '\}' to close the block opened at line 4" \
+	run "$tmp/brace3.kws"
+printf 'KW brace4\n{\n  int n = 0;\n\n~exists (n == 2)\n' >"$tmp/brace4.kws"
+bad "the init block's missing }" "brace4.kws:5:1: error: missing '\}' to close the block opened at line 2" \
+	run "$tmp/brace4.kws"
+# every time argument: constants at parse time, computed values when the call is made
+bad "udelay(LONG_MAX)" "argument 1 of udelay is 9223372036854775807 microseconds, out of range: it takes 0 to 9223372036854775 " \
+	run "$(scn udmax 'P0 { udelay(9223372036854775807); n++; }')"
+bad "ndelay(-1)" "argument 1 of ndelay is -1 nanoseconds, out of range" run "$(scn ndneg 'P0 { ndelay(-1); }')"
+bad "mdelay past the clock" "argument 1 of mdelay is 9223372036855 milliseconds, out of range" \
+	run "$(scn mdmax 'P0 { mdelay(9223372036855); }')"
+bad "msleep past unsigned int" "argument 1 of msleep is 4294967296 milliseconds, out of range: it takes 0 to 4294967295 " \
+	run "$(scn msmax 'P0 { msleep(4294967296); }')"
+bad "msecs_to_jiffies(-1)" "argument 1 of msecs_to_jiffies is -1 milliseconds, out of range" \
+	run "$(scn mtj 'P0 { r0 = msecs_to_jiffies(0 - 1); }')"
+bad "a negative delay in jiffies" "argument 3 of kthread_queue_delayed_work is -1 jiffies, out of range: it takes 0 to 4611686018427387902 " \
+	run "$(scn qdneg 'P0 { r0 = kthread_queue_delayed_work(W, D, -1); }')"
+bad "a delay past MAX_JIFFY_OFFSET" "argument 3 of kthread_mod_delayed_work is 4611686018427387903 jiffies, out of range" \
+	run "$(scn mdmaxj 'P0 { r0 = kthread_mod_delayed_work(W, D, 4611686018427387903); }')"
+bad "at past the clock" "time too large: a time is at most 9223372036854775807 ns" \
+	run "$(scn atmax 'P0 { at 100000000000s; }')"
+bad "a program at a time past the clock" "time too large" run "$(scn patmax 'P0 at 9223372037s { }')"
+bad "a time literal as a call argument" "a time such as '5ms' goes after 'at'" \
+	run "$(scn udms 'P0 { udelay(5ms); }')"
+bad "a computed negative udelay (at run time)" "udrun.kws:12:10: error: argument 1 of udelay is -5 microseconds, out of range" \
+	run "$(scn udrun 'P0 { n = 0 - 5;
+  udelay(n); }')"
+bad "a computed msleep past unsigned int (at run time)" "argument 1 of msleep is 4294967296 milliseconds, out of range" \
+	run "$(scn msrun 'P0 { n = 4294967295; n++; msleep(n); }')"
+bad "a computed delay that wraps (at run time)" "argument 1 of ndelay is -9223372036854775808 nanoseconds" \
+	run "$(scn ndwrap 'P0 { r0 = 9223372036854775807; ndelay(r0 + 1); }')"
+bad "a computed negative delay in jiffies (at run time)" "argument 3 of kthread_mod_delayed_work is -2 jiffies" \
+	run "$(scn mdrun 'P0 { n = -2; r0 = kthread_mod_delayed_work(W, D, n); }')"
+# accepted NAME FILE: the file parses and runs to its end, whatever the verdict (exit 0 or 1)
+accepted() {
+	checks=$((checks + 1))
+	kw run "$2"
+	sane "$1" || return
+	if [ "$rc" -eq 2 ] || grep -q "error: " "$tmp/err"; then
+		fail "$1: exit $rc, want a run"
+	fi
+}
+accepted "the longest udelay" "$(scn udlong 'P0 { udelay(9223372036854775); n++; }
+exists (n == 0)')"
+accepted "the longest delay in jiffies" "$(scn qdlong 'P0 { r0 = kthread_queue_delayed_work(W, D, 4611686018427387902); }
+exists (0:r0 == true /\ ran(f) == 0)')"
 
 # --- files that cannot be read ------------------------------------------------------------------
 bad_noloc "a file that does not exist" "cannot open: No such file or directory" run "$tmp/missing.kws"

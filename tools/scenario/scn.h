@@ -23,10 +23,30 @@
 
 #include <sim/sim.h>
 
-#define SCN_MAX_FILE	(1 << 20)	/* bytes: a scenario is text, not a dump */
+#define SCN_MAX_FILE	(16 << 20)	/* bytes: room for 100,000 declarations and more */
 #define SCN_MAX_DEPTH	32		/* nesting of blocks and expressions */
 #define SCN_MAX_HEIGHT	256		/* operators on one path of an expression tree */
-#define SCN_MAX_FNS	64		/* work functions (each gets a C trampoline) */
+#define SCN_MAX_OBJS	1000000		/* declarations: workers, works, counters, ... */
+/*
+ * Work functions. The trace names a work's function by its address, as the
+ * kernel's %ps does, so each fn needs a C function of its own: a trampoline
+ * compiled into kwsim (scn_run.c), of which there are this many. Works
+ * share fns freely; only distinct fns count.
+ */
+#define SCN_MAX_FNS	512
+/*
+ * Times. The machine's clock counts nanoseconds in 64 bits and a duration is
+ * added to it, so every time a scenario gives ('at 5ms', udelay, ndelay,
+ * mdelay, msleep) is 0 to SCN_MAX_TIME_NS once in nanoseconds (about 292
+ * years), and fits its kernel parameter's type (msleep's is unsigned int).
+ * Delays in jiffies (kthread_queue_delayed_work, kthread_mod_delayed_work)
+ * are 0 to SCN_MAX_JIFFIES, the kernel's MAX_JIFFY_OFFSET, its longest
+ * timeout: a timer beyond the wheel's reach (about 12 days at HZ=1000) fires
+ * at that reach, in the machine as in the kernel. Constants are checked as
+ * the file is parsed, computed values when the call is made.
+ */
+#define SCN_MAX_TIME_NS	INT64_MAX
+#define SCN_MAX_JIFFIES	((INT64_MAX >> 1) - 1)
 /*
  * Default bound on a run's work (scheduling points, and rounds of repeat and
  * while): a scenario that loops forever stops in seconds, not hours. The
@@ -80,6 +100,14 @@ enum scn_expr_kind {
 struct scn_api;
 struct scn_chunk;
 
+/* What an expression's value is: checked as the parser builds each node. */
+enum scn_type {
+	TY_NONE,		/* no value: objects, strings, W->task, kthread_worker_fn */
+	TY_INT,			/* numbers, counters, counts of findings, ran() */
+	TY_BOOL,		/* true, false, comparisons, the API's bool results */
+	TY_NUM,			/* a register: whatever was assigned, number or truth */
+};
+
 enum scn_op {
 	OP_NOT, OP_NEG, OP_ADD, OP_SUB, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR,
 };
@@ -101,6 +129,7 @@ struct scn_expr {
 	enum scn_op op;			/* EX_UNARY, EX_BINARY */
 	struct scn_expr *lhs, *rhs;
 	int height;			/* 0 for a leaf; bounded by SCN_MAX_HEIGHT */
+	enum scn_type type;
 };
 
 enum scn_stmt_kind {
@@ -156,6 +185,8 @@ struct scn {
 
 	struct scn_obj **objs;
 	int nobjs;
+	struct scn_obj **fns;		/* the OBJ_FN objects, by their index */
+	int nfns;
 	struct scn_stmt *setup;		/* declarations that run, in order */
 	struct scn_prog **progs;
 	int nprogs;

@@ -1,5 +1,8 @@
 #include "scn_api.h"
+#include "scn.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct scn_api apis[] = {
@@ -13,19 +16,19 @@ static const struct scn_api apis[] = {
 	{ "kthread_init_delayed_work", API_INIT_DELAYED_WORK, RET_VOID, 2, { ARG_DWORK, ARG_FN } },
 	{ "kthread_queue_work", API_QUEUE_WORK, RET_BOOL, 2, { ARG_WORKER, ARG_WORK } },
 	{ "kthread_queue_delayed_work", API_QUEUE_DELAYED_WORK, RET_BOOL, 3,
-	  { ARG_WORKER, ARG_DWORK, ARG_INT } },
+	  { ARG_WORKER, ARG_DWORK, ARG_JIFFIES } },
 	{ "kthread_mod_delayed_work", API_MOD_DELAYED_WORK, RET_BOOL, 3,
-	  { ARG_WORKER, ARG_DWORK, ARG_INT } },
+	  { ARG_WORKER, ARG_DWORK, ARG_JIFFIES } },
 	{ "kthread_flush_work", API_FLUSH_WORK, RET_VOID, 1, { ARG_ANYWORK } },
 	{ "kthread_flush_worker", API_FLUSH_WORKER, RET_VOID, 1, { ARG_WORKER } },
 	{ "kthread_cancel_work_sync", API_CANCEL_WORK_SYNC, RET_BOOL, 1, { ARG_ANYWORK } },
 	{ "kthread_cancel_delayed_work_sync", API_CANCEL_DELAYED_WORK_SYNC, RET_BOOL, 1,
 	  { ARG_DWORK } },
 	{ "kthread_destroy_worker", API_DESTROY_WORKER, RET_VOID, 1, { ARG_WORKER } },
-	{ "udelay", API_UDELAY, RET_VOID, 1, { ARG_INT } },
-	{ "mdelay", API_MDELAY, RET_VOID, 1, { ARG_INT } },
-	{ "ndelay", API_NDELAY, RET_VOID, 1, { ARG_INT } },
-	{ "msleep", API_MSLEEP, RET_VOID, 1, { ARG_INT } },
+	{ "udelay", API_UDELAY, RET_VOID, 1, { ARG_USECS } },
+	{ "mdelay", API_MDELAY, RET_VOID, 1, { ARG_MSECS } },
+	{ "ndelay", API_NDELAY, RET_VOID, 1, { ARG_NSECS } },
+	{ "msleep", API_MSLEEP, RET_VOID, 1, { ARG_MSECS_UINT } },
 	{ "cond_resched", API_COND_RESCHED, RET_INT, 0, { 0 } },
 	{ "cpu_relax", API_CPU_RELAX, RET_VOID, 0, { 0 } },
 	{ "spin_lock", API_SPIN_LOCK, RET_VOID, 1, { ARG_LOCK } },
@@ -43,7 +46,7 @@ static const struct scn_api apis[] = {
 	{ "complete", API_COMPLETE, RET_VOID, 1, { ARG_COMPLETION } },
 	{ "complete_all", API_COMPLETE_ALL, RET_VOID, 1, { ARG_COMPLETION } },
 	{ "wait_for_completion", API_WAIT_FOR_COMPLETION, RET_VOID, 1, { ARG_COMPLETION } },
-	{ "msecs_to_jiffies", API_MSECS_TO_JIFFIES, RET_INT, 1, { ARG_INT } },
+	{ "msecs_to_jiffies", API_MSECS_TO_JIFFIES, RET_INT, 1, { ARG_MSECS_UINT } },
 	{ "jiffies", API_JIFFIES, RET_INT, 0, { 0 } },
 };
 
@@ -62,4 +65,35 @@ size_t scn_api_names(const char **names, size_t max)
 	for (size_t i = 0; i < sizeof(apis) / sizeof(apis[0]) && n < max; i++)
 		names[n++] = apis[i].name;
 	return n;
+}
+
+bool scn_api_arg_fits(const struct scn_api *api, int i, long v, char *why, size_t n)
+{
+	static const struct {
+		enum scn_arg arg;
+		const char *unit;
+		long max;
+		const char *because;
+	} times[] = {
+		{ ARG_NSECS, "nanoseconds", SCN_MAX_TIME_NS,
+		  "the machine's clock holds 2^63 ns, about 292 years" },
+		{ ARG_USECS, "microseconds", SCN_MAX_TIME_NS / 1000,
+		  "the machine's clock holds 2^63 ns, about 292 years" },
+		{ ARG_MSECS, "milliseconds", SCN_MAX_TIME_NS / 1000000,
+		  "the machine's clock holds 2^63 ns, about 292 years" },
+		{ ARG_MSECS_UINT, "milliseconds", UINT_MAX, "it is an unsigned int" },
+		{ ARG_JIFFIES, "jiffies", SCN_MAX_JIFFIES,
+		  "MAX_JIFFY_OFFSET, the kernel's longest timeout" },
+	};
+
+	for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++) {
+		if (times[k].arg != api->args[i])
+			continue;
+		if (v >= 0 && v <= times[k].max)
+			return true;
+		snprintf(why, n, "argument %d of %s is %ld %s, out of range: it takes 0 to %ld (%s)",
+			 i + 1, api->name, v, times[k].unit, times[k].max, times[k].because);
+		return false;
+	}
+	return true;
 }

@@ -2,11 +2,14 @@
 #ifndef KWSIM_SCN_API_H
 #define KWSIM_SCN_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum scn_arg {
 	ARG_INT, ARG_STR, ARG_WORKER, ARG_WORK, ARG_DWORK, ARG_ANYWORK, ARG_FN, ARG_LOCK,
 	ARG_COMPLETION, ARG_TASK, ARG_WORKER_FN,
+	/* numbers that are times, range-checked (SCN_MAX_TIME_NS, SCN_MAX_JIFFIES) */
+	ARG_NSECS, ARG_USECS, ARG_MSECS, ARG_MSECS_UINT, ARG_JIFFIES,
 };
 
 enum scn_ret { RET_VOID, RET_BOOL, RET_INT, RET_WORKER };
@@ -33,6 +36,11 @@ struct scn_api {
 };
 
 const struct scn_api *scn_api_find(const char *name);
+/*
+ * Whether v fits argument i of api: any value of a plain number, the range
+ * of a time (see SCN_MAX_TIME_NS). If not, why, in why[n].
+ */
+bool scn_api_arg_fits(const struct scn_api *api, int i, long v, char *why, size_t n);
 /* Every name, for did-you-mean. */
 size_t scn_api_names(const char **names, size_t max);
 

@@ -178,8 +178,9 @@ static void lex_number(struct parser *p)
 
 		if (!ns)
 			fail(p, "unknown time unit '%s' (use ns, us, ms or s)", unit);
-		if (v > (unsigned long long)(LONG_MAX / (long)ns))
-			fail(p, "time too large");
+		if (v > (unsigned long long)(SCN_MAX_TIME_NS / (long)ns))
+			fail(p, "time too large: a time is at most %lld ns, about 292 years (the "
+			     "machine's clock holds 2^63 ns)", (long long)SCN_MAX_TIME_NS);
 		v *= ns;
 		p->tok = T_TIME;
 	}

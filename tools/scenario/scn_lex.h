@@ -37,6 +37,13 @@ struct parser {
 	char *str;			/* T_STR, in the arena */
 	int depth;
 	struct scn_prog *prog;		/* the program being parsed, for registers */
+	/* the objects declared so far by name, open addressing: see find_obj() */
+	struct scn_obj **names;
+	size_t names_cap;
+	int nkind[OBJ_PROGRAM + 1];	/* objects of each kind so far */
+	/* the functions a finding can name, sorted, made when a condition needs them */
+	const char **site_funcs;
+	size_t nsite_funcs;
 	bool in_fn;
 	FILE *err;
 	jmp_buf fail;

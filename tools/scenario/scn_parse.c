@@ -8,6 +8,7 @@
 #include "scn_api.h"
 
 #include <model.h>
+#include <sim/site.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -69,28 +70,83 @@ static const char *const keywords[] = {
 	"resume", "schedule", "KTW_FREEZABLE", "kthread_worker_fn",
 };
 
-static struct scn_obj *find_obj(struct scn *s, const char *name)
+/* --- the objects' names: open addressing, so that 100,000 declarations stay linear -------- */
+
+static size_t name_hash(const char *name)
 {
-	for (int i = 0; i < s->nobjs; i++)
-		if (!strcmp(s->objs[i]->name, name))
-			return s->objs[i];
-	return NULL;
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return (size_t)h;
+}
+
+static struct scn_obj *find_obj(struct parser *p, const char *name)
+{
+	if (!p->names_cap)
+		return NULL;
+	for (size_t i = name_hash(name) & (p->names_cap - 1);; i = (i + 1) & (p->names_cap - 1)) {
+		struct scn_obj *o = p->names[i];
+
+		if (!o || !strcmp(o->name, name))
+			return o;
+	}
+}
+
+static void insert_name(struct parser *p, struct scn_obj *o)
+{
+	size_t i = name_hash(o->name) & (p->names_cap - 1);
+
+	while (p->names[i])
+		i = (i + 1) & (p->names_cap - 1);
+	p->names[i] = o;
+}
+
+/* Index o by its name; the table stays at most half full. */
+static void index_obj(struct parser *p, struct scn_obj *o)
+{
+	if (2 * ((size_t)p->s->nobjs + 1) > p->names_cap) {
+		struct scn_obj **old = p->names;
+		size_t oldcap = p->names_cap;
+
+		/* the old tables stay in the arena: together no larger than the last */
+		p->names_cap = oldcap ? 2 * oldcap : 64;
+		p->names = scn_alloc(p->s, p->names_cap * sizeof(*p->names));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i])
+				insert_name(p, old[i]);
+	}
+	insert_name(p, o);
+}
+
+/* Append to an array that lives in the arena and doubles at each power of two. */
+static void *append(struct parser *p, void *array, int n, size_t size)
+{
+	char *grown;
+
+	if (n & (n - 1))
+		return array;
+	grown = scn_alloc(p->s, (size_t)(n ? 2 * n : 1) * size);
+	if (n)
+		memcpy(grown, array, (size_t)n * size);
+	return grown;
 }
 
 __attribute__((noreturn))
 static void unknown_name(struct parser *p, const char *what)
 {
-	const char *words[256];
-	size_t n = 0;
+	size_t nkw = sizeof(keywords) / sizeof(keywords[0]);
+	size_t nset = NSETTINGS;
+	size_t max = (size_t)p->s->nobjs + 64 + nkw + nset, n = 0;
+	const char **words = scn_alloc(p->s, max * sizeof(*words));
 	const char *hint;
 
-	for (int i = 0; i < p->s->nobjs && n < 200; i++)
+	for (int i = 0; i < p->s->nobjs; i++)
 		words[n++] = p->s->objs[i]->name;
-	n += scn_api_names(words + n, 256 - n - sizeof(keywords) / sizeof(keywords[0]) -
-			   NSETTINGS);
-	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+	n += scn_api_names(words + n, 64);
+	for (size_t i = 0; i < nkw; i++)
 		words[n++] = keywords[i];
-	for (size_t i = 0; i < NSETTINGS; i++)
+	for (size_t i = 0; i < nset; i++)
 		words[n++] = settings[i].name;
 	hint = scn_did_you_mean(p->ident, words, n);
 	if (hint)
@@ -102,37 +158,35 @@ static struct scn_obj *declare(struct parser *p, enum scn_obj_kind kind)
 {
 	struct scn *s = p->s;
 	struct scn_obj *o;
-	int idx = 0;
 
 	if (p->tok != T_IDENT)
 		fail(p, "expected a name, found %s", lex_tok_text(p));
-	if (find_obj(s, p->ident))
+	if (find_obj(p, p->ident))
 		fail(p, "'%s' is already declared", p->ident);
 	if (scn_api_find(p->ident))
 		fail(p, "'%s' is the name of a call", p->ident);
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
 		if (!strcmp(keywords[i], p->ident))
 			fail(p, "'%s' is a keyword", p->ident);
-	for (int i = 0; i < s->nobjs; i++)
-		idx += s->objs[i]->kind == kind;
-	if (kind == OBJ_FN && idx == SCN_MAX_FNS)
-		fail(p, "more than %d work functions", SCN_MAX_FNS);
-	if (s->nobjs == 4096)
-		fail(p, "too many declarations");
+	if (kind == OBJ_FN && s->nfns == SCN_MAX_FNS)
+		fail(p, "more than %d work functions: each fn is a C function of its own, so that "
+		     "traces can name it, and kwsim has %d (works can share a fn)", SCN_MAX_FNS,
+		     SCN_MAX_FNS);
+	if (s->nobjs == SCN_MAX_OBJS)
+		fail(p, "more than %d declarations", SCN_MAX_OBJS);
 	o = scn_alloc(s, sizeof(*o));
 	o->kind = kind;
 	o->loc = p->tloc;
-	o->index = idx;
+	o->index = p->nkind[kind]++;
 	snprintf(o->name, sizeof(o->name), "%s", p->ident);
-	if (!(s->nobjs & (s->nobjs - 1))) {
-		struct scn_obj **grown = scn_alloc(s, (size_t)(s->nobjs ? 2 * s->nobjs : 1) *
-						     sizeof(*grown));
-
-		if (s->nobjs)
-			memcpy(grown, s->objs, (size_t)s->nobjs * sizeof(*grown));
-		s->objs = grown;
+	s->objs = append(p, s->objs, s->nobjs, sizeof(*s->objs));
+	s->objs[s->nobjs] = o;
+	index_obj(p, o);
+	s->nobjs++;
+	if (kind == OBJ_FN) {
+		s->fns = append(p, s->fns, s->nfns, sizeof(*s->fns));
+		s->fns[s->nfns++] = o;
 	}
-	s->objs[s->nobjs++] = o;
 	lex_next(p);
 	return o;
 }
@@ -152,6 +206,21 @@ static struct scn_expr *new_expr(struct parser *p, enum scn_expr_kind kind)
 
 	e->kind = kind;
 	e->loc = p->tloc;
+	/* a leaf's type; built() gives the others theirs */
+	switch (kind) {
+	case EX_INT: case EX_FINDING: case EX_RAN:
+		e->type = TY_INT;
+		break;
+	case EX_BOOL: case EX_BEFORE:
+		e->type = TY_BOOL;
+		break;
+	case EX_REG:
+		e->type = TY_NUM;
+		break;
+	default:
+		e->type = TY_NONE;
+		break;
+	}
 	return e;
 }
 
@@ -161,12 +230,59 @@ static void enter(struct parser *p)
 		fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
 }
 
+/* --- types: numbers, truth values, and names of things that are neither ------------------ */
+
+/*
+ * The scenario's values are C's: a truth value is 0 or 1 and may be counted
+ * (n += kthread_queue_work(W, A)). Where mixing them is a mistake it is a
+ * type error: an object used as a value (a counter compared with a worker),
+ * a truth value where a quantity goes (a delay, a CPU, the rounds of a
+ * repeat, either side of <), and a number compared with true or false
+ * (ran(f) == true holds only when f ran exactly once).
+ */
+__attribute__((noreturn))
+static void not_a_value(struct parser *p, const struct scn_expr *e)
+{
+	switch (e->kind) {
+	case EX_OBJ:
+		if (!e->obj)
+			lex_fail_at(p, e->loc, "type error: kthread_worker_fn is a function, not a "
+				"number or truth value");
+		lex_fail_at(p, e->loc, "type error: '%s' is a %s, not a number or truth value",
+			e->obj->name, kind_name(e->obj->kind));
+	case EX_TASK_OF:
+		lex_fail_at(p, e->loc, "type error: %s->task is a task, not a number or truth value",
+			e->obj->name);
+	case EX_CALL:
+		lex_fail_at(p, e->loc, "type error: %s() makes a worker, not a number or truth value",
+			e->api->name);
+	default:
+		lex_fail_at(p, e->loc, "type error: a string is not a number or truth value");
+	}
+}
+
+/* e is used as a value: tested, compared for equality, counted or stored. */
+static void want_value(struct parser *p, const struct scn_expr *e)
+{
+	if (e->type == TY_NONE)
+		not_a_value(p, e);
+}
+
+/* e is used as a quantity: what it is used for completes "true or false, but ...". */
+static void want_number(struct parser *p, const struct scn_expr *e, const char *use)
+{
+	want_value(p, e);
+	if (e->type == TY_BOOL)
+		lex_fail_at(p, e->loc, "type error: this is true or false, but %s", use);
+}
+
 /*
  * A chain such as 1 + 1 + ... or a /\ b /\ ... nests no brackets, yet it
  * is a tree as tall as the chain is long, and the interpreter and the
  * printers recurse on trees: bound their height too, as each node is made.
+ * A node made is also typed, its operands checked.
  */
-static struct scn_expr *with_height(struct parser *p, struct scn_expr *e)
+static struct scn_expr *built(struct parser *p, struct scn_expr *e)
 {
 	int h = 0;
 
@@ -181,6 +297,35 @@ static struct scn_expr *with_height(struct parser *p, struct scn_expr *e)
 	if (e->height > SCN_MAX_HEIGHT)
 		lex_fail_at(p, e->loc, "expression more than %d operators deep; split it",
 			SCN_MAX_HEIGHT);
+	if (e->kind == EX_CALL) {
+		e->type = e->api->ret == RET_BOOL ? TY_BOOL :
+			  e->api->ret == RET_INT ? TY_INT : TY_NONE;
+		return e;
+	}
+	want_value(p, e->lhs);
+	if (e->rhs)
+		want_value(p, e->rhs);
+	switch (e->op) {
+	case OP_NEG: case OP_ADD: case OP_SUB:
+		e->type = TY_INT;
+		break;
+	case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+		want_number(p, e->lhs, "only numbers are ordered");
+		want_number(p, e->rhs, "only numbers are ordered");
+		e->type = TY_BOOL;
+		break;
+	case OP_EQ: case OP_NE:
+		if ((e->lhs->type == TY_INT && e->rhs->type == TY_BOOL) ||
+		    (e->lhs->type == TY_BOOL && e->rhs->type == TY_INT))
+			lex_fail_at(p, e->loc, "type error: a number compared with true or false "
+				"(true is 1: a count of 2 is not true); compare the number with a "
+				"number, or test it alone");
+		e->type = TY_BOOL;
+		break;
+	default:
+		e->type = TY_BOOL;
+		break;
+	}
 	return e;
 }
 
@@ -209,7 +354,8 @@ static bool arg_fits(enum scn_arg want, const struct scn_expr *e)
 
 	switch (want) {
 	case ARG_INT:
-		return e->kind != EX_STR && e->kind != EX_OBJ && e->kind != EX_TASK_OF;
+	case ARG_NSECS: case ARG_USECS: case ARG_MSECS: case ARG_MSECS_UINT: case ARG_JIFFIES:
+		return e->type == TY_INT || e->type == TY_NUM;
 	case ARG_STR:
 		return e->kind == EX_STR;
 	case ARG_WORKER:
@@ -239,9 +385,32 @@ static const char *arg_name(enum scn_arg a)
 	static const char *const names[] = {
 		"a number", "a string", "a worker", "a work", "a delayed_work",
 		"a work or delayed_work", "a fn", "a spinlock", "a completion",
-		"a task (W->task)", "kthread_worker_fn",
+		"a task (W->task)", "kthread_worker_fn", "a number of nanoseconds",
+		"a number of microseconds", "a number of milliseconds", "a number of milliseconds",
+		"a number of jiffies",
 	};
 	return names[a];
+}
+
+/* The value of an expression made of constants only, as the interpreter would compute it. */
+static bool constant(const struct scn_expr *e, long *v)
+{
+	long l, r = 0;
+
+	switch (e->kind) {
+	case EX_INT:
+	case EX_BOOL:
+		*v = e->value;
+		return true;
+	case EX_UNARY:
+	case EX_BINARY:
+		if (!constant(e->lhs, &l) || (e->rhs && !constant(e->rhs, &r)))
+			return false;
+		*v = scn_apply(e->op, l, r);
+		return true;
+	default:
+		return false;
+	}
 }
 
 static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
@@ -251,18 +420,24 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 	e->api = api;
 	lex_next(p);
 	if (api->id == API_JIFFIES && p->tok != T_LPAREN)
-		return e;
+		return built(p, e);
 	lex_expect(p, T_LPAREN, "'('");
 	while (p->tok != T_RPAREN) {
 		struct scn_loc at = p->tloc;
 		struct scn_expr *a;
+		char why[160];
+		long v;
 
 		if (e->nargs == api->nargs)
 			fail(p, "too many arguments to %s (it takes %d)", api->name, api->nargs);
 		a = parse_expr(p);
 		if (!arg_fits(api->args[e->nargs], a))
-			lex_fail_at(p, at, "argument %d of %s must be %s", e->nargs + 1, api->name,
-				arg_name(api->args[e->nargs]));
+			lex_fail_at(p, at, "type error: argument %d of %s must be %s%s",
+				e->nargs + 1, api->name, arg_name(api->args[e->nargs]),
+				a->type == TY_BOOL ? ", not true or false" : "");
+		/* a constant time is checked now; a computed one when the call is made */
+		if (constant(a, &v) && !scn_api_arg_fits(api, e->nargs, v, why, sizeof(why)))
+			lex_fail_at(p, at, "%s", why);
 		e->args[e->nargs++] = a;
 		if (p->tok != T_RPAREN)
 			lex_expect(p, T_COMMA, "',' or ')'");
@@ -271,7 +446,7 @@ static struct scn_expr *parse_call(struct parser *p, const struct scn_api *api)
 		fail(p, "%s takes %d argument%s, not %d", api->name, api->nargs,
 		     api->nargs == 1 ? "" : "s", e->nargs);
 	lex_next(p);
-	return with_height(p, e);
+	return built(p, e);
 }
 
 static int find_reg(struct scn_prog *prog, const char *name, bool create)
@@ -304,8 +479,11 @@ static struct scn_expr *parse_primary(struct parser *p)
 	struct scn_obj *o;
 
 	switch (p->tok) {
-	case T_INT:
 	case T_TIME:
+		/* udelay(5ms) would wait 5,000,000 us: calls take numbers in their own unit */
+		fail(p, "a time such as %s goes after 'at' or in a time setting; a call takes a "
+		     "plain number in its own unit, as in udelay(5000) or msleep(5)", lex_tok_text(p));
+	case T_INT:
 		e = new_expr(p, EX_INT);
 		e->value = p->num;
 		lex_next(p);
@@ -351,12 +529,14 @@ static struct scn_expr *parse_primary(struct parser *p)
 			fail(p, "%s returns nothing", api->name);
 		return parse_call(p, api);
 	}
-	o = find_obj(p->s, p->ident);
+	o = find_obj(p, p->ident);
 	if (o) {
 		if (o->kind == OBJ_PROGRAM)
 			fail(p, "'%s' is a program, not a value", o->name);
 		e = new_expr(p, EX_OBJ);
 		e->obj = o;
+		if (o->kind == OBJ_COUNTER)
+			e->type = TY_INT;
 		lex_next(p);
 		if (lex_accept(p, T_ARROW)) {
 			if (o->kind != OBJ_WORKER || !lex_is_word(p, "task"))
@@ -391,7 +571,7 @@ static struct scn_expr *parse_unary(struct parser *p)
 		lex_next(p);
 		e->lhs = parse_unary(p);
 		p->depth--;
-		return with_height(p, e);
+		return built(p, e);
 	}
 	return parse_primary(p);
 }
@@ -431,7 +611,7 @@ static struct scn_expr *parse_binary(struct parser *p, int min_prec)
 		e->lhs = lhs;
 		e->rhs = parse_binary(p, prec + 1);
 		p->depth--;
-		lhs = with_height(p, e);
+		lhs = built(p, e);
 	}
 }
 
@@ -478,6 +658,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		lex_next(p);
 		lex_expect(p, T_LPAREN, "'(' after if");
 		st->e = parse_expr(p);
+		want_value(p, st->e);
 		lex_expect(p, T_RPAREN, "')'");
 		enter(p);
 		st->body = parse_stmt(p);
@@ -493,6 +674,10 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		lex_next(p);
 		lex_expect(p, T_LPAREN, "'('");
 		st->e = parse_expr(p);
+		if (st->kind == ST_REPEAT)
+			want_number(p, st->e, "repeat takes a number of rounds");
+		else
+			want_value(p, st->e);
 		lex_expect(p, T_RPAREN, "')'");
 		enter(p);
 		st->body = parse_stmt(p);
@@ -530,7 +715,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
-	o = find_obj(p->s, p->ident);
+	o = find_obj(p, p->ident);
 	if (o && o->kind == OBJ_COUNTER) {
 		struct scn_loc at = p->tloc;
 
@@ -545,12 +730,13 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 			st = new_stmt(p, ST_ADD_COUNTER);
 			lex_next(p);
 			st->e = parse_expr(p);
+			want_value(p, st->e);
 			if (sub) {
 				struct scn_expr *neg = new_expr(p, EX_UNARY);
 
 				neg->op = OP_NEG;
 				neg->lhs = st->e;
-				st->e = with_height(p, neg);
+				st->e = built(p, neg);
 			}
 			st->obj = o;
 			st->loc = at;
@@ -560,6 +746,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 			st = new_stmt(p, ST_SET_COUNTER);
 			lex_next(p);
 			st->e = parse_expr(p);
+			want_value(p, st->e);
 			st->obj = o;
 			st->loc = at;
 			lex_expect(p, T_SEMI, "';'");
@@ -600,6 +787,7 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 		st = new_stmt(p, ST_SET_REG);
 		st->loc = at;
 		st->e = parse_expr(p);
+		want_value(p, st->e);
 		if (strlen(name) >= sizeof(p->prog->regnames[0]))
 			lex_fail_at(p, at, "a register's name has at most %zu characters",
 				sizeof(p->prog->regnames[0]) - 1);
@@ -614,6 +802,53 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 	unknown_name(p, "call or name");
 }
 
+static bool is_thread_name(const char *w);
+
+/* Whether the word at the source position pos is w, as a whole word. */
+static bool word_at(struct parser *p, size_t pos, const char *w)
+{
+	size_t n = strlen(w);
+
+	while (pos < p->len && isspace((unsigned char)p->text[pos]))
+		pos++;
+	return pos + n <= p->len && !memcmp(p->text + pos, w, n) &&
+	       (pos + n == p->len || !(isalnum((unsigned char)p->text[pos + n]) ||
+				       p->text[pos + n] == '_'));
+}
+
+/*
+ * What can only start the next part of the file (a program, an irq, a
+ * system event, the condition, the schedule), or its end: met inside a
+ * block, the block's '}' is missing. Said so, with the line that opened the
+ * block, rather than as an unknown statement.
+ */
+static bool starts_part(struct parser *p)
+{
+	size_t after;
+
+	if (p->tok == T_EOF)
+		return true;
+	if (p->tok == T_NOT)
+		return word_at(p, p->tend, "exists");
+	if (p->tok != T_IDENT || find_obj(p, p->ident))
+		return false;
+	if (lex_is_word(p, "irq") || lex_is_word(p, "suspend") || lex_is_word(p, "resume") ||
+	    lex_is_word(p, "exists") || lex_is_word(p, "forall") || lex_is_word(p, "schedule"))
+		return true;
+	/* P1 { ..., P1 @cpu1 ..., P1 at 5ms ... */
+	after = p->tend;
+	while (after < p->len && isspace((unsigned char)p->text[after]))
+		after++;
+	return is_thread_name(p->ident) && after < p->len &&
+	       (p->text[after] == '{' || p->text[after] == '@' || word_at(p, after, "at"));
+}
+
+__attribute__((noreturn))
+static void missing_brace(struct parser *p, struct scn_loc opened)
+{
+	fail(p, "missing '}' to close the block opened at line %d", opened.line);
+}
+
 static struct scn_stmt *parse_block(struct parser *p)
 {
 	struct scn_stmt *block = new_stmt(p, ST_BLOCK), **tail = &block->body;
@@ -621,8 +856,8 @@ static struct scn_stmt *parse_block(struct parser *p)
 	enter(p);
 	lex_expect(p, T_LBRACE, "'{'");
 	while (p->tok != T_RBRACE) {
-		if (p->tok == T_EOF)
-			fail(p, "unexpected end of file: a '}' is missing");
+		if (starts_part(p))
+			missing_brace(p, block->loc);
 		*tail = parse_stmt(p);
 		tail = &(*tail)->next;
 	}
@@ -1007,6 +1242,7 @@ int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n
  */
 static void skip_fn_body(struct parser *p, struct scn_obj *o)
 {
+	struct scn_loc opened[SCN_MAX_DEPTH + 1];
 	int depth = 0;
 
 	if (p->tok != T_LBRACE)
@@ -1014,10 +1250,17 @@ static void skip_fn_body(struct parser *p, struct scn_obj *o)
 	o->body_at = p->tstart;
 	o->body_loc = p->tloc;
 	do {
-		if (p->tok == T_EOF)
-			lex_fail_at(p, o->body_loc, "unexpected end of file: fn %s's '}' is missing", o->name);
-		if (p->tok == T_LBRACE && ++depth > SCN_MAX_DEPTH)
-			fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
+		/* declarations belong to the init block: a fn body cannot hold one */
+		if (depth && (starts_part(p) || lex_is_word(p, "fn") || lex_is_word(p, "worker") ||
+			      lex_is_word(p, "work") || lex_is_word(p, "delayed_work") ||
+			      lex_is_word(p, "spinlock") || lex_is_word(p, "completion") ||
+			      lex_is_word(p, "int")))
+			missing_brace(p, opened[depth - 1]);
+		if (p->tok == T_LBRACE) {
+			if (depth == SCN_MAX_DEPTH)
+				fail(p, "nesting deeper than %d", SCN_MAX_DEPTH);
+			opened[depth++] = p->tloc;
+		}
 		if (p->tok == T_RBRACE)
 			depth--;
 		lex_next(p);
@@ -1029,11 +1272,9 @@ static void parse_fn_bodies(struct parser *p)
 	size_t pos = p->pos;
 	struct scn_loc loc = p->loc;
 
-	for (int i = 0; i < p->s->nobjs; i++) {
-		struct scn_obj *o = p->s->objs[i];
+	for (int i = 0; i < p->s->nfns; i++) {
+		struct scn_obj *o = p->s->fns[i];
 
-		if (o->kind != OBJ_FN)
-			continue;
 		p->pos = o->body_at;
 		p->loc = o->body_loc;
 		lex_next(p);
@@ -1050,14 +1291,15 @@ static void parse_init(struct parser *p)
 {
 	struct scn_stmt **tail = &p->s->setup;
 	struct setting_block settings_given = { 0 };
+	struct scn_loc opened = p->tloc;
 
 	lex_expect(p, T_LBRACE, "'{' to open the init block");
 	while (p->tok != T_RBRACE) {
 		struct scn_obj *o;
 
-		if (p->tok == T_EOF)
-			fail(p, "unexpected end of file: the init block's '}' is missing");
-		if (p->tok == T_IDENT && is_setting(p->ident) && !find_obj(p->s, p->ident)) {
+		if (starts_part(p))
+			missing_brace(p, opened);
+		if (p->tok == T_IDENT && is_setting(p->ident) && !find_obj(p, p->ident)) {
 			parse_setting(p, &settings_given);
 		} else if (lex_is_word(p, "fn")) {
 			lex_next(p);
@@ -1265,6 +1507,86 @@ static struct scn_expr *parse_cond_reg(struct parser *p, const char *progname, b
 	return e;
 }
 
+/* --- the functions a finding can name ----------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every model variant: our own and the kernel trees'. */
+static const struct kw_model *any_model(size_t i)
+{
+	return i < kw_model_count() ? kw_model_get(i) : kw_tree_get(i - kw_model_count());
+}
+
+/* A model variant's function as findings name it: without the variant's symbol prefix. */
+static const char *unprefixed(const char *func)
+{
+	for (size_t i = 0; i < kw_model_count() + kw_tree_count(); i++) {
+		const struct kw_model *m = any_model(i);
+		size_t n = strlen(m->ns);
+
+		if (!strncmp(func, m->ns, n))
+			return func + n;
+	}
+	return func;
+}
+
+/*
+ * A finding's site is a SIM_HERE: in a function of a model variant (any of
+ * them, the kernel trees' too), of the machine (its timers, sleeps, locks)
+ * or of the interpreter. Those functions, and those the variants name in
+ * traces (a report may name the function that was running), sorted, once.
+ */
+static void collect_site_funcs(struct parser *p)
+{
+	size_t nmodels = kw_model_count() + kw_tree_count(), n = sim_site_count(), k = 0;
+	const char **names;
+
+	for (size_t i = 0; i < nmodels; i++)
+		for (const char *const *sym = any_model(i)->symbols; *sym; sym++)
+			k++;
+	names = scn_alloc(p->s, (n + k + 1) * sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = unprefixed(sim_site_get(i)->func);
+	for (size_t i = 0; i < nmodels; i++)
+		for (const char *const *sym = any_model(i)->symbols; *sym; sym++)
+			names[n++] = *sym;
+	k = 0;
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(names[k - 1], names[i]))
+			names[k++] = names[i];
+	p->site_funcs = names;
+	p->nsite_funcs = k;
+}
+
+/* warn("fn") and the like: fn must be a function a finding can name, or one of the scenario's. */
+static void check_finding_func(struct parser *p, const char *kind)
+{
+	struct scn_obj *o = find_obj(p, p->str);
+	const char **words;
+	const char *hint;
+	size_t n;
+
+	if (o && o->kind == OBJ_FN)
+		return;
+	if (!p->site_funcs)
+		collect_site_funcs(p);
+	if (bsearch(&p->str, p->site_funcs, p->nsite_funcs, sizeof(*p->site_funcs), by_name))
+		return;
+	words = scn_alloc(p->s, (p->nsite_funcs + (size_t)p->s->nfns + 1) * sizeof(*words));
+	memcpy(words, p->site_funcs, p->nsite_funcs * sizeof(*words));
+	n = p->nsite_funcs;
+	for (int i = 0; i < p->s->nfns; i++)
+		words[n++] = p->s->fns[i]->name;
+	hint = scn_did_you_mean(p->str, words, n);
+	fail(p, "no function '%s' in the model, the machine or the scenario: %s(\"%s\") could "
+	     "never count anything%s%s%s", p->str, kind, p->str, hint ? "; did you mean '" : "",
+	     hint ? hint : "", hint ? "'?" : "");
+}
+
 static struct scn_expr *parse_cond(struct parser *p);
 
 static struct scn_expr *parse_cond_atom(struct parser *p)
@@ -1278,7 +1600,7 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		lex_next(p);
 		e->lhs = parse_cond_atom(p);
 		p->depth--;
-		return with_height(p, e);
+		return built(p, e);
 	}
 	if (p->tok == T_LPAREN) {
 		enter(p);
@@ -1310,6 +1632,8 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 			lex_next(p);
 			if (lex_accept(p, T_LPAREN)) {
 				if (p->tok == T_STR) {
+					check_finding_func(p, sim_finding_kind_name(
+						(enum sim_finding_kind)i));
 					e->str = p->str;
 					lex_next(p);
 				}
@@ -1328,7 +1652,7 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 
 				if (i)
 					lex_expect(p, T_COMMA, "','");
-				if (p->tok != T_IDENT || !(o = find_obj(p->s, p->ident)) ||
+				if (p->tok != T_IDENT || !(o = find_obj(p, p->ident)) ||
 				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK))
 					fail(p, "expected a fn, work or delayed_work name");
 				if (o->kind != OBJ_FN)
@@ -1375,7 +1699,7 @@ static struct scn_expr *parse_cond_sum(struct parser *p)
 		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_atom(p);
-		lhs = with_height(p, e);
+		lhs = built(p, e);
 	}
 	return lhs;
 }
@@ -1392,7 +1716,7 @@ static struct scn_expr *parse_cond_cmp(struct parser *p)
 		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_sum(p);
-		return with_height(p, e);
+		return built(p, e);
 	}
 	return lhs;
 }
@@ -1409,7 +1733,7 @@ static struct scn_expr *parse_cond(struct parser *p)
 		lex_next(p);
 		e->lhs = lhs;
 		e->rhs = parse_cond_cmp(p);
-		lhs = with_height(p, e);
+		lhs = built(p, e);
 		p->depth--;
 	}
 	return lhs;
@@ -1431,6 +1755,7 @@ static void parse_condition(struct parser *p)
 	start = p->tstart;
 	lex_expect(p, T_LPAREN, "'(' after the quantifier");
 	p->s->cond = parse_cond(p);
+	want_value(p, p->s->cond);
 	if (p->tok != T_RPAREN)
 		fail(p, "expected ')' to close the condition, found %s", lex_tok_text(p));
 	p->s->cond_text = scn_strndup(p->s, p->text + start, p->tend - start);
@@ -1594,18 +1919,26 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 struct scn *scn_load(const char *path, FILE *err)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf;
-	size_t n;
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
 	struct scn *s;
 
 	if (!f) {
 		fprintf(err, "%s: error: cannot open: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	buf = malloc(SCN_MAX_FILE + 1);
-	if (!buf)
-		abort();
-	n = fread(buf, 1, SCN_MAX_FILE + 1, f);
+	/* read up to one byte past the limit, growing as the file turns out longer */
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			if (cap > SCN_MAX_FILE + 1)
+				cap = SCN_MAX_FILE + 1;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		n += fread(buf + n, 1, cap - n, f);
+	} while (n == cap && cap <= SCN_MAX_FILE && !ferror(f));
 	if (ferror(f)) {
 		fprintf(err, "%s: error: cannot read: %s\n", path, strerror(errno));
 		fclose(f);

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SCN_MAX_JIFFIES == MAX_JIFFY_OFFSET, "the longest delay is the kernel's");
+
 /* One run at a time: the machine is a process-wide singleton too. */
 static struct scn *S;
 static const struct kw_model *M;
@@ -148,7 +150,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	const struct scn_expr *const *a = (const struct scn_expr *const *)e->args;
 	struct lock_obj *l = NULL;
 	void *w = NULL;
-	long v = 0;
+	long v = 0, t = 0;	/* t: the time argument's value */
 
 	for (int i = 0; i < e->nargs; i++) {
 		if (api->args[i] == ARG_WORKER &&
@@ -156,6 +158,20 @@ static long call(struct env *env, const struct scn_expr *e)
 			return 0;
 		if (api->args[i] == ARG_LOCK)
 			l = a[i]->obj->ptr;
+	}
+	/* times are evaluated once, here, and range-checked: the parser saw only constants */
+	for (int i = 0; i < e->nargs; i++) {
+		char why[160];
+
+		if (api->args[i] < ARG_NSECS)
+			continue;
+		t = eval(env, a[i]);
+		if (failed)
+			return 0;
+		if (!scn_api_arg_fits(api, i, t, why, sizeof(why))) {
+			runtime_error(&a[i]->loc, "%s", why);
+			return 0;
+		}
 	}
 	switch (api->id) {
 	case API_CREATE_WORKER:
@@ -212,22 +228,16 @@ static long call(struct env *env, const struct scn_expr *e)
 		v = M->queue_work(w, a[1]->obj->ptr);
 		note("kthread_queue_work(%s, %s) = %s", a[0]->obj->name, a[1]->obj->name, yes(v));
 		return v;
-	case API_QUEUE_DELAYED_WORK: {
-		long d = eval(env, a[2]);
-
-		v = M->queue_delayed_work(w, a[1]->obj->ptr, (unsigned long)d);
+	case API_QUEUE_DELAYED_WORK:
+		v = M->queue_delayed_work(w, a[1]->obj->ptr, (unsigned long)t);
 		note("kthread_queue_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
-		     a[1]->obj->name, d, yes(v));
+		     a[1]->obj->name, t, yes(v));
 		return v;
-	}
-	case API_MOD_DELAYED_WORK: {
-		long d = eval(env, a[2]);
-
-		v = M->mod_delayed_work(w, a[1]->obj->ptr, (unsigned long)d);
+	case API_MOD_DELAYED_WORK:
+		v = M->mod_delayed_work(w, a[1]->obj->ptr, (unsigned long)t);
 		note("kthread_mod_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
-		     a[1]->obj->name, d, yes(v));
+		     a[1]->obj->name, t, yes(v));
 		return v;
-	}
 	case API_FLUSH_WORK:
 		note("kthread_flush_work(%s) begins", a[0]->obj->name);
 		M->flush_work(work_of(a[0]));
@@ -254,16 +264,16 @@ static long call(struct env *env, const struct scn_expr *e)
 		note("kthread_destroy_worker(%s) returns", a[0]->obj->name);
 		return 0;
 	case API_UDELAY:
-		udelay((unsigned long)eval(env, a[0]));
+		udelay((unsigned long)t);
 		return 0;
 	case API_MDELAY:
-		mdelay((unsigned long)eval(env, a[0]));
+		mdelay((unsigned long)t);
 		return 0;
 	case API_NDELAY:
-		ndelay((unsigned long)eval(env, a[0]));
+		ndelay((unsigned long)t);
 		return 0;
 	case API_MSLEEP:
-		msleep((unsigned int)eval(env, a[0]));
+		msleep((unsigned int)t);
 		return 0;
 	case API_COND_RESCHED:
 		return cond_resched();
@@ -322,7 +332,7 @@ static long call(struct env *env, const struct scn_expr *e)
 		note("wait_for_completion(%s) returns", a[0]->obj->name);
 		return 0;
 	case API_MSECS_TO_JIFFIES:
-		return (long)msecs_to_jiffies((unsigned int)eval(env, a[0]));
+		return (long)msecs_to_jiffies((unsigned int)t);
 	case API_JIFFIES:
 		return (long)jiffies;
 	}
@@ -467,29 +477,37 @@ static void exec(struct env *env, const struct scn_stmt *st)
 
 /* --- work functions: one C trampoline per fn, so that %ps can name it --------------------- */
 
-static struct scn_obj *fn_by_index(int i)
+/*
+ * The scenario's works by address, for "work A runs f": sorted once the
+ * objects exist, so that naming a work costs a search, not a scan of
+ * every declaration.
+ */
+struct work_ref {
+	const struct kthread_work *work;
+	struct scn_obj *obj;
+};
+static struct work_ref *works;
+static size_t nworks;
+
+static int by_work(const void *a, const void *b)
 {
-	for (int k = 0; k < S->nobjs; k++)
-		if (S->objs[k]->kind == OBJ_FN && S->objs[k]->index == i)
-			return S->objs[k];
-	return NULL;
+	uintptr_t x = (uintptr_t)((const struct work_ref *)a)->work;
+	uintptr_t y = (uintptr_t)((const struct work_ref *)b)->work;
+
+	return x < y ? -1 : x > y;
 }
 
 static const char *work_name(struct kthread_work *w)
 {
-	for (int k = 0; k < S->nobjs; k++) {
-		struct scn_obj *o = S->objs[k];
+	struct work_ref key = { w, NULL };
+	struct work_ref *found = bsearch(&key, works, nworks, sizeof(*works), by_work);
 
-		if ((o->kind == OBJ_WORK && o->ptr == w) ||
-		    (o->kind == OBJ_DWORK && M->dwork_work(o->ptr) == w))
-			return o->name;
-	}
-	return "?";
+	return found ? found->obj->name : "?";
 }
 
 static void run_fn(int i, struct kthread_work *w)
 {
-	struct scn_obj *fn = fn_by_index(i);
+	struct scn_obj *fn = S->fns[i];
 	struct env env = { NULL };
 
 	fn->count++;
@@ -501,16 +519,25 @@ static void run_fn(int i, struct kthread_work *w)
 	sim_lockdep_context_end("kthread work", fn->name);
 }
 
+/*
+ * SCN_MAX_FNS of them. Each index is spelt in octal digits with a leading 0
+ * (00 ... 0777), so that the token pasted into the name is also, as a C
+ * literal, the trampoline's place in the table.
+ */
 #define T(i) static void scn_fn_##i(struct kthread_work *w) { run_fn(i, w); }
 #define T8(i) T(i##0) T(i##1) T(i##2) T(i##3) T(i##4) T(i##5) T(i##6) T(i##7)
-T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+#define T64(i) T8(i##0) T8(i##1) T8(i##2) T8(i##3) T8(i##4) T8(i##5) T8(i##6) T8(i##7)
+#define T512 T64(0) T64(01) T64(02) T64(03) T64(04) T64(05) T64(06) T64(07)
+T512
 #undef T
 #define T(i) scn_fn_##i,
-static const kw_work_fn trampolines[SCN_MAX_FNS] = {
-	T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
-};
+static const kw_work_fn trampolines[] = { T512 };
 #undef T
 #undef T8
+#undef T64
+#undef T512
+_Static_assert(sizeof(trampolines) / sizeof(trampolines[0]) == SCN_MAX_FNS,
+	       "a trampoline for each fn");
 
 static kw_work_fn trampoline(int i)
 {
@@ -585,6 +612,10 @@ static void *zalloc(size_t size)
 /* The scenario's own objects: allocated here, named for the trace, freed after the run. */
 static void make_objects(void)
 {
+	works = calloc((size_t)S->nobjs + 1, sizeof(*works));
+	nworks = 0;
+	if (!works)
+		abort();
 	for (int i = 0; i < S->nobjs; i++) {
 		struct scn_obj *o = S->objs[i];
 
@@ -602,11 +633,13 @@ static void make_objects(void)
 			o->ptr = zalloc(M->work_size);
 			sim_register_object(o->ptr, M->work_size, o->name);
 			M->init_work(o->ptr, trampoline(o->fn->index));
+			works[nworks++] = (struct work_ref){ o->ptr, o };
 			break;
 		case OBJ_DWORK:
 			o->ptr = zalloc(M->dwork_size);
 			sim_register_object(o->ptr, M->dwork_size, o->name);
 			M->init_delayed_work(o->ptr, trampoline(o->fn->index));
+			works[nworks++] = (struct work_ref){ M->dwork_work(o->ptr), o };
 			break;
 		case OBJ_LOCK: {
 			struct lock_obj *l = zalloc(sizeof(*l));
@@ -630,6 +663,7 @@ static void make_objects(void)
 			break;
 		}
 	}
+	qsort(works, nworks, sizeof(*works), by_work);
 }
 
 static void free_objects(void)
@@ -643,6 +677,9 @@ static void free_objects(void)
 		if (o->kind != OBJ_COUNTER && o->kind != OBJ_FN)
 			o->ptr = NULL;
 	}
+	free(works);
+	works = NULL;
+	nworks = 0;
 }
 
 int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
