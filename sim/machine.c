@@ -67,6 +67,34 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
 	return false;
 }
 
+/*
+ * sim_trace_watermark(): no record made from now on is older. A CPU with
+ * something to do records at its clock or later. One with nothing to do
+ * records nothing until someone wakes it at their own time, and sim_wake()
+ * and the interrupt and tick events bring its clock up to that time first.
+ * An event records at its own time. A spinning context, when it gets its
+ * lock, records how long it spun: that names the time the spin began.
+ */
+uint64_t sim_trace_watermark(void)
+{
+	struct sim_event *ev = sim_event_peek();
+	uint64_t w = ev ? ev->time : UINT64_MAX;
+	struct sim_cpu *c;
+
+	if (sim.in_event && sim.ev_time < w)
+		w = sim.ev_time;
+	for_each_sim_cpu(c) {
+		uint64_t when;
+
+		if (cpu_ready(c, &when) && c->clock < w)
+			w = c->clock;
+		for (int i = 0; i < c->depth; i++)
+			if (c->stack[i]->wait == WAIT_SPIN && c->stack[i]->spin_start < w)
+				w = c->stack[i]->spin_start;
+	}
+	return w;
+}
+
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
 static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 {
