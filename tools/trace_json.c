@@ -107,7 +107,7 @@ struct jcpu {
 };
 
 struct trace_json {
-	FILE *out, *body;
+	FILE *body;
 	const char *title;
 	unsigned int hz;
 	int ncpus;
@@ -892,13 +892,12 @@ static void write_metadata(FILE *out, struct jw *w)
 
 /* --- the stream ------------------------------------------------------------------------ */
 
-struct trace_json *trace_json_begin(FILE *out, const struct trace_view_opts *o)
+struct trace_json *trace_json_begin(const struct trace_view_opts *o)
 {
 	struct jw *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		abort();
-	w->out = out;
 	w->body = tmpfile();
 	w->title = o && o->title ? o->title : "";
 	w->hz = trace_view_hz(o);
@@ -987,14 +986,15 @@ static int copy_body(FILE *out, FILE *body)
 	return ferror(body) ? -1 : 0;
 }
 
-int trace_json_end(struct trace_json *w)
+int trace_json_end(struct trace_json *w, FILE *out)
 {
-	FILE *out = w->out;
 	bool any;
-	int rc;
+	int rc = 0;
 
 	close_all(w);
 	release(w, 0, true);
+	if (!out)
+		goto done;
 	any = w->written;
 	w->written = false;
 	fputs("{\"traceEvents\":[\n", out);
@@ -1006,6 +1006,9 @@ int trace_json_end(struct trace_json *w)
 	fputs("\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
 	json_str(out, w->title);
 	fprintf(out, ",\"hz\":%u,\"ncpus\":%d}\n}\n", w->hz, w->ncpus);
+	if (ferror(out))
+		rc = -1;
+done:
 	fclose(w->body);
 	free(w->ev);
 	free(w->tasks.v);
@@ -1014,17 +1017,17 @@ int trace_json_end(struct trace_json *w)
 	free(w->open);
 	free(w->cpu);
 	free(w);
-	return rc || ferror(out) ? -1 : 0;
+	return rc;
 }
 
 void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
 		      const struct trace_view_opts *o)
 {
-	struct trace_json *w = trace_json_begin(out, o);
+	struct trace_json *w = trace_json_begin(o);
 
 	if (!w)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		trace_json_record(w, &recs[i]);
-	trace_json_end(w);
+	trace_json_end(w, out);
 }

@@ -163,7 +163,7 @@ struct cpu_queue {
 };
 
 struct trace_text {
-	FILE *out, *body;
+	FILE *body;
 	unsigned int hz;
 	int ncpus;		/* for the header's #P */
 	size_t written;		/* lines, for the header's entries */
@@ -359,13 +359,12 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	}
 }
 
-struct trace_text *trace_text_begin(FILE *out, const struct trace_view_opts *o)
+struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 {
 	struct trace_text *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		abort();
-	t->out = out;
 	t->hz = trace_view_hz(o);
 	t->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
 	t->body = tmpfile();
@@ -428,21 +427,23 @@ size_t trace_text_held(const struct trace_text *t)
 	return t->held;
 }
 
-int trace_text_end(struct trace_text *t)
+int trace_text_end(struct trace_text *t, FILE *out)
 {
 	char buf[65536];
 	size_t n;
 	int rc = 0;
 
 	release(t, 0, true);
-	write_header(t->out, t->written, t->ncpus);
-	if (fflush(t->body) || fseek(t->body, 0, SEEK_SET))
-		rc = -1;
-	while (!rc && (n = fread(buf, 1, sizeof(buf), t->body)))
-		if (fwrite(buf, 1, n, t->out) != n)
+	if (out) {
+		write_header(out, t->written, t->ncpus);
+		if (fflush(t->body) || fseek(t->body, 0, SEEK_SET))
 			rc = -1;
-	if (ferror(t->body) || ferror(t->out))
-		rc = -1;
+		while (!rc && (n = fread(buf, 1, sizeof(buf), t->body)))
+			if (fwrite(buf, 1, n, out) != n)
+				rc = -1;
+		if (ferror(t->body) || ferror(out))
+			rc = -1;
+	}
 	fclose(t->body);
 	for (size_t c = 0; c < t->nq; c++)
 		free(t->q[c].v);
@@ -454,11 +455,11 @@ int trace_text_end(struct trace_text *t)
 void trace_write_text(FILE *out, const struct sim_rec *recs, size_t n,
 		      const struct trace_view_opts *o)
 {
-	struct trace_text *t = trace_text_begin(out, o);
+	struct trace_text *t = trace_text_begin(o);
 
 	if (!t)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		trace_text_record(t, &recs[i]);
-	trace_text_end(t);
+	trace_text_end(t, out);
 }
