@@ -241,8 +241,9 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 		s->cfg.seed = o->seed;
 	if (o->strategy >= 0)
 		s->cfg.strategy = (enum sim_strategy)o->strategy;
-	/* records stream through on_record(): none is kept */
+	/* records stream through on_record(): none is kept, nor the log unless saved */
 	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = !o->save;
 	m = kw_model_find(o->kernel ? o->kernel : s->kernel);
 	if (open_trace(o, s, &ro)) {
 		scn_free(s);
