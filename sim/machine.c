@@ -19,6 +19,7 @@
 struct sim sim;
 
 static sigjmp_buf fatal_jump;
+static struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 
 struct cand {
 	struct sim_cpu *cpu;
@@ -72,6 +73,8 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
  * something to do records at its clock or later. One with nothing to do
  * records nothing until someone wakes it at their own time, and sim_wake()
  * and the interrupt and tick events bring its clock up to that time first.
+ * A CPU that was chosen counts until it runs: an idle one switches in its
+ * next task, and records the switch, after the task left its run queue.
  * An event records at its own time. A spinning context, when it gets its
  * lock, records how long it spun: that names the time the spin began.
  */
@@ -86,7 +89,7 @@ uint64_t sim_trace_watermark(void)
 	for_each_sim_cpu(c) {
 		uint64_t when;
 
-		if (cpu_ready(c, &when) && c->clock < w)
+		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
 			w = c->clock;
 		for (int i = 0; i < c->depth; i++)
 			if (c->stack[i]->wait == WAIT_SPIN && c->stack[i]->spin_start < w)
@@ -205,7 +208,9 @@ static struct sim_ctx *pick_next(void)
 		if (sim.stop)
 			break;
 		c = cand[k].cpu;
+		entering = c;
 		x = enter_cpu(c);
+		entering = NULL;
 		if (x)
 			return x;
 	}
@@ -430,6 +435,7 @@ enum sim_end sim_run(void)
 	sim.running = true;
 	if (sigsetjmp(fatal_jump, 1)) {
 		coro_abandoned();
+		entering = NULL;
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;

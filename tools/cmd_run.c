@@ -13,6 +13,7 @@
 
 #include <model.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,7 @@ struct run_out {
 	struct trace_json *json;
 	FILE *trace_file;
 	size_t since;		/* records and lines since the last release */
+	uint64_t released;	/* the watermark of the last release */
 	struct run_stats st;
 };
 
@@ -141,6 +143,8 @@ static void release(struct run_out *ro)
 
 	if (n > ro->st.peak_held)
 		ro->st.peak_held = n;
+	assert(w >= ro->released);
+	ro->released = w;
 	ro->since = 0;
 	scn_timeline_release(ro->tl, w);
 	if (ro->text)
@@ -153,6 +157,9 @@ static void on_record(void *arg, const struct sim_rec *r)
 {
 	struct run_out *ro = arg;
 
+	/* what was released must not be preceded: the watermark keeps its promise */
+	assert(r->time >= ro->released);
+	assert(r->type != REC_LOCK_CONTENDED || r->time - r->b >= ro->released);
 	ro->st.records++;
 	scn_timeline_record(ro->tl, r);
 	if (ro->text)
@@ -167,6 +174,7 @@ static void on_event(void *arg, const struct scn_event *ev)
 {
 	struct run_out *ro = arg;
 
+	assert(ev->time >= ro->released);
 	ro->st.lines++;
 	scn_timeline_event(ro->tl, ev);
 	if (++ro->since == RELEASE_EVERY)
