@@ -75,15 +75,21 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
  * and the interrupt and tick events bring its clock up to that time first.
  * A CPU that was chosen counts until it runs: an idle one switches in its
  * next task, and records the switch, after the task left its run queue.
- * An event records at its own time. A spinning context, when it gets its
- * lock, records how long it spun: that names the time the spin began.
+ * An event records at its own time; the machine itself (a deadlock's
+ * report) at the latest clock. A spinning context, when it gets its lock,
+ * records how long it spun: that names the time the spin began. Outside
+ * sim_run() (setting up, leaks found at the end) nothing is bounded: 0.
  */
 uint64_t sim_trace_watermark(void)
 {
 	struct sim_event *ev = sim_event_peek();
-	uint64_t w = ev ? ev->time : UINT64_MAX;
+	uint64_t w = sim_max_time();
 	struct sim_cpu *c;
 
+	if (!sim.running)
+		return 0;
+	if (ev && ev->time < w)
+		w = ev->time;
 	if (sim.in_event && sim.ev_time < w)
 		w = sim.ev_time;
 	for_each_sim_cpu(c) {

@@ -27,6 +27,31 @@ done < <("$kwsim" help | sed -n 's/^  \(tree:[^ ]*\) .*/\1/p')
 # non-ASCII text, and bytes that are not UTF-8, in the name and in a log line
 printf 'KW caf\xc3\xa9-\xff\n{\n  fn f { }\n  worker W = kthread_create_worker(0, "kw");\n  work A = f;\n}\nP0 @cpu0 { kthread_queue_work(W, A); log("caf\xc3\xa9 \xe2\x9c\x93 \xff\xc3"); kthread_flush_work(A); kthread_destroy_worker(W); }\n' >"$tmp/utf8.kws"
 
+# a run that its time limit stops
+cat >"$tmp/limit.kws" <<'EOS'
+KW stopped-by-time-limit
+{
+  hz = 1000; time_limit = 10ms;
+  fn tick { kthread_queue_delayed_work(W, D, 1); }
+  worker W = kthread_create_worker(0, "kw");
+  delayed_work D = tick;
+}
+P0 @cpu0 { kthread_queue_delayed_work(W, D, 1); }
+EOS
+"$kwsim" run "$tmp/limit.kws" >"$tmp/limit.txt"
+if ! grep -q '^  -- stopped at the time limit (time_limit = 0.010000000 s)' "$tmp/limit.txt" ||
+   ! grep -q '^End: time-limit at ' "$tmp/limit.txt" ||
+   ! grep -q '^the run stopped at its time limit, not at its end' "$tmp/limit.txt"; then
+	echo "FAIL: a run stopped by its time limit does not say so:"
+	sed 's/^/    /' "$tmp/limit.txt" | tail -12
+	failed=1
+fi
+"$kwsim" run "$tmp/limit.kws" --json >"$tmp/limit.json"
+if ! grep -q '"end":"time-limit","end_time_ns":[0-9]*,"stopped_at_time_limit":true,' "$tmp/limit.json"; then
+	echo "FAIL: --json of a run stopped by its time limit does not say so"
+	failed=1
+fi
+
 n=0
 for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
 	for k in "${variants[@]}"; do
