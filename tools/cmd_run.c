@@ -124,7 +124,6 @@ struct run_out {
 	struct scn_timeline *tl;
 	struct trace_text *text;
 	struct trace_json *json;
-	FILE *trace_file;
 	size_t since;		/* records and lines since the last release */
 	uint64_t released;	/* the watermark of the last release */
 	struct run_stats st;

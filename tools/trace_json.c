@@ -125,8 +125,6 @@ struct trace_json {
 	bool written;			/* an event is out: the next needs a comma */
 };
 
-#define jw trace_json
-
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
@@ -230,7 +228,7 @@ static void jev_swap(struct jev *a, struct jev *b)
 }
 
 /* The event emit() returned last is complete now: into the heap with it. */
-static void settle(struct jw *w)
+static void settle(struct trace_json *w)
 {
 	size_t i = w->nev - 1;
 
@@ -243,7 +241,7 @@ static void settle(struct jw *w)
 	}
 }
 
-static struct jev heap_pop(struct jw *w)
+static struct jev heap_pop(struct trace_json *w)
 {
 	struct jev top = w->ev[0];
 	size_t i = 0;
@@ -265,7 +263,7 @@ static struct jev heap_pop(struct jw *w)
 }
 
 /* A new event; the caller may fill in r2, q, flow and fn before the next one. */
-static struct jev *emit(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, uint64_t end,
 			uint32_t pid, uint32_t tid, const struct sim_rec *r)
 {
 	struct jev *e;
@@ -309,7 +307,7 @@ static void ctx_track(const struct sim_rec *r, uint32_t *pid, uint32_t *tid)
 	}
 }
 
-static struct jev *emit_ctx(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+static struct jev *emit_ctx(struct trace_json *w, enum jev_kind kind, uint64_t ts, uint64_t end,
 			    const struct sim_rec *r)
 {
 	uint32_t pid, tid;
@@ -318,7 +316,7 @@ static struct jev *emit_ctx(struct jw *w, enum jev_kind kind, uint64_t ts, uint6
 	return emit(w, kind, ts, end, pid, tid, r);
 }
 
-static void name_task(struct jw *w, uint64_t pid, const char *comm)
+static void name_task(struct trace_json *w, uint64_t pid, const char *comm)
 {
 	struct aent *t;
 
@@ -329,7 +327,7 @@ static void name_task(struct jw *w, uint64_t pid, const char *comm)
 		snprintf(t->comm, sizeof(t->comm), "%.16s", comm);
 }
 
-static void learn_names(struct jw *w, const struct sim_rec *r)
+static void learn_names(struct trace_json *w, const struct sim_rec *r)
 {
 	if (r->pid > 0 && r->comm[0] && memchr(r->comm, '\0', sizeof(r->comm)))
 		name_task(w, (uint64_t)r->pid, r->comm);
@@ -350,7 +348,7 @@ static void learn_names(struct jw *w, const struct sim_rec *r)
 	}
 }
 
-static void on_switch(struct jw *w, const struct sim_rec *r)
+static void on_switch(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 
@@ -364,7 +362,7 @@ static void on_switch(struct jw *w, const struct sim_rec *r)
 	c->run = (struct held){ *r, true };
 }
 
-static void on_queue(struct jw *w, const struct sim_rec *r)
+static void on_queue(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, true);
 	struct jev *e;
@@ -380,7 +378,7 @@ static void on_queue(struct jw *w, const struct sim_rec *r)
 	e->has_q = true;
 }
 
-static void on_exec_start(struct jw *w, const struct sim_rec *r)
+static void on_exec_start(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, false);
 	struct open_exec *x;
@@ -396,7 +394,7 @@ static void on_exec_start(struct jw *w, const struct sim_rec *r)
 	}
 }
 
-static void close_exec(struct jw *w, size_t i, const struct sim_rec *end)
+static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end)
 {
 	struct open_exec x = w->open[i];
 	struct jev *e;
@@ -419,7 +417,7 @@ static void close_exec(struct jw *w, size_t i, const struct sim_rec *end)
 	e->flow = x.flow;
 }
 
-static void on_exec_end(struct jw *w, const struct sim_rec *r)
+static void on_exec_end(struct trace_json *w, const struct sim_rec *r)
 {
 	uint32_t pid, tid;
 
@@ -433,7 +431,7 @@ static void on_exec_end(struct jw *w, const struct sim_rec *r)
 	emit_ctx(w, JK_INSTANT, r->time, r->time, r);	/* an end without a start */
 }
 
-static void on_model(struct jw *w, const struct sim_rec *r)
+static void on_model(struct trace_json *w, const struct sim_rec *r)
 {
 	const char *ev = trace_view_str(r->s);
 
@@ -448,7 +446,7 @@ static void on_model(struct jw *w, const struct sim_rec *r)
 }
 
 /* Handlers open on entry (a slot per kind) and close on exit, on the CPU's irq track. */
-static void close_handler(struct jw *w, struct held *slot, enum jev_kind kind,
+static void close_handler(struct trace_json *w, struct held *slot, enum jev_kind kind,
 			  const struct sim_rec *r)
 {
 	struct jev *e;
@@ -466,7 +464,7 @@ static void close_handler(struct jw *w, struct held *slot, enum jev_kind kind,
 	slot->on = false;
 }
 
-static void on_record(struct jw *w, const struct sim_rec *r)
+static void on_record(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 	struct aent *t;
@@ -526,7 +524,7 @@ static void on_record(struct jw *w, const struct sim_rec *r)
 }
 
 /* Whatever is still open when the records end closes at the last record's time. */
-static void close_all(struct jw *w)
+static void close_all(struct trace_json *w)
 {
 	for (int i = 0; i < w->ncpus; i++) {
 		struct jcpu *c = &w->cpu[i];
@@ -754,7 +752,7 @@ static const char *instant_name(FILE *out, const struct jev *e)
 	return rec_cat(r);
 }
 
-static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
+static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *r)
 {
 	switch (r->type) {
 	case REC_SCHED_WAKING:
@@ -802,7 +800,7 @@ static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
 	}
 }
 
-static void write_instant(FILE *out, const struct jev *e, struct jw *w)
+static void write_instant(FILE *out, const struct jev *e, struct trace_json *w)
 {
 	const char *cat;
 
@@ -813,7 +811,7 @@ static void write_instant(FILE *out, const struct jev *e, struct jw *w)
 	fputs("}}", out);
 }
 
-static void write_event(FILE *out, const struct jev *e, struct jw *w)
+static void write_event(FILE *out, const struct jev *e, struct trace_json *w)
 {
 	switch (e->kind) {
 	case JK_RUN:
@@ -844,15 +842,15 @@ static void write_event(FILE *out, const struct jev *e, struct jw *w)
 }
 
 /* Events are separated, not terminated: JSON allows no trailing comma. */
-static void next_event(FILE *out, struct jw *w)
+static void next_event(FILE *out, struct trace_json *w)
 {
 	if (w->written)
 		fputs(",\n", out);
 	w->written = true;
 }
 
-static void write_meta(FILE *out, struct jw *w, const char *what, uint32_t pid, uint32_t tid,
-		       const char *name, long sort)
+static void write_meta(FILE *out, struct trace_json *w, const char *what, uint32_t pid,
+		       uint32_t tid, const char *name, long sort)
 {
 	next_event(out, w);
 	fprintf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,\"args\":{",
@@ -866,7 +864,7 @@ static void write_meta(FILE *out, struct jw *w, const char *what, uint32_t pid, 
 	fputs("}}", out);
 }
 
-static void write_metadata(FILE *out, struct jw *w)
+static void write_metadata(FILE *out, struct trace_json *w)
 {
 	char name[32];
 
@@ -894,7 +892,7 @@ static void write_metadata(FILE *out, struct jw *w)
 
 struct trace_json *trace_json_begin(const struct trace_view_opts *o)
 {
-	struct jw *w = calloc(1, sizeof(*w));
+	struct trace_json *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		abort();
@@ -929,7 +927,7 @@ void trace_json_record(struct trace_json *w, const struct sim_rec *r)
 }
 
 /* The earliest time an event not made yet can start at: slices start when they open. */
-static uint64_t open_since(const struct jw *w, uint64_t t)
+static uint64_t open_since(const struct trace_json *w, uint64_t t)
 {
 	for (int i = 0; i < w->ncpus; i++) {
 		const struct jcpu *c = &w->cpu[i];
@@ -949,7 +947,7 @@ static uint64_t open_since(const struct jw *w, uint64_t t)
 	return t;
 }
 
-static void release(struct jw *w, uint64_t watermark, bool all)
+static void release(struct trace_json *w, uint64_t watermark, bool all)
 {
 	uint64_t t = open_since(w, watermark);
 
