@@ -177,6 +177,10 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 	} else {
 		pick = strategy_pick(n);
 	}
+	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
+		log_len++;
+		return pick;
+	}
 	if (log_len == log_cap) {
 		log_cap = log_cap ? 2 * log_cap : 1024;
 		log_buf = realloc(log_buf, log_cap * sizeof(*log_buf));

@@ -19,6 +19,7 @@
 struct sim sim;
 
 static sigjmp_buf fatal_jump;
+static struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 
 struct cand {
 	struct sim_cpu *cpu;
@@ -65,6 +66,42 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
 		return kind == POINT_COND_RESCHED;
 	}
 	return false;
+}
+
+/*
+ * sim_trace_watermark(): no record made from now on is older. A CPU with
+ * something to do records at its clock or later. One with nothing to do
+ * records nothing until someone wakes it at their own time, and sim_wake()
+ * and the interrupt and tick events bring its clock up to that time first.
+ * A CPU that was chosen counts until it runs: an idle one switches in its
+ * next task, and records the switch, after the task left its run queue.
+ * An event records at its own time; the machine itself (a deadlock's
+ * report) at the latest clock. A spinning context, when it gets its lock,
+ * records how long it spun: that names the time the spin began. Outside
+ * sim_run() (setting up, leaks found at the end) nothing is bounded: 0.
+ */
+uint64_t sim_trace_watermark(void)
+{
+	struct sim_event *ev = sim_event_peek();
+	uint64_t w = sim_max_time();
+	struct sim_cpu *c;
+
+	if (!sim.running)
+		return 0;
+	if (ev && ev->time < w)
+		w = ev->time;
+	if (sim.in_event && sim.ev_time < w)
+		w = sim.ev_time;
+	for_each_sim_cpu(c) {
+		uint64_t when;
+
+		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
+			w = c->clock;
+		for (int i = 0; i < c->depth; i++)
+			if (c->stack[i]->wait == WAIT_SPIN && c->stack[i]->spin_start < w)
+				w = c->stack[i]->spin_start;
+	}
+	return w;
 }
 
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
@@ -189,7 +226,9 @@ static struct sim_ctx *pick_next(void)
 		if (sim.stop)
 			break;
 		c = cand[k].cpu;
+		entering = c;
 		x = enter_cpu(c);
+		entering = NULL;
 		if (x)
 			return x;
 	}
@@ -413,6 +452,7 @@ enum sim_end sim_run(void)
 	sim.running = true;
 	if (sigsetjmp(fatal_jump, 1)) {
 		coro_abandoned();
+		entering = NULL;
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;

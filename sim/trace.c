@@ -14,6 +14,8 @@
 static struct sim_rec *recs;
 static size_t nrecs, caprecs;
 static uint64_t hash;
+static sim_trace_sink_fn sink;
+static void *sink_arg;
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
@@ -80,6 +82,8 @@ void sim_trace_fini(void)
 	free(recs);
 	recs = NULL;
 	nrecs = caprecs = 0;
+	sink = NULL;
+	sink_arg = NULL;
 	for (size_t i = 0; i < capstrs; i++)
 		free(strs[i].s);
 	free(strs);
@@ -188,6 +192,8 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	h = fnv_u64(h, (uint64_t)(uint32_t)r.pid);
 	h = fnv_str(h, s);
 	hash = fnv_str(h, s2);
+	if (sink)
+		sink(sink_arg, &r);
 	if (!sim.cfg.keep_trace)
 		return;
 	if (nrecs == caprecs) {
@@ -209,6 +215,12 @@ void sim_trace_on(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_
 		  uint64_t c2, uint64_t d, const char *s, const char *s2)
 {
 	append(c, type, a, b, c2, d, s, s2);
+}
+
+void sim_trace_set_sink(sim_trace_sink_fn fn, void *arg)
+{
+	sink = fn;
+	sink_arg = arg;
 }
 
 size_t sim_trace_count(void)

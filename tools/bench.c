@@ -1,6 +1,7 @@
 /*
  * `kwsim bench`: four figures that say whether the machine is fast and
- * small enough for exploration (millions of runs) to be practical.
+ * small enough for exploration (millions of runs) to be practical; with
+ * --long, the memory of one long run, which must not grow with its length.
  *
  * Only tools/ may read the wall clock; the machine itself never does, so
  * nothing measured here can leak into a simulated run.
@@ -14,6 +15,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sys/resource.h>
+
+#include "cmd_run.h"
+#include "scenario/scn.h"
 
 #include <sim/coro.h>
 #include <sim/sim.h>
@@ -273,12 +279,64 @@ static int bench_memory(const struct sizes *sz, double *per_task, long *total)
 	return 0;
 }
 
+/* --- a long run ----------------------------------------------------------------------- */
+
+/*
+ * A delayed work that queues itself again one jiffy on, at HZ=1000, for a
+ * given number of simulated minutes: `kwsim run` of it, through the same
+ * streaming output (what ran, to /dev/null). Memory must stay flat.
+ */
+static const char long_scenario[] =
+	"KW per-jiffy-work\n"
+	"{\n"
+	"  hz = 1000; time_limit = %us; max_steps = 0;\n"
+	"  fn tick { kthread_queue_delayed_work(W, D, 1); }\n"
+	"  worker W = kthread_create_worker(0, \"kw\");\n"
+	"  delayed_work D = tick;\n"
+	"}\n"
+	"P0 @cpu0 { kthread_queue_delayed_work(W, D, 1); }\n";
+
+static int bench_long(unsigned int minutes, const char *trace)
+{
+	char text[sizeof(long_scenario) + 16];
+	struct run_stats st;
+	struct rusage ru;
+	struct scn *s;
+	FILE *null;
+	int len, rc;
+
+	len = snprintf(text, sizeof(text), long_scenario, minutes * 60);
+	s = scn_parse("per-jiffy-work.kws", text, (size_t)len, stderr);
+	null = fopen("/dev/null", "w");
+	if (!s || !null) {
+		fprintf(stderr, "kwsim bench: cannot set up the long run\n");
+		if (null)
+			fclose(null);
+		scn_free(s);
+		return -1;
+	}
+	rc = kwsim_run_scenario(s, trace, null, &st);
+	fclose(null);
+	/* the run stops at its time limit: cut short, exit 3 */
+	if (rc != 3 || getrusage(RUSAGE_SELF, &ru)) {
+		fprintf(stderr, "kwsim bench: the long run failed (exit %d)\n", rc);
+		return -1;
+	}
+	printf("long run, %u min simulated%s%s: peak RSS %.1f MiB (%zu records, %zu lines of "
+	       "what ran; at most %zu held at once)\n", minutes, trace ? ", trace " : "",
+	       trace ? trace : "", (double)ru.ru_maxrss / 1024.0, st.records, st.lines,
+	       st.peak_held);
+	return 0;
+}
+
 /* --- the command --------------------------------------------------------------------- */
 
 static void bench_usage(FILE *f)
 {
-	fprintf(f, "usage: kwsim bench [--quick]\n"
-		   "  --quick  smaller sizes, a few tenths of a second; targets are shown, not enforced\n");
+	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json]]\n"
+		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
+		   "  --long     peak RSS of a per-jiffy work run for 1, 10 and 60 simulated minutes\n"
+		   "             (=MINUTES: that long only), with the trace view streamed too if given\n");
 }
 
 int kwsim_bench(int argc, char **argv)
@@ -290,8 +348,26 @@ int kwsim_bench(int argc, char **argv)
 	long total;
 	char b1[32], b2[32];
 
+	unsigned int minutes[3] = { 1, 10, 60 }, nminutes = 0;
+	const char *trace = NULL;
+
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
+		if (!strcmp(argv[i], "--long")) {
+			nminutes = 3;
+		} else if (!strncmp(argv[i], "--long=", 7)) {
+			char *end;
+			unsigned long m = strtoul(argv[i] + 7, &end, 10);
+
+			if (*end || !m || m > 1000000 || argv[i][7] == '-') {
+				fprintf(stderr, "kwsim bench: --long= wants minutes, 1 to 1000000\n");
+				return 2;
+			}
+			minutes[0] = (unsigned int)m;
+			nminutes = 1;
+		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc &&
+			   (!strcmp(argv[i + 1], "text") || !strcmp(argv[i + 1], "json"))) {
+			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
 			sz = &quick_sizes;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -302,6 +378,18 @@ int kwsim_bench(int argc, char **argv)
 				argv[i]);
 			return 2;
 		}
+	}
+
+	if (trace && !nminutes) {
+		fprintf(stderr, "kwsim bench: --trace goes with --long\n");
+		return 2;
+	}
+	if (nminutes) {
+		/* shortest first: the process's peak RSS only grows */
+		for (unsigned int i = 0; i < nminutes; i++)
+			if (bench_long(minutes[i], trace))
+				return 1;
+		return 0;
 	}
 
 	/*

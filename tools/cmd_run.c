@@ -35,6 +35,7 @@
 
 #include <model.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,26 +172,119 @@ static int close_output(FILE *f)
 	return failed ? -1 : 0;
 }
 
-static int write_trace(const struct run_opts *o, const struct scn *s, const struct kw_model *m)
+/*
+ * Where a run's output goes while it runs: what ran to standard output
+ * (text or JSON), the trace view to its file. Every record and every line of
+ * the account passes through here in the machine's order, and every
+ * RELEASE_EVERY of them what the machine's watermark has passed is written
+ * out, so memory holds a window of the run, not the run.
+ */
+#define RELEASE_EVERY 64
+
+struct run_out {
+	struct scn_timeline *tl;
+	struct trace_text *text;
+	struct trace_json *json;
+	size_t since;		/* records and lines since the last release */
+	uint64_t released;	/* the watermark of the last release */
+	struct run_stats st;
+};
+
+static size_t held(const struct run_out *ro)
+{
+	return scn_timeline_held(ro->tl) + (ro->text ? trace_text_held(ro->text) : 0) +
+	       (ro->json ? trace_json_held(ro->json) : 0);
+}
+
+static void release(struct run_out *ro)
+{
+	uint64_t w = sim_trace_watermark();
+	size_t n = held(ro);
+
+	if (n > ro->st.peak_held)
+		ro->st.peak_held = n;
+	/* 0 outside the machine's run: what was released stays released */
+	if (w < ro->released)
+		w = ro->released;
+	ro->released = w;
+	ro->since = 0;
+	scn_timeline_release(ro->tl, w);
+	if (ro->text)
+		trace_text_release(ro->text, w);
+	if (ro->json)
+		trace_json_release(ro->json, w);
+}
+
+static void on_record(void *arg, const struct sim_rec *r)
+{
+	struct run_out *ro = arg;
+
+	/* what was released must not be preceded: the watermark keeps its promise */
+	assert(r->time >= ro->released);
+	assert(r->type != REC_LOCK_CONTENDED || r->time - r->b >= ro->released);
+	ro->st.records++;
+	scn_timeline_record(ro->tl, r);
+	if (ro->text)
+		trace_text_record(ro->text, r);
+	if (ro->json)
+		trace_json_record(ro->json, r);
+	if (++ro->since == RELEASE_EVERY)
+		release(ro);
+}
+
+static void on_event(void *arg, const struct scn_event *ev)
+{
+	struct run_out *ro = arg;
+
+	assert(ev->time >= ro->released);
+	ro->st.lines++;
+	scn_timeline_event(ro->tl, ev);
+	if (++ro->since == RELEASE_EVERY)
+		release(ro);
+}
+
+static int open_trace(const struct run_opts *o, const struct scn *s, struct run_out *ro)
 {
 	struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus, .title = s->name };
-	FILE *f = stdout;
 
-	(void)m;
-	if (o->out && !(f = fopen(o->out, "w"))) {
-		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out, strerror(errno));
-		return 2;
-	}
+	if (!o->trace)
+		return 0;
 	if (!strcmp(o->trace, "text"))
-		trace_write_text(f, sim_trace_records(), sim_trace_count(), &vo);
+		ro->text = trace_text_begin(&vo);
 	else
-		trace_write_json(f, sim_trace_records(), sim_trace_count(), &vo);
-	/* standard output is checked once, at the end (kwsim.c) */
-	if (f != stdout && close_output(f)) {
-		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out, strerror(errno));
+		ro->json = trace_json_begin(&vo);
+	if (!ro->text && !ro->json) {
+		fprintf(stderr, "kwsim: cannot make a temporary file for the trace: %s\n",
+			strerror(errno));
 		return 2;
 	}
 	return 0;
+}
+
+/* Write the trace view out (after the summary, when both go to stdout), or drop it. */
+static int close_trace(const struct run_opts *o, struct run_out *ro, bool write, FILE *out)
+{
+	FILE *f = NULL;
+	int rc;
+
+	if (!ro->text && !ro->json)
+		return 0;
+	if (write && !(f = o->out ? fopen(o->out, "w") : out)) {
+		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out, strerror(errno));
+		write = false;
+	}
+	rc = ro->text ? trace_text_end(ro->text, f) : trace_json_end(ro->json, f);
+	ro->text = NULL;
+	ro->json = NULL;
+	/* standard output is checked once, at the end (kwsim.c) */
+	if (f && f != out && close_output(f))
+		rc = -1;
+	if (rc) {
+		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out ? o->out : "the trace",
+			strerror(errno));
+		return 2;
+	}
+	return write ? 0 : 2;
 }
 
 static int save_schedule(const char *path, const struct scn *s)
@@ -215,12 +309,60 @@ static int exit_status(const struct scn *s, const struct scn_run *run)
 	return scn_expectations_hold(s, run) ? 0 : 1;
 }
 
+/* Run s once, what ran to out as it runs; s is freed. */
+static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct run_stats *st)
+{
+	struct run_out ro = { 0 };
+	const struct kw_model *m;
+	struct scn_run run = { .on_event = on_event, .event_arg = &ro };
+	int rc;
+
+	/* records stream through on_record(): none is kept, nor the log unless saved */
+	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = !o->save;
+	m = kw_model_find(s->kernel);	/* the parser made sure there is one */
+	if (open_trace(o, s, &ro)) {
+		scn_free(s);
+		return 2;
+	}
+	ro.tl = scn_timeline_begin(out, s, m, o->json);
+	sim_trace_set_sink(on_record, &ro);
+	rc = scn_run(s, m, &run, stderr);
+	scn_timeline_end(ro.tl);
+	if (st)
+		*st = ro.st;
+	if (rc) {
+		close_trace(o, &ro, false, out);
+		sim_fini();
+		scn_run_free(&run);
+		scn_free(s);
+		return 2;
+	}
+	if (o->json) {
+		scn_print_json(out, s, &run);
+	} else {
+		scn_print_summary(out, s, &run);
+		scn_print_result(out, s, &run);
+	}
+	rc = exit_status(s, &run);
+	if (run.end == SIM_END_DIVERGED) {
+		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s%s%s\n",
+			s->path, sim_divergence(), sim_divergence_where() ? ", " : "",
+			sim_divergence_where() ? sim_divergence_where() : "");
+	}
+	if (close_trace(o, &ro, rc != 2, out))
+		rc = 2;
+	if (o->save && rc != 2 && save_schedule(o->save, s))
+		rc = 2;
+	sim_fini();
+	scn_run_free(&run);
+	scn_free(s);
+	return rc;
+}
+
 static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 {
 	struct scn *s = scn_load(o->file, stderr);
-	const struct kw_model *m;
-	struct scn_run run;
-	int rc;
 
 	if (!s)
 		return 2;
@@ -239,34 +381,14 @@ static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 		scn_free(s);
 		return 2;
 	}
-	s->cfg.keep_trace = true;	/* the summary shows the machine's steps too */
-	m = kw_model_find(s->kernel);	/* the parser made sure there is one */
-	if (scn_run(s, m, &run, stderr)) {
-		sim_fini();
-		scn_run_free(&run);
-		scn_free(s);
-		return 2;
-	}
-	if (o->json) {
-		scn_print_json(stdout, s, &run);
-	} else {
-		scn_print_summary(stdout, s, &run);
-		scn_print_result(stdout, s, &run);
-	}
-	rc = exit_status(s, &run);
-	if (run.end == SIM_END_DIVERGED) {
-		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s%s%s\n",
-			s->path, sim_divergence(), sim_divergence_where() ? ", " : "",
-			sim_divergence_where() ? sim_divergence_where() : "");
-	}
-	if (o->trace && rc != 2 && write_trace(o, s, m))
-		rc = 2;
-	if (o->save && rc != 2 && save_schedule(o->save, s))
-		rc = 2;
-	sim_fini();
-	scn_run_free(&run);
-	scn_free(s);
-	return rc;
+	return run_scn(s, o, stdout, NULL);
+}
+
+int kwsim_run_scenario(struct scn *s, const char *trace, FILE *out, struct run_stats *st)
+{
+	struct run_opts o = { .file = s->path, .trace = trace, .out = "/dev/null" };
+
+	return run_scn(s, &o, out, st);
 }
 
 int kwsim_run(int argc, char **argv)

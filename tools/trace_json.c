@@ -15,17 +15,25 @@
  * CPU processes take pids from PID_MAX_LIMIT up, which no task pid reaches,
  * so Perfetto never mistakes one for a task's thread.
  *
- * Events are buffered and sorted by time before they are written: the
- * records are in the machine's decision order, not in time order (each CPU
- * has its own clock), and Perfetto binds a flow to the slice open on the
- * track when the flow event is read, so the order within one timestamp
- * matters. The sort key is total (emission order breaks ties), so the output
- * is the same for the same records on every host.
+ * Events are written in time order: the records come in the machine's
+ * decision order, not in time order (each CPU has its own clock), and
+ * Perfetto binds a flow to the slice open on the track when the flow event
+ * is read, so the order within one timestamp matters. The sort key is total
+ * (emission order breaks ties), so the output is the same for the same
+ * records on every host.
+ *
+ * The view streams: a record is taken as the machine makes it, and an event
+ * waits in a heap only until nothing can come before it any more, that is
+ * until the machine's watermark and every slice still open (a slice is
+ * written with its start time, when it ends) have passed it. What it holds
+ * is what is open, not the run. The body goes to a temporary file, since
+ * the metadata that comes first names every task of the run.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "trace_view.h"
 
 #define PID_MAX_LIMIT		0x400000U
@@ -54,20 +62,29 @@ enum jev_kind {
  */
 enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER };
 
+/* Events and open slices hold copies: the machine's records are not kept. */
 struct jev {
 	uint64_t ts, dur, seq;
-	const struct sim_rec *r, *r2, *q;
+	struct sim_rec r, r2, q;	/* r2, q: when has_r2, has_q */
 	const char *fn;		/* a cancelled timer's function, as armed then */
 	uint64_t flow;		/* the work's queueing number */
 	uint32_t pid, tid;
 	uint8_t kind, rank;
+	bool has_r2, has_q;
+};
+
+/* A record that opened something still open. */
+struct held {
+	struct sim_rec r;
+	bool on;
 };
 
 /* A small sorted map from a 64-bit key (address or pid): lookups by bisection. */
 struct aent {
 	uint64_t key;
-	const struct sim_rec *rec;
-	const char *name;
+	struct held rec;	/* works: the pending queue_work */
+	const char *name;	/* timers: the function armed last */
+	char comm[17];		/* tasks: the name */
 	uint64_t count;
 };
 
@@ -79,21 +96,26 @@ struct amap {
 struct open_exec {
 	uint64_t work, flow;
 	uint32_t pid, tid;
-	const struct sim_rec *start, *q;
+	struct sim_rec start;
+	struct held q;
 };
 
 struct jcpu {
-	const struct sim_rec *run;	/* the switch that put the running task on */
-	const struct sim_rec *irq, *softirq, *timer;
+	struct held run;		/* the switch that put the running task on */
+	struct held irq, softirq, timer;
 	bool irq_used;
 };
 
-struct jw {
+struct trace_json {
+	FILE *body;
+	const char *title;
 	unsigned int hz;
 	int ncpus;
 	uint64_t end;			/* the last record's time: open slices close there */
-	struct jev *ev;
+	struct jev *ev;			/* a heap by jev_cmp; ev[nev - 1] unsorted while fresh */
 	size_t nev, capev;
+	uint64_t seq;
+	bool fresh;
 	struct amap tasks;		/* pid: name, count of events on its track */
 	struct amap works;		/* work: the pending queue_work, queueings so far */
 	struct amap timers;		/* timer: its function */
@@ -141,60 +163,16 @@ static struct aent *amap_get(struct amap *m, uint64_t key, bool create)
 
 /* --- JSON output ---------------------------------------------------------------------- */
 
-/* The length of a valid UTF-8 sequence at s, 0 if there is none. */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 :
-		s[0] < 0xf5 ? 4 : 0;
-
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return n;
-}
-
-/* Escaped string contents: what JSON requires, and invalid UTF-8 as U+FFFD. */
-static void json_chars_n(FILE *out, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-
-	while (p < end) {
-		int n = utf8_len(p);
-
-		if (*p == '"' || *p == '\\') {
-			fprintf(out, "\\%c", *p);
-		} else if (*p == '\n') {
-			fputs("\\n", out);
-		} else if (*p == '\t') {
-			fputs("\\t", out);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			/* Perfetto's tokenizer refuses raw control characters */
-			fprintf(out, "\\u%04x", *p);
-		} else if (!n) {
-			fputs("\\ufffd", out);
-			n = 1;
-		} else {
-			fwrite(p, 1, (size_t)n, out);
-		}
-		p += n ? n : 1;
-	}
-}
-
+/* A string field: NULL is "(null)", as %s prints it in the text view. */
 static void json_chars(FILE *out, const char *s)
 {
 	s = trace_view_str(s);
 	json_chars_n(out, s, strlen(s));
 }
 
-static void json_str(FILE *out, const char *s)
+static void json_vstr(FILE *out, const char *s)
 {
-	fputc('"', out);
-	json_chars(out, s);
-	fputc('"', out);
+	json_str(out, trace_view_str(s));
 }
 
 /* "prefix: s" as one JSON string */
@@ -239,14 +217,61 @@ static void json_head(FILE *out, const char *cat, char ph, const struct jev *e)
 
 /* --- building the events ------------------------------------------------------------ */
 
-static struct jev *emit(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+static int jev_cmp(const struct jev *a, const struct jev *b);
+
+static void jev_swap(struct jev *a, struct jev *b)
+{
+	struct jev t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The event emit() returned last is complete now: into the heap with it. */
+static void settle(struct trace_json *w)
+{
+	size_t i = w->nev - 1;
+
+	if (!w->fresh)
+		return;
+	w->fresh = false;
+	while (i && jev_cmp(&w->ev[i], &w->ev[(i - 1) / 2]) < 0) {
+		jev_swap(&w->ev[i], &w->ev[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+}
+
+static struct jev heap_pop(struct trace_json *w)
+{
+	struct jev top = w->ev[0];
+	size_t i = 0;
+
+	w->ev[0] = w->ev[--w->nev];
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < w->nev && jev_cmp(&w->ev[l], &w->ev[m]) < 0)
+			m = l;
+		if (l + 1 < w->nev && jev_cmp(&w->ev[l + 1], &w->ev[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			break;
+		jev_swap(&w->ev[i], &w->ev[m]);
+		i = m;
+	}
+	return top;
+}
+
+/* A new event; the caller may fill in r2, q, flow and fn before the next one. */
+static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, uint64_t end,
 			uint32_t pid, uint32_t tid, const struct sim_rec *r)
 {
 	struct jev *e;
 
+	settle(w);
 	w->ev = grow(w->ev, &w->capev, w->nev + 1, sizeof(*w->ev));
 	e = &w->ev[w->nev];
-	*e = (struct jev){ .ts = ts, .dur = end > ts ? end - ts : 0, .seq = w->nev, .r = r,
+	*e = (struct jev){ .ts = ts, .dur = end > ts ? end - ts : 0, .seq = w->seq++, .r = *r,
 			   .pid = pid, .tid = tid, .kind = (uint8_t)kind };
 	switch (kind) {
 	case JK_RUN: case JK_WORK: case JK_IRQ: case JK_SOFTIRQ: case JK_TIMER_CB: case JK_LOCK:
@@ -260,6 +285,7 @@ static struct jev *emit(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t 
 		break;
 	}
 	w->nev++;
+	w->fresh = true;
 	/* a task's process is named only if something is on its track */
 	if (pid == tid && pid < PID_MAX_LIMIT && kind != JK_GLOBAL)
 		amap_get(&w->tasks, pid, true)->count++;
@@ -281,7 +307,7 @@ static void ctx_track(const struct sim_rec *r, uint32_t *pid, uint32_t *tid)
 	}
 }
 
-static struct jev *emit_ctx(struct jw *w, enum jev_kind kind, uint64_t ts, uint64_t end,
+static struct jev *emit_ctx(struct trace_json *w, enum jev_kind kind, uint64_t ts, uint64_t end,
 			    const struct sim_rec *r)
 {
 	uint32_t pid, tid;
@@ -290,18 +316,18 @@ static struct jev *emit_ctx(struct jw *w, enum jev_kind kind, uint64_t ts, uint6
 	return emit(w, kind, ts, end, pid, tid, r);
 }
 
-static void name_task(struct jw *w, uint64_t pid, const char *comm)
+static void name_task(struct trace_json *w, uint64_t pid, const char *comm)
 {
 	struct aent *t;
 
 	if (!pid || pid >= PID_MAX_LIMIT || !comm || !comm[0])
 		return;
 	t = amap_get(&w->tasks, pid, true);
-	if (!t->name)
-		t->name = comm;
+	if (!t->comm[0])
+		snprintf(t->comm, sizeof(t->comm), "%.16s", comm);
 }
 
-static void learn_names(struct jw *w, const struct sim_rec *r)
+static void learn_names(struct trace_json *w, const struct sim_rec *r)
 {
 	if (r->pid > 0 && r->comm[0] && memchr(r->comm, '\0', sizeof(r->comm)))
 		name_task(w, (uint64_t)r->pid, r->comm);
@@ -322,69 +348,76 @@ static void learn_names(struct jw *w, const struct sim_rec *r)
 	}
 }
 
-static void on_switch(struct jw *w, const struct sim_rec *r)
+static void on_switch(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 
-	if (c->run && c->run->c) {
-		struct jev *e = emit(w, JK_RUN, c->run->time, r->time, CPU_PID(r->cpu),
-				     CPU_PID(r->cpu), c->run);
+	if (c->run.on && c->run.r.c) {
+		struct jev *e = emit(w, JK_RUN, c->run.r.time, r->time, CPU_PID(r->cpu),
+				     CPU_PID(r->cpu), &c->run.r);
 
-		e->r2 = r;
+		e->r2 = *r;
+		e->has_r2 = true;
 	}
-	c->run = r;
+	c->run = (struct held){ *r, true };
 }
 
-static void on_queue(struct jw *w, const struct sim_rec *r)
+static void on_queue(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, true);
 	struct jev *e;
 
 	/* a work is queued once until it runs: a new queueing replaces a cancelled one */
-	wk->rec = r;
+	wk->rec = (struct held){ *r, true };
 	wk->count++;
 	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
 	e->flow = wk->count;
 	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
 	e->flow = wk->count;
-	e->q = r;
+	e->q = *r;
+	e->has_q = true;
 }
 
-static void on_exec_start(struct jw *w, const struct sim_rec *r)
+static void on_exec_start(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, false);
 	struct open_exec *x;
 
 	w->open = grow(w->open, &w->capopen, w->nopen + 1, sizeof(*w->open));
 	x = &w->open[w->nopen++];
-	*x = (struct open_exec){ .work = r->a, .start = r };
+	*x = (struct open_exec){ .work = r->a, .start = *r };
 	ctx_track(r, &x->pid, &x->tid);
-	if (wk && wk->rec) {
+	if (wk && wk->rec.on) {
 		x->q = wk->rec;
 		x->flow = wk->count;
-		wk->rec = NULL;
+		wk->rec.on = false;
 	}
 }
 
-static void close_exec(struct jw *w, size_t i, const struct sim_rec *end)
+static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end)
 {
 	struct open_exec x = w->open[i];
 	struct jev *e;
 
 	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i - 1) * sizeof(*w->open));
 	w->nopen--;
-	e = emit(w, JK_WORK, x.start->time, end ? end->time : w->end, x.pid, x.tid, x.start);
-	e->r2 = end;
-	e->q = x.q;
+	e = emit(w, JK_WORK, x.start.time, end ? end->time : w->end, x.pid, x.tid, &x.start);
+	if (end) {
+		e->r2 = *end;
+		e->has_r2 = true;
+	}
+	e->q = x.q.r;
+	e->has_q = x.q.on;
 	e->flow = x.flow;
-	if (!x.q)
+	if (!x.q.on)
 		return;
-	e = emit(w, JK_FLOW_F, x.start->time, x.start->time, x.pid, x.tid, x.start);
-	e->q = x.q;
+	e = emit(w, JK_FLOW_F, x.start.time, x.start.time, x.pid, x.tid, &x.start);
+	e->q = x.q.r;
+	e->has_q = true;
 	e->flow = x.flow;
 }
 
-static void on_exec_end(struct jw *w, const struct sim_rec *r)
+static void on_exec_end(struct trace_json *w, const struct sim_rec *r)
 {
 	uint32_t pid, tid;
 
@@ -398,7 +431,7 @@ static void on_exec_end(struct jw *w, const struct sim_rec *r)
 	emit_ctx(w, JK_INSTANT, r->time, r->time, r);	/* an end without a start */
 }
 
-static void on_model(struct jw *w, const struct sim_rec *r)
+static void on_model(struct trace_json *w, const struct sim_rec *r)
 {
 	const char *ev = trace_view_str(r->s);
 
@@ -413,22 +446,25 @@ static void on_model(struct jw *w, const struct sim_rec *r)
 }
 
 /* Handlers open on entry (a slot per kind) and close on exit, on the CPU's irq track. */
-static void close_handler(struct jw *w, const struct sim_rec **slot, enum jev_kind kind,
+static void close_handler(struct trace_json *w, struct held *slot, enum jev_kind kind,
 			  const struct sim_rec *r)
 {
 	struct jev *e;
 
-	if (!*slot) {
+	if (!slot->on) {
 		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
 		return;
 	}
-	e = emit(w, kind, (*slot)->time, r ? r->time : w->end, CPU_PID((*slot)->cpu),
-		 CPU_IRQ_TID((*slot)->cpu), *slot);
-	e->r2 = r;
-	*slot = NULL;
+	e = emit(w, kind, slot->r.time, r ? r->time : w->end, CPU_PID(slot->r.cpu),
+		 CPU_IRQ_TID(slot->r.cpu), &slot->r);
+	if (r) {
+		e->r2 = *r;
+		e->has_r2 = true;
+	}
+	slot->on = false;
 }
 
-static void on_record(struct jw *w, const struct sim_rec *r)
+static void on_record(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 	struct aent *t;
@@ -441,19 +477,19 @@ static void on_record(struct jw *w, const struct sim_rec *r)
 		on_model(w, r);
 		break;
 	case REC_IRQ_ENTRY:
-		c->irq = r;
+		c->irq = (struct held){ *r, true };
 		break;
 	case REC_IRQ_EXIT:
 		close_handler(w, &c->irq, JK_IRQ, r);
 		break;
 	case REC_SOFTIRQ_ENTRY:
-		c->softirq = r;
+		c->softirq = (struct held){ *r, true };
 		break;
 	case REC_SOFTIRQ_EXIT:
 		close_handler(w, &c->softirq, JK_SOFTIRQ, r);
 		break;
 	case REC_TIMER_EXPIRE_ENTRY:
-		c->timer = r;
+		c->timer = (struct held){ *r, true };
 		break;
 	case REC_TIMER_EXPIRE_EXIT:
 		close_handler(w, &c->timer, JK_TIMER_CB, r);
@@ -488,28 +524,26 @@ static void on_record(struct jw *w, const struct sim_rec *r)
 }
 
 /* Whatever is still open when the records end closes at the last record's time. */
-static void close_all(struct jw *w)
+static void close_all(struct trace_json *w)
 {
 	for (int i = 0; i < w->ncpus; i++) {
 		struct jcpu *c = &w->cpu[i];
 
-		if (c->run && c->run->c)
-			emit(w, JK_RUN, c->run->time, w->end, CPU_PID(i), CPU_PID(i), c->run);
-		if (c->timer)
+		if (c->run.on && c->run.r.c)
+			emit(w, JK_RUN, c->run.r.time, w->end, CPU_PID(i), CPU_PID(i), &c->run.r);
+		if (c->timer.on)
 			close_handler(w, &c->timer, JK_TIMER_CB, NULL);
-		if (c->softirq)
+		if (c->softirq.on)
 			close_handler(w, &c->softirq, JK_SOFTIRQ, NULL);
-		if (c->irq)
+		if (c->irq.on)
 			close_handler(w, &c->irq, JK_IRQ, NULL);
 	}
 	while (w->nopen)
 		close_exec(w, 0, NULL);
 }
 
-static int jev_cmp(const void *pa, const void *pb)
+static int jev_cmp(const struct jev *a, const struct jev *b)
 {
-	const struct jev *a = pa, *b = pb;
-
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
 	if (a->rank != b->rank)
@@ -533,38 +567,38 @@ static void json_ctx_task(FILE *out, const struct sim_rec *r)
 static void write_run(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
-	json_task(out, e->r->s2, e->r->c);
+	json_task(out, e->r.s2, e->r.c);
 	json_head(out, "sched", 'X', e);
-	fprintf(out, "\"cpu\":%u,\"end_state\":", (unsigned int)e->r->cpu);
-	json_str(out, e->r2 ? trace_view_prev_state(e->r2) : "running");
+	fprintf(out, "\"cpu\":%u,\"end_state\":", (unsigned int)e->r.cpu);
+	json_vstr(out, e->has_r2 ? trace_view_prev_state(&e->r2) : "running");
 	fputs("}}", out);
 }
 
 static void write_work(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
-	json_str(out, e->r->s2);
+	json_vstr(out, e->r.s2);
 	json_head(out, "kthread_work", 'X', e);
-	json_addr(out, "work", e->r->a);
+	json_addr(out, "work", e->r.a);
 	fputs(",\"function\":", out);
-	json_str(out, e->r->s2);
-	if (e->q) {
+	json_vstr(out, e->r.s2);
+	if (e->has_q) {
 		fputc(',', out);
-		json_addr(out, "worker", e->q->b);
+		json_addr(out, "worker", e->q.b);
 		fputs(",\"queued_by\":", out);
-		json_ctx_task(out, e->q);
+		json_ctx_task(out, &e->q);
 		/* from an interrupt, queued_by is only the task it interrupted */
-		if (e->q->flags & TRACE_FLAG_HARDIRQ)
+		if (e->q.flags & TRACE_FLAG_HARDIRQ)
 			fputs(",\"queued_in\":\"hardirq\"", out);
-		else if (e->q->flags & TRACE_FLAG_SOFTIRQ)
+		else if (e->q.flags & TRACE_FLAG_SOFTIRQ)
 			fputs(",\"queued_in\":\"softirq\"", out);
-		fprintf(out, ",\"queued_on_cpu\":%u,\"queueing\":%llu", (unsigned int)e->q->cpu,
+		fprintf(out, ",\"queued_on_cpu\":%u,\"queueing\":%llu", (unsigned int)e->q.cpu,
 			(unsigned long long)e->flow);
-		if (e->r->time >= e->q->time)
+		if (e->r.time >= e->q.time)
 			fprintf(out, ",\"wait_ns\":%llu",
-				(unsigned long long)(e->r->time - e->q->time));
+				(unsigned long long)(e->r.time - e->q.time));
 	}
-	if (!e->r2)
+	if (!e->has_r2)
 		fputs(",\"unfinished\":true", out);
 	fputs("}}", out);
 }
@@ -572,13 +606,13 @@ static void write_work(FILE *out, const struct jev *e)
 static void write_queue(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
-	json_str2(out, "queue_work: ", e->r->s2);
+	json_str2(out, "queue_work: ", e->r.s2);
 	json_head(out, "kthread_work", 'X', e);
-	json_addr(out, "work", e->r->a);
+	json_addr(out, "work", e->r.a);
 	fputs(",\"function\":", out);
-	json_str(out, e->r->s2);
+	json_vstr(out, e->r.s2);
 	fputc(',', out);
-	json_addr(out, "worker", e->r->b);
+	json_addr(out, "worker", e->r.b);
 	fprintf(out, ",\"queueing\":%llu}}", (unsigned long long)e->flow);
 }
 
@@ -592,14 +626,14 @@ static void write_flow(FILE *out, const struct jev *e)
 		(unsigned long long)e->flow, e->kind == JK_FLOW_S ? 's' : 'f');
 	if (e->kind == JK_FLOW_F)
 		fputs(",\"bp\":\"e\"", out);
-	fprintf(out, ",\"id\":\"0x%016llx\"", (unsigned long long)e->q->a);
+	fprintf(out, ",\"id\":\"0x%016llx\"", (unsigned long long)e->q.a);
 	json_us(out, "ts", e->ts);
 	fprintf(out, ",\"pid\":%u,\"tid\":%u}", e->pid, e->tid);
 }
 
 static void write_handler(FILE *out, const struct jev *e)
 {
-	const struct sim_rec *r = e->r;
+	const struct sim_rec *r = &e->r;
 
 	fputs("{\"name\":", out);
 	if (e->kind == JK_IRQ) {
@@ -615,12 +649,12 @@ static void write_handler(FILE *out, const struct jev *e)
 		json_head(out, "timer", 'X', e);
 		json_addr(out, "timer", r->a);
 		fputs(",\"function\":", out);
-		json_str(out, r->s);
+		json_vstr(out, r->s);
 		fprintf(out, ",\"now\":%llu,\"baseclk\":%llu", (unsigned long long)r->b,
 			(unsigned long long)r->c);
 	}
 	fprintf(out, ",\"cpu\":%u", (unsigned int)r->cpu);
-	if (!e->r2)
+	if (!e->has_r2)
 		fputs(",\"unfinished\":true", out);
 	fputs("}}", out);
 }
@@ -628,12 +662,12 @@ static void write_handler(FILE *out, const struct jev *e)
 static void write_lock(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
-	json_str2(out, "lock_contended: ", e->r->s);
+	json_str2(out, "lock_contended: ", e->r.s);
 	json_head(out, "lock", 'X', e);
-	json_addr(out, "lock", e->r->a);
+	json_addr(out, "lock", e->r.a);
 	fputs(",\"name\":", out);
-	json_str(out, e->r->s);
-	fprintf(out, ",\"spun_ns\":%llu}}", (unsigned long long)e->r->b);
+	json_vstr(out, e->r.s);
+	fprintf(out, ",\"spun_ns\":%llu}}", (unsigned long long)e->r.b);
 }
 
 static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
@@ -644,7 +678,7 @@ static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz
 	trace_view_timer_flags(flags, sizeof(flags), r->d);
 	json_addr(out, "timer", r->a);
 	fputs(",\"function\":", out);
-	json_str(out, r->s);
+	json_vstr(out, r->s);
 	fprintf(out, ",\"expires\":%lu,\"timeout\":%ld,\"bucket_expiry\":%lu,\"cpu\":%u,"
 		"\"idx\":%u,\"flags\":\"%s\"", (unsigned long)r->b, (long)((unsigned long)r->b - now),
 		(unsigned long)r->c, (unsigned int)(r->d & 0x3ffff), (unsigned int)(r->d >> 32),
@@ -674,7 +708,7 @@ static const char *rec_cat(const struct sim_rec *r)
 /* An instant's name and category; args come after. */
 static const char *instant_name(FILE *out, const struct jev *e)
 {
-	const struct sim_rec *r = e->r;
+	const struct sim_rec *r = &e->r;
 	size_t len;
 
 	switch (r->type) {
@@ -709,26 +743,26 @@ static const char *instant_name(FILE *out, const struct jev *e)
 		fputc('"', out);
 		break;
 	case REC_MODEL:
-		json_str(out, r->s);
+		json_vstr(out, r->s);
 		break;
 	default:
-		json_str(out, sim_rec_type_name((enum sim_rec_type)r->type));
+		json_vstr(out, sim_rec_type_name((enum sim_rec_type)r->type));
 		break;
 	}
 	return rec_cat(r);
 }
 
-static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
+static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *r)
 {
 	switch (r->type) {
 	case REC_SCHED_WAKING:
 		fprintf(out, "\"pid\":%d,\"comm\":", (int)r->a);
-		json_str(out, r->s);
+		json_vstr(out, r->s);
 		fprintf(out, ",\"target_cpu\":%d", (int)r->b);
 		break;
 	case REC_TASK_NEW:
 		fprintf(out, "\"pid\":%d,\"comm\":", (int)r->a);
-		json_str(out, r->s);
+		json_vstr(out, r->s);
 		break;
 	case REC_TASK_EXIT:
 		fprintf(out, "\"pid\":%d,\"exit_code\":%d", (int)r->a, (int)r->b);
@@ -742,14 +776,14 @@ static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
 		break;
 	case REC_FINDING:
 		fputs("\"kind\":", out);
-		json_str(out, r->s);
+		json_vstr(out, r->s);
 		fprintf(out, ",\"index\":%llu,\"cpu\":%u,\"task\":", (unsigned long long)r->a,
 			(unsigned int)r->cpu);
 		json_ctx_task(out, r);
 		break;
 	case REC_FREEZER:
 		fprintf(out, "\"pid\":%llu,\"comm\":", (unsigned long long)r->a);
-		json_str(out, r->s2);
+		json_vstr(out, r->s2);
 		break;
 	case REC_PRINTK:
 		fprintf(out, "\"level\":%llu", (unsigned long long)r->a);
@@ -760,24 +794,24 @@ static void instant_args(FILE *out, struct jw *w, const struct sim_rec *r)
 			(unsigned long long)r->c, (unsigned long long)r->d);
 		if (r->s2) {
 			fputs(",\"function\":", out);
-			json_str(out, r->s2);
+			json_vstr(out, r->s2);
 		}
 		break;
 	}
 }
 
-static void write_instant(FILE *out, const struct jev *e, struct jw *w)
+static void write_instant(FILE *out, const struct jev *e, struct trace_json *w)
 {
 	const char *cat;
 
 	fputs("{\"name\":", out);
 	cat = instant_name(out, e);
 	json_head(out, cat, 'i', e);
-	instant_args(out, w, e->r);
+	instant_args(out, w, &e->r);
 	fputs("}}", out);
 }
 
-static void write_event(FILE *out, const struct jev *e, struct jw *w)
+static void write_event(FILE *out, const struct jev *e, struct trace_json *w)
 {
 	switch (e->kind) {
 	case JK_RUN:
@@ -808,29 +842,29 @@ static void write_event(FILE *out, const struct jev *e, struct jw *w)
 }
 
 /* Events are separated, not terminated: JSON allows no trailing comma. */
-static void next_event(FILE *out, struct jw *w)
+static void next_event(FILE *out, struct trace_json *w)
 {
 	if (w->written)
 		fputs(",\n", out);
 	w->written = true;
 }
 
-static void write_meta(FILE *out, struct jw *w, const char *what, uint32_t pid, uint32_t tid,
-		       const char *name, long sort)
+static void write_meta(FILE *out, struct trace_json *w, const char *what, uint32_t pid,
+		       uint32_t tid, const char *name, long sort)
 {
 	next_event(out, w);
 	fprintf(out, "{\"name\":\"%s\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,\"args\":{",
 		what, pid, tid);
 	if (name) {
 		fputs("\"name\":", out);
-		json_str(out, name);
+		json_vstr(out, name);
 	} else {
 		fprintf(out, "\"sort_index\":%ld", sort);
 	}
 	fputs("}}", out);
 }
 
-static void write_metadata(FILE *out, struct jw *w)
+static void write_metadata(FILE *out, struct trace_json *w)
 {
 	char name[32];
 
@@ -848,51 +882,150 @@ static void write_metadata(FILE *out, struct jw *w)
 
 		if (!t->count)
 			continue;
-		write_meta(out, w, "process_name", pid, pid, t->name ? t->name : "<...>", 0);
+		write_meta(out, w, "process_name", pid, pid, t->comm[0] ? t->comm : "<...>", 0);
 		write_meta(out, w, "process_sort_index", pid, pid, NULL, (long)w->ncpus + pid);
-		write_meta(out, w, "thread_name", pid, pid, t->name ? t->name : "<...>", 0);
+		write_meta(out, w, "thread_name", pid, pid, t->comm[0] ? t->comm : "<...>", 0);
 	}
 }
 
-static void write_all(FILE *out, struct jw *w, const struct trace_view_opts *o)
+/* --- the stream ------------------------------------------------------------------------ */
+
+struct trace_json *trace_json_begin(const struct trace_view_opts *o)
 {
+	struct trace_json *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		abort();
+	w->body = tmpfile();
+	w->title = o && o->title ? o->title : "";
+	w->hz = trace_view_hz(o);
+	w->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
+	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
+	if (!w->cpu)
+		abort();
+	if (!w->body) {
+		free(w->cpu);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void trace_json_record(struct trace_json *w, const struct sim_rec *r)
+{
+	if (r->cpu >= w->ncpus) {
+		w->cpu = realloc(w->cpu, (size_t)(r->cpu + 1) * sizeof(*w->cpu));
+		if (!w->cpu)
+			abort();
+		memset(&w->cpu[w->ncpus], 0, (size_t)(r->cpu + 1 - w->ncpus) * sizeof(*w->cpu));
+		w->ncpus = r->cpu + 1;
+	}
+	if (r->time > w->end)
+		w->end = r->time;
+	learn_names(w, r);
+	on_record(w, r);
+}
+
+/* The earliest time an event not made yet can start at: slices start when they open. */
+static uint64_t open_since(const struct trace_json *w, uint64_t t)
+{
+	for (int i = 0; i < w->ncpus; i++) {
+		const struct jcpu *c = &w->cpu[i];
+
+		if (c->run.on && c->run.r.c && c->run.r.time < t)
+			t = c->run.r.time;
+		if (c->irq.on && c->irq.r.time < t)
+			t = c->irq.r.time;
+		if (c->softirq.on && c->softirq.r.time < t)
+			t = c->softirq.r.time;
+		if (c->timer.on && c->timer.r.time < t)
+			t = c->timer.r.time;
+	}
+	for (size_t i = 0; i < w->nopen; i++)
+		if (w->open[i].start.time < t)
+			t = w->open[i].start.time;
+	return t;
+}
+
+static void release(struct trace_json *w, uint64_t watermark, bool all)
+{
+	uint64_t t = open_since(w, watermark);
+
+	settle(w);
+	while (w->nev && (all || w->ev[0].ts < t)) {
+		struct jev e = heap_pop(w);
+
+		next_event(w->body, w);
+		write_event(w->body, &e, w);
+	}
+}
+
+void trace_json_release(struct trace_json *w, uint64_t watermark)
+{
+	release(w, watermark, false);
+}
+
+size_t trace_json_held(const struct trace_json *w)
+{
+	return w->nev + w->nopen;
+}
+
+/* Copy the body after the head: the metadata names every task the run had. */
+static int copy_body(FILE *out, FILE *body)
+{
+	char buf[65536];
+	size_t n;
+
+	if (fflush(body) || fseek(body, 0, SEEK_SET))
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), body)))
+		if (fwrite(buf, 1, n, out) != n)
+			return -1;
+	return ferror(body) ? -1 : 0;
+}
+
+int trace_json_end(struct trace_json *w, FILE *out)
+{
+	bool any;
+	int rc = 0;
+
+	close_all(w);
+	release(w, 0, true);
+	if (!out)
+		goto done;
+	any = w->written;
+	w->written = false;
 	fputs("{\"traceEvents\":[\n", out);
 	write_metadata(out, w);
-	for (size_t i = 0; i < w->nev; i++) {
-		next_event(out, w);
-		write_event(out, &w->ev[i], w);
-	}
+	if (any && w->written)
+		fputs(",\n", out);
+	rc = copy_body(out, w->body);
 	fputs("\n],\n", out);
-	fputs("\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
-	json_str(out, o && o->title ? o->title : "");
+	fputs("\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
+	json_str(out, w->title);
 	fprintf(out, ",\"hz\":%u,\"ncpus\":%d}\n}\n", w->hz, w->ncpus);
+	if (ferror(out))
+		rc = -1;
+done:
+	fclose(w->body);
+	free(w->ev);
+	free(w->tasks.v);
+	free(w->works.v);
+	free(w->timers.v);
+	free(w->open);
+	free(w->cpu);
+	free(w);
+	return rc;
 }
 
 void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
 		      const struct trace_view_opts *o)
 {
-	struct jw w = { .hz = trace_view_hz(o), .ncpus = o && o->ncpus > 0 ? o->ncpus : 1 };
+	struct trace_json *w = trace_json_begin(o);
 
-	for (size_t i = 0; i < n; i++) {
-		if (recs[i].cpu >= w.ncpus)
-			w.ncpus = recs[i].cpu + 1;
-		if (recs[i].time > w.end)
-			w.end = recs[i].time;
-		learn_names(&w, &recs[i]);
-	}
-	w.cpu = calloc((size_t)w.ncpus, sizeof(*w.cpu));
-	if (!w.cpu)
+	if (!w)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		on_record(&w, &recs[i]);
-	close_all(&w);
-	if (w.nev)
-		qsort(w.ev, w.nev, sizeof(*w.ev), jev_cmp);
-	write_all(out, &w, o);
-	free(w.ev);
-	free(w.tasks.v);
-	free(w.works.v);
-	free(w.timers.v);
-	free(w.open);
-	free(w.cpu);
+		trace_json_record(w, &recs[i]);
+	trace_json_end(w, out);
 }

@@ -131,16 +131,6 @@ const char *trace_view_str(const char *s)
 
 /* --- the header ----------------------------------------------------------------------- */
 
-static int count_cpus(const struct sim_rec *recs, size_t n, const struct trace_view_opts *o)
-{
-	int ncpus = o && o->ncpus > 0 ? o->ncpus : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (recs[i].cpu >= ncpus)
-			ncpus = recs[i].cpu + 1;
-	return ncpus ? ncpus : 1;
-}
-
 /*
  * s_show(), print_event_info() and print_func_help_header_irq() of 6.12,
  * without record-tgid (its precision of 2 spaces written out).
@@ -164,66 +154,42 @@ static void write_header(FILE *out, size_t n, int ncpus)
 /*
  * The kernel's iterator takes, of the per-CPU buffers' next entries, the one
  * with the smallest timestamp, the lowest CPU on a tie; each CPU's own order
- * is kept. Records are per CPU in the order the machine made them.
+ * is kept. Records are per CPU in the order the machine made them. Streamed,
+ * a CPU's next entry may not have been made yet, but it cannot be older
+ * than the watermark: an entry older than the watermark that wins among the
+ * entries present wins among all.
  */
-struct merge {
-	const struct sim_rec *recs;
-	size_t *next_on_cpu;	/* index of the CPU's next record after i, or n */
-	size_t *head;		/* per CPU present, ascending: its next record, or n */
-	size_t ncpu, n;
+struct cpu_queue {
+	struct sim_rec *v;	/* a ring */
+	size_t head, n, cap;
 };
 
-static void merge_init(struct merge *m, const struct sim_rec *recs, size_t n)
-{
-	size_t ncpus = 1, *last;
+struct trace_text {
+	FILE *body;
+	unsigned int hz;
+	int ncpus;		/* for the header's #P */
+	size_t written;		/* lines, for the header's entries */
+	size_t held;
+	struct cpu_queue *q;
+	size_t nq;
+};
 
-	for (size_t i = 0; i < n; i++)
-		if (recs[i].cpu >= ncpus)
-			ncpus = (size_t)recs[i].cpu + 1;
-	last = malloc(ncpus * sizeof(*last));
-	m->recs = recs;
-	m->n = n;
-	m->ncpu = 0;
-	m->next_on_cpu = malloc((n ? n : 1) * sizeof(*m->next_on_cpu));
-	m->head = malloc(ncpus * sizeof(*m->head));
-	if (!last || !m->next_on_cpu || !m->head)
-		abort();
-	for (size_t c = 0; c < ncpus; c++)
-		last[c] = n;
-	for (size_t i = n; i-- > 0;) {
-		m->next_on_cpu[i] = last[recs[i].cpu];
-		last[recs[i].cpu] = i;
+static void queue_push(struct cpu_queue *q, const struct sim_rec *r)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+		struct sim_rec *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			abort();
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->head = 0;
+		q->cap = cap;
 	}
-	/* only the CPUs that recorded something take part, in ascending order */
-	for (size_t c = 0; c < ncpus; c++)
-		if (last[c] != n)
-			m->head[m->ncpu++] = last[c];
-	free(last);
-}
-
-static const struct sim_rec *merge_next(struct merge *m)
-{
-	const struct sim_rec *r;
-	size_t best = m->ncpu;
-
-	for (size_t k = 0; k < m->ncpu; k++) {
-		if (m->head[k] == m->n)
-			continue;
-		/* strictly earlier: a tie goes to the lower CPU, seen first */
-		if (best == m->ncpu || m->recs[m->head[k]].time < m->recs[m->head[best]].time)
-			best = k;
-	}
-	if (best == m->ncpu)
-		return NULL;
-	r = &m->recs[m->head[best]];
-	m->head[best] = m->next_on_cpu[m->head[best]];
-	return r;
-}
-
-static void merge_fini(struct merge *m)
-{
-	free(m->next_on_cpu);
-	free(m->head);
+	q->v[(q->head + q->n++) % q->cap] = *r;
 }
 
 /* --- one line ----------------------------------------------------------------------------- */
@@ -401,18 +367,107 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	}
 }
 
+struct trace_text *trace_text_begin(const struct trace_view_opts *o)
+{
+	struct trace_text *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	t->hz = trace_view_hz(o);
+	t->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
+	t->body = tmpfile();
+	if (!t->body) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void trace_text_record(struct trace_text *t, const struct sim_rec *r)
+{
+	if (r->cpu >= t->nq) {
+		size_t n = (size_t)r->cpu + 1;
+
+		t->q = realloc(t->q, n * sizeof(*t->q));
+		if (!t->q)
+			abort();
+		memset(&t->q[t->nq], 0, (n - t->nq) * sizeof(*t->q));
+		t->nq = n;
+	}
+	if (r->cpu >= t->ncpus)
+		t->ncpus = r->cpu + 1;
+	queue_push(&t->q[r->cpu], r);
+	t->held++;
+}
+
+static void release(struct trace_text *t, uint64_t watermark, bool all)
+{
+	for (;;) {
+		struct cpu_queue *best = NULL;
+		const struct sim_rec *r;
+
+		for (size_t c = 0; c < t->nq; c++) {
+			struct cpu_queue *q = &t->q[c];
+
+			/* strictly earlier: a tie goes to the lower CPU, seen first */
+			if (q->n && (!best || q->v[q->head].time < best->v[best->head].time))
+				best = q;
+		}
+		if (!best || (!all && best->v[best->head].time >= watermark))
+			return;
+		r = &best->v[best->head];
+		write_context(t->body, r);
+		write_event(t->body, r, t->hz);
+		best->head = (best->head + 1) % best->cap;
+		best->n--;
+		t->held--;
+		t->written++;
+	}
+}
+
+void trace_text_release(struct trace_text *t, uint64_t watermark)
+{
+	release(t, watermark, false);
+}
+
+size_t trace_text_held(const struct trace_text *t)
+{
+	return t->held;
+}
+
+int trace_text_end(struct trace_text *t, FILE *out)
+{
+	char buf[65536];
+	size_t n;
+	int rc = 0;
+
+	release(t, 0, true);
+	if (out) {
+		write_header(out, t->written, t->ncpus);
+		if (fflush(t->body) || fseek(t->body, 0, SEEK_SET))
+			rc = -1;
+		while (!rc && (n = fread(buf, 1, sizeof(buf), t->body)))
+			if (fwrite(buf, 1, n, out) != n)
+				rc = -1;
+		if (ferror(t->body) || ferror(out))
+			rc = -1;
+	}
+	fclose(t->body);
+	for (size_t c = 0; c < t->nq; c++)
+		free(t->q[c].v);
+	free(t->q);
+	free(t);
+	return rc;
+}
+
 void trace_write_text(FILE *out, const struct sim_rec *recs, size_t n,
 		      const struct trace_view_opts *o)
 {
-	unsigned int hz = trace_view_hz(o);
-	const struct sim_rec *r;
-	struct merge m;
+	struct trace_text *t = trace_text_begin(o);
 
-	write_header(out, n, count_cpus(recs, n, o));
-	merge_init(&m, recs, n);
-	while ((r = merge_next(&m))) {
-		write_context(out, r);
-		write_event(out, r, hz);
-	}
-	merge_fini(&m);
+	if (!t)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		trace_text_record(t, &recs[i]);
+	trace_text_end(t, out);
 }

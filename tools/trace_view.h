@@ -36,6 +36,32 @@ void trace_write_text(FILE *out, const struct sim_rec *recs, size_t n,
 void trace_write_json(FILE *out, const struct sim_rec *recs, size_t n,
 		      const struct trace_view_opts *o);
 
+/*
+ * The same views as streams, for a run too long to keep: _record() each
+ * record as the machine makes it (sim_trace_set_sink), _release() now and
+ * then with sim_trace_watermark() so that what can no longer be preceded is
+ * written out, and _end() when the run is over. Memory holds only records
+ * newer than the watermark (and, for JSON, what is still open); the output
+ * is byte for byte that of trace_write_text() / trace_write_json() over the
+ * same records. They write to a temporary file (the header comes first but
+ * is known last): _begin() returns NULL when it cannot make one. _end()
+ * writes the view to out (NULL: nowhere), frees the stream, and returns -1
+ * when writing failed (errno says why).
+ */
+struct trace_text;
+struct trace_text *trace_text_begin(const struct trace_view_opts *o);
+void trace_text_record(struct trace_text *t, const struct sim_rec *r);
+void trace_text_release(struct trace_text *t, uint64_t watermark);
+size_t trace_text_held(const struct trace_text *t);
+int trace_text_end(struct trace_text *t, FILE *out);
+
+struct trace_json;
+struct trace_json *trace_json_begin(const struct trace_view_opts *o);
+void trace_json_record(struct trace_json *w, const struct sim_rec *r);
+void trace_json_release(struct trace_json *w, uint64_t watermark);
+size_t trace_json_held(const struct trace_json *w);
+int trace_json_end(struct trace_json *w, FILE *out);
+
 /* --- shared by the two views (trace_text.c) ------------------------------------ */
 
 /* The hz the views use when the options leave it 0: the machine's default. */

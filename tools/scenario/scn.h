@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include <sim/sim.h>
+#include <sim/trace.h>
 
 #define SCN_MAX_FILE	(16 << 20)	/* bytes: room for 100,000 declarations and more */
 #define SCN_MAX_DEPTH	32		/* nesting of blocks and expressions */
@@ -247,12 +248,17 @@ struct scn_event {
 };
 
 struct scn_run {
+	/*
+	 * Set by the caller before scn_run() (which keeps them): each line of
+	 * the account as it happens, in the machine's order, not time order.
+	 */
+	void (*on_event)(void *arg, const struct scn_event *ev);
+	void *event_arg;
 	const struct kw_model *model;
 	enum sim_end end;
 	uint64_t end_time;
 	bool cond_holds;
-	struct scn_event *events;
-	size_t nevents;
+	size_t nevents;			/* lines of the account */
 	uint64_t hash;
 	size_t ndecisions;
 };
@@ -270,6 +276,23 @@ void scn_run_free(struct scn_run *run);
 long scn_eval_final(struct scn *s, const struct scn_expr *e);
 
 /* --- output --------------------------------------------------------------------------------- */
+
+/*
+ * What ran, as it runs: _begin() prints the summary's head (or opens the
+ * JSON object and its events array), _event() and _record() take the
+ * interpreter's lines and the machine's records in the machine's order,
+ * _release() prints what the watermark (sim_trace_watermark()) has passed,
+ * in (time, CPU) order, and _end() the rest. Then scn_print_summary()
+ * prints the summary's tail, or scn_print_json() closes the JSON object.
+ */
+struct scn_timeline;
+struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
+					const struct kw_model *m, bool json);
+void scn_timeline_event(struct scn_timeline *t, const struct scn_event *ev);
+void scn_timeline_record(struct scn_timeline *t, const struct sim_rec *r);
+void scn_timeline_release(struct scn_timeline *t, uint64_t watermark);
+size_t scn_timeline_held(const struct scn_timeline *t);
+void scn_timeline_end(struct scn_timeline *t);
 
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run);
 void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run);

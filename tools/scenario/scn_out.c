@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+
 static void collect_state(FILE *out, const struct scn *s, const struct scn_expr *e);
 
 static const char *quant_name(enum scn_quant q)
@@ -134,48 +136,184 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 	}
 }
 
+/* --- what ran, as it runs --------------------------------------------------------------- */
+
 /*
- * The interpreter's account (calls, results, work runs) merged by time with
- * the machine's steps from the trace, when the trace was kept; at equal
- * times the interpreter's lines come first.
+ * The interpreter's account (calls, results, work runs) and the machine's
+ * steps from the trace come in the machine's order, which is not time
+ * order: each CPU has its own clock. A line waits in a heap until the
+ * machine's watermark has passed it, and lines leave in (time, CPU, order
+ * of making) order, so the account reads as a timeline across CPUs.
  */
-static void print_timeline(FILE *out, const struct scn_run *run)
+struct tl_line {
+	struct scn_event ev;
+	uint64_t seq;
+	bool machine;
+};
+
+struct scn_timeline {
+	FILE *out;
+	bool json, written;
+	struct tl_line *v;	/* a heap */
+	size_t n, cap;
+	uint64_t seq;
+};
+
+static bool tl_before(const struct tl_line *a, const struct tl_line *b)
 {
-	const struct sim_rec *recs = sim_trace_records();
-	size_t nrecs = sim_trace_count(), i = 0, k = 0;
-	char what[200];
+	if (a->ev.time != b->ev.time)
+		return a->ev.time < b->ev.time;
+	if (a->ev.cpu != b->ev.cpu)
+		return a->ev.cpu < b->ev.cpu;
+	return a->seq < b->seq;
+}
 
-	while (i < run->nevents || k < nrecs) {
-		const struct scn_event *ev = i < run->nevents ? &run->events[i] : NULL;
+static void tl_swap(struct tl_line *a, struct tl_line *b)
+{
+	struct tl_line t = *a;
 
-		if (k < nrecs && (!ev || recs[k].time < ev->time)) {
-			const struct sim_rec *r = &recs[k++];
-			const char *who = r->flags & TRACE_FLAG_SOFTIRQ ? "softirq" :
-					  r->flags & TRACE_FLAG_HARDIRQ ? "hardirq" : r->comm;
+	*a = *b;
+	*b = t;
+}
 
-			if (machine_line(r, what, sizeof(what)))
-				print_line(out, r->time, r->cpu, who[0] ? who : "machine", what);
-			continue;
-		}
-		print_line(out, ev->time, ev->cpu, ev->who, ev->what);
-		i++;
+static void tl_push(struct scn_timeline *t, const struct scn_event *ev, bool machine)
+{
+	size_t i = t->n;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = realloc(t->v, t->cap * sizeof(*t->v));
+		if (!t->v)
+			abort();
 	}
+	t->v[t->n++] = (struct tl_line){ *ev, t->seq++, machine };
+	for (; i && tl_before(&t->v[i], &t->v[(i - 1) / 2]); i = (i - 1) / 2)
+		tl_swap(&t->v[i], &t->v[(i - 1) / 2]);
+}
+
+static void tl_write(struct scn_timeline *t, const struct tl_line *l)
+{
+	FILE *out = t->out;
+
+	if (!t->json) {
+		print_line(out, l->ev.time, l->ev.cpu, l->ev.who, l->ev.what);
+		return;
+	}
+	fprintf(out, "%s{\"time_ns\":%llu,\"cpu\":%d,\"source\":\"%s\",\"who\":",
+		t->written ? "," : "", (unsigned long long)l->ev.time, l->ev.cpu,
+		l->machine ? "machine" : "scenario");
+	json_str(out, l->ev.who);
+	fputs(",\"what\":", out);
+	json_str(out, l->ev.what);
+	fputc('}', out);
+	t->written = true;
+}
+
+static void tl_release(struct scn_timeline *t, uint64_t watermark, bool all)
+{
+	while (t->n && (all || t->v[0].ev.time < watermark)) {
+		struct tl_line top = t->v[0];
+		size_t i = 0;
+
+		t->v[0] = t->v[--t->n];
+		for (;;) {
+			size_t l = 2 * i + 1, m = i;
+
+			if (l < t->n && tl_before(&t->v[l], &t->v[m]))
+				m = l;
+			if (l + 1 < t->n && tl_before(&t->v[l + 1], &t->v[m]))
+				m = l + 1;
+			if (m == i)
+				break;
+			tl_swap(&t->v[i], &t->v[m]);
+			i = m;
+		}
+		tl_write(t, &top);
+	}
+}
+
+struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
+					const struct kw_model *m, bool json)
+{
+	struct scn_timeline *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		abort();
+	t->out = out;
+	t->json = json;
+	if (!json) {
+		fputs("kwsim: ", out);
+		put_text(out, s->name);
+		fputs(" (", out);
+		put_text(out, s->path);
+		fprintf(out, ")\nkernel %s, %d cpus, HZ=%u, preempt %s, strategy %s", m->name,
+			s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
+			strategy_name(s->cfg.strategy));
+		/* only the random strategy draws from the seed */
+		if (s->cfg.strategy == SIM_STRATEGY_RANDOM)
+			fprintf(out, ", seed %llu", (unsigned long long)s->cfg.seed);
+		fputs("\n\nWhat ran:\n", out);
+		return t;
+	}
+	fputs("{\"scenario\":", out);
+	json_str(out, s->name);
+	fputs(",\"file\":", out);
+	json_str(out, s->path);
+	fputs(",\"kernel\":", out);
+	json_str(out, m->name);
+	fprintf(out, ",\"cpus\":%d,\"hz\":%u,\"preempt\":\"%s\",\"strategy\":\"%s\",\"seed\":%llu,"
+		"\"time_limit_ns\":%llu,\"events\":[", s->cfg.ncpus, s->cfg.hz,
+		preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy),
+		(unsigned long long)s->cfg.seed, (unsigned long long)s->cfg.time_limit_ns);
+	return t;
+}
+
+void scn_timeline_event(struct scn_timeline *t, const struct scn_event *ev)
+{
+	tl_push(t, ev, false);
+}
+
+void scn_timeline_record(struct scn_timeline *t, const struct sim_rec *r)
+{
+	struct scn_event ev = { .time = r->time, .cpu = r->cpu };
+	const char *who = r->flags & TRACE_FLAG_SOFTIRQ ? "softirq" :
+			  r->flags & TRACE_FLAG_HARDIRQ ? "hardirq" : r->comm;
+
+	if (!machine_line(r, ev.what, sizeof(ev.what)))
+		return;
+	snprintf(ev.who, sizeof(ev.who), "%.16s", who[0] ? who : "machine");
+	tl_push(t, &ev, true);
+}
+
+void scn_timeline_release(struct scn_timeline *t, uint64_t watermark)
+{
+	tl_release(t, watermark, false);
+}
+
+size_t scn_timeline_held(const struct scn_timeline *t)
+{
+	return t->n;
+}
+
+void scn_timeline_end(struct scn_timeline *t)
+{
+	tl_release(t, 0, true);
+	free(t->v);
+	free(t);
+}
+
+static bool stopped_by_time_limit(const struct scn_run *run)
+{
+	return run->end == SIM_END_TIME_LIMIT;
 }
 
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run)
 {
-	fputs("kwsim: ", out);
-	put_text(out, s->name);
-	fputs(" (", out);
-	put_text(out, s->path);
-	fprintf(out, ")\nkernel %s, %d cpus, HZ=%u, preempt %s, strategy %s", run->model->name,
-		s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy));
-	/* only the random strategy draws from the seed */
-	if (s->cfg.strategy == SIM_STRATEGY_RANDOM)
-		fprintf(out, ", seed %llu", (unsigned long long)s->cfg.seed);
-	fputs("\n\n", out);
-	fprintf(out, "What ran:\n");
-	print_timeline(out, run);
+	if (stopped_by_time_limit(run)) {
+		fprintf(out, "  -- stopped at the time limit (time_limit = ");
+		print_time(out, s->cfg.time_limit_ns);
+		fprintf(out, " s): what was still to come did not run --\n");
+	}
 	for (int i = 0; i < s->nobjs; i++)
 		if (s->objs[i]->kind == OBJ_FN)
 			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, s->objs[i]->count,
@@ -217,6 +355,9 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 	print_time(out, run->end_time);
 	fprintf(out, " s, %zu decisions, trace hash %016llx\n", run->ndecisions,
 		(unsigned long long)run->hash);
+	if (stopped_by_time_limit(run))
+		fprintf(out, "the run stopped at its time limit, not at its end: a longer "
+			"time_limit shows the rest\n");
 	if (run->end == SIM_END_DIVERGED)
 		fprintf(out, "divergence: %s\n", sim_divergence());
 }
@@ -335,44 +476,85 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 			"ran before\n", sim_end_name(run->end));
 }
 
-static void json_str(FILE *out, const char *str)
+/* The result block's state: "name=value" items, each once, as print_state lists them. */
+static void json_state(FILE *out, const struct scn *s, const struct scn_expr *e)
 {
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)(str ? str : ""); *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c < 0x20 || *c >= 0x7f)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	bool first = true;
+
+	if (!mem)
+		abort();
+	collect_state(mem, s, e);
+	fclose(mem);
+	fputc('[', out);
+	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
+		char *eq = strrchr(item, '=');
+		bool seen = false;
+
+		for (char *prev = buf; prev < item; prev += strlen(prev) + 1)
+			seen |= !strcmp(prev, item);
+		if (seen || !eq)
+			continue;
+		*eq = '\0';
+		fputs(first ? "{\"name\":" : ",{\"name\":", out);
+		json_str(out, item);
+		fprintf(out, ",\"value\":%s}", eq + 1);
+		*eq = '=';
+		first = false;
 	}
-	fputc('"', out);
+	fputc(']', out);
+	free(buf);
+}
+
+static void json_objects(FILE *out, const struct scn *s, enum scn_obj_kind kind,
+			 const char *key)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (int i = 0; i < s->nobjs; i++) {
+		if (s->objs[i]->kind != kind)
+			continue;
+		fputs(first ? "{\"name\":" : ",{\"name\":", out);
+		json_str(out, s->objs[i]->name);
+		fprintf(out, ",\"%s\":%ld}", key, s->objs[i]->count);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+static void json_registers(FILE *out, const struct scn *s)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (int p = 0; p < s->nprogs; p++) {
+		const struct scn_prog *prog = s->progs[p];
+
+		for (int r = 0; r < prog->nregs; r++) {
+			fputs(first ? "{\"program\":" : ",{\"program\":", out);
+			json_str(out, prog->name);
+			fputs(",\"name\":", out);
+			json_str(out, prog->regnames[r]);
+			fprintf(out, ",\"value\":%ld,\"assigned\":%s}", prog->regs[r],
+				prog->regset[r] ? "true" : "false");
+			first = false;
+		}
+	}
+	fputc(']', out);
 }
 
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 {
-	fputs("{\"scenario\":", out);
-	json_str(out, s->name);
-	fputs(",\"file\":", out);
-	json_str(out, s->path);
-	fprintf(out, ",\"kernel\":\"%s\",\"cpus\":%d,\"hz\":%u,\"preempt\":\"%s\","
-		"\"strategy\":\"%s\",\"seed\":%llu,", run->model->name, s->cfg.ncpus, s->cfg.hz,
-		preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy),
-		(unsigned long long)s->cfg.seed);
-	fputs("\"events\":[", out);
-	for (size_t i = 0; i < run->nevents; i++) {
-		const struct scn_event *ev = &run->events[i];
-
-		fprintf(out, "%s{\"time_ns\":%llu,\"cpu\":%d,\"who\":", i ? "," : "",
-			(unsigned long long)ev->time, ev->cpu);
-		json_str(out, ev->who);
-		fputs(",\"what\":", out);
-		json_str(out, ev->what);
-		fputc('}', out);
-	}
-	fputs("],\"findings\":[", out);
+	fputs("],\"functions\":", out);
+	json_objects(out, s, OBJ_FN, "runs");
+	fputs(",\"registers\":", out);
+	json_registers(out, s);
+	fputs(",\"counters\":", out);
+	json_objects(out, s, OBJ_COUNTER, "value");
+	fputs(",\"findings\":[", out);
 	for (size_t i = 0; i < sim_finding_count(); i++) {
 		const struct sim_finding *f = sim_finding(i);
 
@@ -390,20 +572,27 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 		json_str(out, f->msg);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"end\":\"%s\",\"end_time_ns\":%llu,\"decisions\":%zu,"
-		"\"trace_hash\":\"%016llx\"", sim_end_name(run->end),
-		(unsigned long long)run->end_time, run->ndecisions, (unsigned long long)run->hash);
+	fprintf(out, "],\"end\":\"%s\",\"end_time_ns\":%llu,\"stopped_at_time_limit\":%s,"
+		"\"decisions\":%zu,\"trace_hash\":\"%016llx\"", sim_end_name(run->end),
+		(unsigned long long)run->end_time, stopped_by_time_limit(run) ? "true" : "false",
+		run->ndecisions, (unsigned long long)run->hash);
 	if (run->end == SIM_END_DIVERGED) {
 		fputs(",\"divergence\":", out);
 		json_str(out, sim_divergence());
 	}
 	if (s->quant != Q_NONE) {
-		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"text\":", quant_name(s->quant));
+		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"test\":\"%s\",\"text\":",
+			quant_name(s->quant), s->quant == Q_NOT_EXISTS ? "Forbidden" :
+			s->quant == Q_FORALL ? "Required" : "Allowed");
 		json_str(out, s->cond_text);
-		fprintf(out, ",\"holds\":%s,\"verdict\":\"%s\"}", run->cond_holds ? "true" : "false",
-			verdict(s, run) ? "Ok" : "No");
+		fputs(",\"state\":", out);
+		json_state(out, s, s->cond);
+		fprintf(out, ",\"holds\":%s,\"verdict\":\"%s\",\"positive\":%d,\"negative\":%d}",
+			run->cond_holds ? "true" : "false", verdict(s, run) ? "Ok" : "No",
+			run->cond_holds ? 1 : 0, run->cond_holds ? 0 : 1);
 	}
-	fprintf(out, ",\"expectations_hold\":%s}\n", scn_expectations_hold(s, run) ? "true" : "false");
+	fprintf(out, ",\"cut_short\":%s,\"expectations_hold\":%s}\n", scn_cut_short(run) ? "true" : "false",
+		scn_expectations_hold(s, run) ? "true" : "false");
 }
 
 int scn_write_with_schedule(FILE *out, const struct scn *s)

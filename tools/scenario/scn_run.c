@@ -59,26 +59,23 @@ static const char *who(void)
 	return buf;
 }
 
+/* A line of the account goes to the caller as it happens; nothing is kept. */
 __attribute__((format(printf, 1, 2)))
 static void note(const char *fmt, ...)
 {
-	struct scn_event *ev;
+	struct scn_event ev;
 	va_list ap;
 
-	if (!(R->nevents & (R->nevents + 1)) || !R->events) {
-		size_t cap = R->nevents ? 2 * (R->nevents + 1) : 64;
-
-		R->events = realloc(R->events, cap * sizeof(*R->events));
-		if (!R->events)
-			abort();
-	}
-	ev = &R->events[R->nevents++];
-	ev->time = sim_now();
-	ev->cpu = sim_this_cpu();
-	snprintf(ev->who, sizeof(ev->who), "%s", who());
+	R->nevents++;
+	if (!R->on_event)
+		return;
+	ev.time = sim_now();
+	ev.cpu = sim_this_cpu();
+	snprintf(ev.who, sizeof(ev.who), "%s", who());
 	va_start(ap, fmt);
-	vsnprintf(ev->what, sizeof(ev->what), fmt, ap);
+	vsnprintf(ev.what, sizeof(ev.what), fmt, ap);
 	va_end(ap);
+	R->on_event(R->event_arg, &ev);
 }
 
 /* A mistake in the scenario that only shows at run time: report it, stop the machine. */
@@ -684,7 +681,12 @@ static void free_objects(void)
 
 int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
 {
+	void (*on_event)(void *, const struct scn_event *) = run->on_event;
+	void *event_arg = run->event_arg;
+
 	memset(run, 0, sizeof(*run));
+	run->on_event = on_event;
+	run->event_arg = event_arg;
 	S = s;
 	M = model;
 	R = run;
@@ -718,8 +720,6 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 
 void scn_run_free(struct scn_run *run)
 {
-	free(run->events);
-	run->events = NULL;
 	run->nevents = 0;
 }
 

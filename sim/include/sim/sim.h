@@ -46,6 +46,7 @@ struct sim_config {
 	uint64_t max_steps;		/* ... or after this many scheduling points; 0: no limit */
 	size_t stack_size;		/* per simulated context */
 	bool keep_trace;		/* keep records, not just their hash */
+	bool drop_decisions;		/* count decisions, keep no log: none is written */
 	struct sim_costs costs;
 };
 

@@ -56,6 +56,23 @@ struct sim_rec {
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 	       const char *s, const char *s2);
 
+/*
+ * A sink sees every record as it is made: in the machine's order, which is
+ * not time order (each CPU has its own clock). The tools stream their views
+ * from it, so that a run's memory does not grow with its length; records
+ * are kept as well only with sim_config.keep_trace. The record and its
+ * strings stay valid until sim_fini(). sim_fini() removes the sink.
+ */
+typedef void (*sim_trace_sink_fn)(void *arg, const struct sim_rec *r);
+void sim_trace_set_sink(sim_trace_sink_fn fn, void *arg);
+/*
+ * The watermark: no record made from now on carries an earlier time, nor
+ * names an earlier one (a contended lock's record names when the spin
+ * began). Records older than it can be released in time order.
+ */
+uint64_t sim_trace_watermark(void);
+
+/* The records kept with sim_config.keep_trace, in the machine's order. */
 size_t sim_trace_count(void);
 const struct sim_rec *sim_trace_records(void);
 /* A hash over every record of the run, kept even when records are not. */
