@@ -64,8 +64,18 @@ size_t h_trace_count(enum sim_rec_type type)
 
 int h_main(Suite *(*make)(void))
 {
-	SRunner *sr = srunner_create(make());
+	SRunner *sr;
 	int failed;
+
+	/*
+	 * Check kills a test after 4 s unless told otherwise: a wall-clock
+	 * limit that the sanitizer build on a loaded machine could reach. Each
+	 * test's work is bounded by counts, so the timeout is only a backstop
+	 * against a hang: generous, for every test case that sets none itself
+	 * (read when make() creates them; the caller's own setting wins).
+	 */
+	setenv("CK_DEFAULT_TIMEOUT", "120", 0);
+	sr = srunner_create(make());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
