@@ -20,10 +20,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 checks=0 failed=0
+# Past this many failures kwsim is broken wholesale: the first ones say how,
+# and the rest would only repeat them, at one kwsim run each.
+max_failed=20
 fail() {
 	failed=$((failed + 1))
 	echo "FAIL: $1"
 	[ -s "$tmp/err" ] && sed -n '1,5p' "$tmp/err" | sed 's/^/    /'
+	if [ "$failed" -ge "$max_failed" ]; then
+		echo "stopped after $failed failures ($checks checks)"
+		exit 1
+	fi
 }
 
 # kw CMD FILE [ARGS]: run kwsim (with the backstop); sets rc, leaves stdout/stderr in $tmp
