@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # kwsim run / replay on bad input. Every malformed file must give a clean
 # "FILE:LINE:COL: error: ..." on stderr and exit 2: never a crash (exit >= 128),
-# a hang or a sanitizer report (a leak, in the sanitizer build: exit 86 or 87,
-# see ../status.sh). Files that cannot be read at all say "FILE: error: ...",
-# and a schedule that no longer fits says so.
+# a hang, or a sanitizer report such as a leak (exit 86 or 87 in the sanitizer
+# build; see ../status.sh). Files that cannot be read at all say
+# "FILE: error: ...", and a schedule that no longer fits says so.
 #
 # Every check's work is bounded by counts (the scenario's size, max_steps), so
 # each takes milliseconds in any build. The timeout is only a backstop against
