@@ -20,6 +20,20 @@
 #endif
 
 /*
+ * Valgrind takes a jump of the stack pointer further than --max-stackframe
+ * for a return to the same stack unless it knows the target is another
+ * stack: every switch then reads as hundreds of uses of uninitialised values.
+ * Each stack is registered while it is mapped. The client requests are a few
+ * no-op instructions when the program does not run under valgrind.
+ */
+#ifdef KWSIM_HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#define CORO_VALGRIND 1
+#else
+#define CORO_VALGRIND 0
+#endif
+
+/*
  * A coroutine abandoned mid-frame (a task asleep when the machine ends, an
  * interrupt frame restarted from the top) leaves its frames' redzones
  * poisoned, and unmapping does not clear the shadow: whatever runs on that
@@ -73,12 +87,18 @@ int coro_alloc(struct coro *c, size_t stack_size)
 	c->asan_bottom = (char *)p + pg;
 	c->asan_size = size - pg;
 	unpoison(c->asan_bottom, c->asan_size);
+#if CORO_VALGRIND
+	c->valgrind_id = VALGRIND_STACK_REGISTER((char *)p + pg, (char *)p + size);
+#endif
 	return 0;
 }
 
 void coro_free(struct coro *c)
 {
 	if (c->stack) {
+#if CORO_VALGRIND
+		VALGRIND_STACK_DEREGISTER(c->valgrind_id);
+#endif
 		unpoison(c->asan_bottom, c->asan_size);
 		munmap(c->stack, c->size);
 	}

@@ -262,7 +262,7 @@ static void context_end(const char *what, const char *name, bool count_bad)
 
 	if (!x->nheld && !count_bad && !irqs_bad)
 		return;
-	sim_report(SIM_F_WORK_LEAK, x->nheld ? x->held[0].site : NULL,
+	sim_report(SIM_F_ATOMIC_LEAK, x->nheld ? x->held[0].site : NULL,
 		   "BUG: %s %s leaked lock or atomic: %s%s%s, preempt_count %#x, irqs %s",
 		   what, name ? name : "", x->nheld ? "holds " : "",
 		   x->nheld ? x->held[0].cls->name : "no lock", x->nheld > 1 ? " and more" : "",

@@ -97,7 +97,7 @@ const char *sim_finding_kind_name(enum sim_finding_kind kind)
 		[SIM_F_LEAK] = "leak",
 		[SIM_F_FREEZE_FAILED] = "freeze_failed",
 		[SIM_F_STACK_OVERFLOW] = "stack_overflow",
-		[SIM_F_WORK_LEAK] = "atomic_leak",
+		[SIM_F_ATOMIC_LEAK] = "atomic_leak",
 	};
 	return kind < SIM_F__COUNT ? names[kind] : "?";
 }

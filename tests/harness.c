@@ -3,6 +3,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(KWSIM_ASAN)
+/*
+ * The sanitizer exit statuses that CTest gives every test (CMakeLists.txt,
+ * KWSIM_TEST_ENVIRONMENT), as the defaults of a suite run by hand too; the
+ * environment's options still come after these. A test that expects a
+ * report expects its status.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "exitcode=86";
+}
+
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "exitcode=86";
+}
+
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+	return "halt_on_error=1:exitcode=87:print_stacktrace=1";
+}
+#endif
+
 struct sim_config h_config(int ncpus)
 {
 	struct sim_config cfg;
@@ -64,8 +90,18 @@ size_t h_trace_count(enum sim_rec_type type)
 
 int h_main(Suite *(*make)(void))
 {
-	SRunner *sr = srunner_create(make());
+	SRunner *sr;
 	int failed;
+
+	/*
+	 * Check kills a test after 4 s unless told otherwise: a wall-clock
+	 * limit that the sanitizer build on a loaded machine could reach. Each
+	 * test's work is bounded by counts, so the timeout is only a backstop
+	 * against a hang: generous, for every test case that sets none itself
+	 * (read when make() creates them; the caller's own setting wins).
+	 */
+	setenv("CK_DEFAULT_TIMEOUT", "120", 0);
+	sr = srunner_create(make());
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

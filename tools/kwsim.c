@@ -29,7 +29,7 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "run", "FILE [options]", "run a scenario once; see 'Commands' in README.md", kwsim_run },
 	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
-	{ "bench", "[--quick]", "measure the machine's speed and memory on this host", kwsim_bench },
+	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
 
@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		char head[64];
 
 		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
-		fprintf(f, "  %-20s %s\n", head, commands[i].summary);
+		fprintf(f, "  %-22s %s\n", head, commands[i].summary);
 	}
 	fprintf(f, "\nrun and replay options:\n"
 		"  --seed N                 seed of the random strategy, which it implies (run;\n"

@@ -233,9 +233,12 @@ static void rq_prepare(uint64_t seed, int ncpus)
 	for (int r = 0; r < RQ_ROUNDS; r++)
 		rq.wait_us[r] = (unsigned int)(m_rand(&rnd) % (50 * (unsigned int)r + 60));
 	/*
-	 * The worker never sleeps while the work requeues itself. The machine
-	 * has no scheduler tick, so a task it preempted on the worker's CPU
-	 * would wait for good: the worker is bound, the cancellers elsewhere.
+	 * The worker never sleeps while the work requeues itself. The scheduler
+	 * tick marks it to yield, but under voluntary preemption it yields only
+	 * at might_sleep() or cond_resched(), and v4.9's worker loop running a
+	 * work that spins and requeues itself reaches neither: a canceller woken
+	 * on the worker's CPU would wait for a requeueing only its own cancel
+	 * can stop. So the worker is bound, the cancellers elsewhere.
 	 */
 	rq.worker_cpu = (int)(m_rand(&rnd) % (uint64_t)ncpus);
 	rq.cancel_cpu = other_cpu(&rnd, rq.worker_cpu, ncpus);

@@ -371,8 +371,8 @@ START_TEST(mod_delayed_work_on_second_worker)
 	ck_assert_uint_eq(h_count(SIM_F_LOCKDEP), 2);
 	ck_assert_uint_eq(finding_count(SIM_F_LOCKDEP, "bad unlock balance"), 1);
 	ck_assert_uint_eq(finding_count(SIM_F_LOCKDEP, "circular locking dependency"), 1);
-	ck_assert_uint_eq(h_count(SIM_F_WORK_LEAK), 1);
-	ck_assert_uint_eq(finding_count(SIM_F_WORK_LEAK, "task exit P0"), 1);
+	ck_assert_uint_eq(h_count(SIM_F_ATOMIC_LEAK), 1);
+	ck_assert_uint_eq(finding_count(SIM_F_ATOMIC_LEAK, "task exit P0"), 1);
 	expect_counts(5, 2);
 	/* it was idle: false, and queued on W2, where it ran */
 	ck_assert(!mod_ret);

@@ -4,6 +4,8 @@
 # Usage: check.sh KWSIM FILE KERNEL [replay]
 set -euo pipefail
 kwsim=$1 file=$2 kernel=$3 mode=${4:-run}
+# shellcheck source=SCRIPTDIR/../status.sh
+. "$(dirname "$0")/../status.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -15,14 +17,16 @@ run() {
 	fi
 }
 
-rc=0
-run 1 || rc=$?
-if [ "$rc" -ne 0 ]; then
-	cat "$tmp/out1"
-	echo "FAIL: $file on $kernel ($mode) exited $rc; its expectations must hold (exit 0)"
-	exit 1
-fi
-run 2 || true
+for n in 1 2; do
+	rc=0
+	run $n || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		cat "$tmp/out$n"
+		problem=$(kw_status_problem "$rc")
+		echo "FAIL: $file on $kernel ($mode), run $n: ${problem:-exit $rc}; its expectations must hold (exit 0)"
+		exit 1
+	fi
+done
 if ! cmp -s "$tmp/out1" "$tmp/out2" || ! cmp -s "$tmp/trace1" "$tmp/trace2"; then
 	diff "$tmp/out1" "$tmp/out2" | head -20 || true
 	echo "FAIL: $file on $kernel ($mode): two runs printed different output"

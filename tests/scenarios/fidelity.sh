@@ -21,6 +21,8 @@ case "$allow" in
 	exit 2
 	;;
 esac
+# shellcheck source=SCRIPTDIR/../status.sh
+. "$(dirname "$0")/../status.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -61,7 +63,13 @@ while IFS= read -r f; do
 		mv "$tmp/mainline.cut" "$tmp/mainline"
 		mv "$tmp/tree.cut" "$tmp/tree"
 	fi
-	if ((rc1 == 2 || rc2 == 2)); then
+	p1=$(kw_status_problem "$rc1")
+	p2=$(kw_status_problem "$rc2")
+	if [[ -n $p1 || -n $p2 ]]; then
+		echo "FAIL: $f: ${p1:+mainline: $p1}${p1:+${p2:+; }}${p2:+$tree: $p2}"
+		cat "$tmp/mainline.err" "$tmp/tree.err"
+		failed=$((failed + 1))
+	elif ((rc1 == 2 || rc2 == 2)); then
 		echo "FAIL: $f: bad input (exit $rc1 on mainline, $rc2 on $tree)"
 		cat "$tmp/mainline.err" "$tmp/tree.err"
 		failed=$((failed + 1))

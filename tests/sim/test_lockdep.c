@@ -312,7 +312,7 @@ START_TEST(task_exit_holding_lock)
 	setup(1);
 	sim_spawn("leaky", exit_holding, NULL, 0, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	assert_one(SIM_F_WORK_LEAK, "task exit leaky leaked lock or atomic: holds &a");
+	assert_one(SIM_F_ATOMIC_LEAK, "task exit leaky leaked lock or atomic: holds &a");
 	ck_assert_uint_eq(sim_finding_count(), 1);
 }
 END_TEST
@@ -327,8 +327,8 @@ START_TEST(hardirq_returns_holding_lock)
 	setup(1);
 	sim_irq_at(1000, 0, "leakirq", irq_exit_holding, NULL);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	assert_one(SIM_F_WORK_LEAK, "hardirq handler leakirq leaked lock or atomic: holds &a");
-	ck_assert_str_eq(h_first(SIM_F_WORK_LEAK)->context, "hardirq");
+	assert_one(SIM_F_ATOMIC_LEAK, "hardirq handler leakirq leaked lock or atomic: holds &a");
+	ck_assert_str_eq(h_first(SIM_F_ATOMIC_LEAK)->context, "hardirq");
 }
 END_TEST
 
@@ -354,7 +354,7 @@ START_TEST(timer_callback_returns_holding_lock)
 	sim_register_symbol((const void *)timer_exit_holding, "timer_exit_holding");
 	sim_spawn("arm", arm_then_look, NULL, 0, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	assert_one(SIM_F_WORK_LEAK,
+	assert_one(SIM_F_ATOMIC_LEAK,
 		   "timer callback timer_exit_holding leaked lock or atomic: holds &a, "
 		   "preempt_count 0x101");
 	/* as call_timer_fn(), the count is repaired: the task below is not atomic */

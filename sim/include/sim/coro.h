@@ -14,6 +14,7 @@ struct coro {
 	size_t size;		/* mapping size, guard included */
 	const void *asan_bottom;	/* the sanitizer's idea of this stack */
 	size_t asan_size;
+	unsigned valgrind_id;	/* the stack's registration, under valgrind */
 };
 
 typedef void (*coro_fn)(void *arg);
