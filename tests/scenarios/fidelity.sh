@@ -38,10 +38,13 @@ warn+='WARN_ON\(!list_empty\(&worker->delayed_work_list\)\)"\}'
 drop_warn() {
 	sed -E -e "s/,$warn//g" -e "s/$warn,?//g"
 }
-# What the left-out WARN decides.
+# What the left-out WARN decides: the hash, the condition's state, verdict and
+# witnesses, and whether the expectations hold.
 blank_outcome() {
 	sed -E -e 's/"trace_hash":"[0-9a-f]*"/"trace_hash":"-"/' \
+		-e 's/"state":\[[^]]*\]/"state":"-"/' \
 		-e 's/"holds":(true|false),"verdict":"[A-Za-z]*"/"holds":"-","verdict":"-"/' \
+		-e 's/"positive":[0-9]+,"negative":[0-9]+/"positive":"-","negative":"-"/' \
 		-e 's/"expectations_hold":(true|false)/"expectations_hold":"-"/'
 }
 

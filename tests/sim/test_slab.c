@@ -87,7 +87,7 @@ END_TEST
 /* --- use after free ------------------------------------------------------------------- */
 
 static volatile long sink;
-static bool survived;
+static volatile bool survived;	/* volatile: the store must not move before the faulting load */
 
 static int uaf_read_fn(void *arg)
 {
