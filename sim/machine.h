@@ -90,6 +90,7 @@ struct sim {
 	uint64_t ev_data;		/* the firing event's data */
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
+	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
 	enum sim_finding_kind fault_kind;
 
 	/* statistics */
@@ -116,6 +117,8 @@ enum sim_point_kind {
 	POINT_ATOMIC,		/* never preemptible here */
 };
 
+/* c receives something sent at 'sent': its clock becomes at least that. */
+void sim_handover(struct sim_cpu *c, uint64_t sent);
 /* Spend 'cost' ns on this CPU, then let the machine choose who runs next. */
 void sim_point(uint64_t cost, enum sim_point_kind kind);
 /*
@@ -154,6 +157,8 @@ struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool
 void sim_event_cancel(struct sim_event *ev);
 struct sim_event *sim_event_peek(void);
 struct sim_event *sim_event_pop(void);
+/* Take ev out of the queue without freeing it (its caller runs it). */
+void sim_event_unlink(struct sim_event *ev);
 void sim_events_fini(void);
 
 /* --- cpu.c -------------------------------------------------------------------- */

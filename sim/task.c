@@ -116,6 +116,9 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	c->need_resched = false;
 	if (prev == next)
 		return;
+	/* the woken task runs after its wake-up, on whichever CPU it lands */
+	if (!(next->flags & PF_IDLE))
+		sim_handover(c, next->woken_at);
 	c->irqs_disabled = true;
 	c->preempt_count = (count & ~PREEMPT_MASK) | 2;
 	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid,
@@ -185,6 +188,7 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 		return false;
 	sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)p->cpu, 0, 0, sim_intern(p->comm), NULL);
 	p->__state = TASK_RUNNING;
+	p->woken_at = sim_now();
 	if (p->on_rq)		/* still on its CPU, between set_current_state and schedule */
 		return true;
 	c = select_cpu(p);
@@ -192,7 +196,7 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 	p->on_rq = true;
 	list_add_tail(&p->run_node, &c->runqueue);
 	if (c->curr->flags & PF_IDLE)
-		sim_cpu_advance(c, sim_now());
+		sim_handover(c, p->woken_at);	/* idle until now */
 	else
 		c->need_resched = true;
 	return true;
@@ -252,6 +256,8 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site)
 		sim_report(SIM_F_MIGHT_SLEEP, site, "BUG: scheduling while atomic: %s/%d/0x%08x",
 			   p->comm, p->pid, c->preempt_count);
 	if (p->__state == TASK_RUNNING) {
+		/* woken before it slept: it has seen the wake-up, so it comes after it */
+		sim_handover(c, p->woken_at);
 		/* nothing to sleep for: a voluntary yield if someone waits */
 		sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
 		return;
