@@ -36,7 +36,7 @@ struct seen {
 	unsigned int head, n;
 };
 
-#define STREAMS (SIM_MAX_CPUS + 1)	/* the CPUs, and the machine's own (events) */
+#define STREAMS SIM_MAX_CPUS
 
 struct sim_causal {
 	struct seen *tab;
@@ -176,19 +176,18 @@ static bool is_event(const struct sim_rec *r, const char *name)
 
 void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 {
-	/* a record made outside any CPU (an event's) has no task, not even idle's */
-	size_t stream = r->comm[0] ? r->cpu : SIM_MAX_CPUS;
+	/*
+	 * Streams as ftrace's per-CPU buffers: a record made outside any CPU
+	 * (by an event of the machine's) is in cpu0's, where the views put it.
+	 */
+	size_t stream = r->cpu;
 
 	if (stream < STREAMS) {
-		char where[16] = "the machine";
-
-		if (stream < SIM_MAX_CPUS)
-			snprintf(where, sizeof(where), "cpu%u", r->cpu);
 		if (cc->nlast[stream]++ && r->time < cc->last[stream])
-			violation(cc, "record %zu: %s at %llu ns goes back in time on %s "
+			violation(cc, "record %zu: %s at %llu ns goes back in time on cpu%u "
 				  "(its previous record there is at %llu ns)", cc->nrecs,
 				  sim_rec_type_name((enum sim_rec_type)r->type),
-				  (unsigned long long)r->time, where,
+				  (unsigned long long)r->time, r->cpu,
 				  (unsigned long long)cc->last[stream]);
 		cc->last[stream] = r->time;
 	}

@@ -180,18 +180,34 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 	return &sim.cpus[order[sim_choose((unsigned int)n, SIM_WHY_PLACE)]];
 }
 
+/*
+ * try_to_wake_up(). A wake-up from the machine's own event (a thread that
+ * starts, an alarm) has no CPU of its own: the CPU it targets takes it, as
+ * it would the IPI, at the event's time or its own if later, and it is
+ * traced there, so no CPU's stream of records goes back in time.
+ */
 bool sim_wake(struct task_struct *p, unsigned int state)
 {
 	struct sim_cpu *c;
+	int prev = p->cpu;
 
 	if (!(p->__state & state))
 		return false;
-	sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)p->cpu, 0, 0, sim_intern(p->comm), NULL);
-	p->__state = TASK_RUNNING;
+	/* still on its CPU, between set_current_state and schedule: it stays there */
+	c = p->on_rq ? &sim.cpus[p->cpu] : select_cpu(p);
 	p->woken_at = sim_now();
-	if (p->on_rq)		/* still on its CPU, between set_current_state and schedule */
+	if (sim.in_event) {
+		sim_handover(c, p->woken_at);
+		p->woken_at = c->clock;
+		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
+			     sim_intern(p->comm), NULL);
+	} else {
+		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
+			  sim_intern(p->comm), NULL);
+	}
+	p->__state = TASK_RUNNING;
+	if (p->on_rq)
 		return true;
-	c = select_cpu(p);
 	p->cpu = c->id;
 	p->on_rq = true;
 	list_add_tail(&p->run_node, &c->runqueue);

@@ -144,7 +144,7 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	struct task_struct *p = c ? c->curr : NULL;
 	uint64_t h = hash;
 
-	r.time = sim.in_event ? sim.ev_time : c ? c->clock : sim_max_time();
+	r.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
 	r.a = a;
 	r.b = b;
 	r.c = cc;

@@ -5,8 +5,10 @@
  * trace the same way: the tests' runs, the scenarios', a stream from a sink.
  *
  * What it checks (a trace of a real machine has none of these):
- * - each stream's timestamps never go back: a CPU's own records, and the
- *   machine's records made outside any CPU (comm empty: events);
+ * - each CPU's timestamps never go back, so the merged view (ftrace's:
+ *   the per-CPU streams merged by time) is in time order too; a record made
+ *   outside any CPU (by one of the machine's events) counts as cpu0's, as
+ *   the views print it;
  * - a work's execute_start is at or after its latest queue_work;
  * - a task's switch-in is at or after its latest sched_waking;
  * - a timer's timer_expire_entry is at or after its latest timer_start;
