@@ -35,8 +35,9 @@ struct cand {
 
 /*
  * The one place a CPU receives time: a lock released, a task woken, a
- * completion completed, a spin ended at 'sent' (the sender's clock) cannot
- * be seen by c before then. The gap is time c spent spinning or idle.
+ * completion completed, a spin ended, an interrupt or a tick raised at
+ * 'sent' (the sender's clock, or the event's) cannot be seen by c before
+ * then. The gap is time c spent spinning, busy-waiting or idle.
  */
 void sim_handover(struct sim_cpu *c, uint64_t sent)
 {

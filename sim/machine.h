@@ -117,7 +117,10 @@ enum sim_point_kind {
 	POINT_ATOMIC,		/* never preemptible here */
 };
 
-/* c receives something sent at 'sent': its clock becomes at least that. */
+/*
+ * c receives something sent at 'sent' (a lock, a wake-up, a completion, an
+ * interrupt or tick arriving at its time): its clock becomes at least that.
+ */
 void sim_handover(struct sim_cpu *c, uint64_t sent);
 /* Spend 'cost' ns on this CPU, then let the machine choose who runs next. */
 void sim_point(uint64_t cost, enum sim_point_kind kind);
@@ -164,7 +167,6 @@ void sim_events_fini(void);
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
 void sim_cpus_fini(void);
-void sim_cpu_advance(struct sim_cpu *c, uint64_t t);	/* clock = max(clock, t) */
 bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);

@@ -123,7 +123,7 @@ static void tick_event(void *arg)
 	struct sim_cpu *c = arg;
 
 	c->tick = NULL;
-	sim_cpu_advance(c, sim.ev_time);
+	sim_handover(c, sim.ev_time);
 	c->softirq_pending = true;
 }
 
