@@ -1,7 +1,17 @@
 /*
- * Virtual time. Each CPU keeps its own nanosecond clock; jiffies are a
- * function of the reading CPU's clock, starting at the kernel's
- * INITIAL_JIFFIES so that wrap-around bugs show five minutes in.
+ * Virtual time. Each CPU keeps its own nanosecond clock. jiffies is one
+ * global counter, starting at the kernel's INITIAL_JIFFIES so that
+ * wrap-around bugs show five minutes in, and advanced by the tick: a jiffy
+ * boundary is crossed when the first CPU's clock (or the machine's event
+ * time) passes it, the frontier. The frontier is the latest clock, not the
+ * earliest, because the kernel's jiffies is bumped by whichever CPU takes
+ * the tick first (do_timer) and every CPU then reads the new value: a CPU
+ * behind the frontier (within the skew window, or a stalled vCPU with
+ * skew = unbounded) is the one that is late, and sees the ticks it missed.
+ * With the earliest clock instead, a CPU ahead would arm its timers from a
+ * stale jiffies and its sleeps would end early by its own clock. So jiffies
+ * never goes back, and a timer armed at jiffies + n is due after the arming
+ * CPU's clock, on every CPU.
  */
 #include "machine.h"
 #include <linux/jiffies.h>
@@ -45,7 +55,13 @@ uint64_t sim_jiffies_to_ns(unsigned long j)
 
 unsigned long sim_jiffies(void)
 {
-	return sim_ns_to_jiffies(sim_now());
+	uint64_t t = sim_max_time();
+
+	if (t < sim_now())
+		t = sim_now();
+	if (sim.jiffies_ns < t)
+		sim.jiffies_ns = t;
+	return sim_ns_to_jiffies(sim.jiffies_ns);
 }
 
 unsigned int sim_hz(void)

@@ -3,7 +3,8 @@
  * complete() hands it one unit of 'done'; complete_all() opens the gate for
  * good, as the kernel's does. As swake_up_locked(), a wake-up takes the first
  * waiter off the queue: one that finds 'done' taken meanwhile queues again at
- * the tail, so the order of release is the kernel's.
+ * the tail, so the order of release is the kernel's. A unit taken carries
+ * the completer's time: the waiter comes after the complete() it consumed.
  */
 #include "machine.h"
 #include <linux/completion.h>
@@ -34,6 +35,14 @@ static void sleep_once(struct completion *x, struct sim_waiter *w, const char *w
 	sim_block(what, x, site);
 }
 
+/* Take one unit of 'done', after the complete() that gave it. */
+static void take_done(struct completion *x)
+{
+	sim_handover(this_cpu(), x->done_at);
+	if (x->done != UINT_MAX)
+		x->done--;
+}
+
 static void do_wait(struct completion *x, const struct sim_site *site)
 {
 	struct sim_waiter w = { .task = current };
@@ -42,16 +51,15 @@ static void do_wait(struct completion *x, const struct sim_site *site)
 	while (!x->done)
 		sleep_once(x, &w, "wait_for_completion", site);
 	list_del_init(&w.node);
-	if (x->done != UINT_MAX)
-		x->done--;
+	take_done(x);
 }
 
 static void wait_no_timeout(struct completion *x, const struct sim_site *site)
 {
 	if (!x->done)
 		do_wait(x, site);
-	else if (x->done != UINT_MAX)
-		x->done--;
+	else
+		take_done(x);
 }
 
 void sim_wait_for_completion(struct completion *x, const struct sim_site *site)
@@ -104,8 +112,7 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 		if (!x->done)
 			return 0;
 	}
-	if (x->done != UINT_MAX)
-		x->done--;
+	take_done(x);
 	left = time_after(expire, jiffies) ? expire - jiffies : 0;
 	return left ? left : 1;
 }
@@ -115,8 +122,7 @@ bool try_wait_for_completion(struct completion *x)
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	if (!x->done)
 		return false;
-	if (x->done != UINT_MAX)
-		x->done--;
+	take_done(x);
 	return true;
 }
 
@@ -142,6 +148,7 @@ void complete(struct completion *x)
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	if (x->done != UINT_MAX)
 		x->done++;
+	x->done_at = sim_now();
 	wake_first(x);
 }
 
@@ -149,6 +156,7 @@ void complete_all(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	x->done = UINT_MAX;
+	x->done_at = sim_now();
 	while (!list_empty(&x->waiters))
 		wake_first(x);
 }

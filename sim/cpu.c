@@ -69,12 +69,6 @@ void sim_cpus_fini(void)
 	}
 }
 
-void sim_cpu_advance(struct sim_cpu *c, uint64_t t)
-{
-	if (c->clock < t)
-		c->clock = t;
-}
-
 bool sim_irq_deliverable(const struct sim_cpu *c)
 {
 	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);
@@ -189,7 +183,7 @@ static void irq_event(void *arg)
 	struct sim_irq_req *r = arg;
 	struct sim_cpu *c = &sim.cpus[r->cpu];
 
-	sim_cpu_advance(c, r->at);
+	sim_handover(c, r->at);
 	list_add_tail(&r->node, &c->irqs);
 }
 

@@ -102,6 +102,13 @@ struct sim_event *sim_event_peek(void)
 	return sim.nheap ? sim.heap[0] : NULL;
 }
 
+void sim_event_unlink(struct sim_event *ev)
+{
+	remove_at(ev->heap_idx);
+	if (!ev->watchdog)
+		sim.nlive_events--;
+}
+
 struct sim_event *sim_event_pop(void)
 {
 	struct sim_event *ev = sim.heap[0];

@@ -2,7 +2,9 @@
  * Spinlocks. The acquisition is a scheduling point taken before the lock
  * word is tested, so another CPU may win the race for it. A loser spins as
  * one wait on the lock, not as a loop of steps: it is woken once, when the
- * owner lets go, with its clock moved to the moment of release.
+ * owner lets go, with its clock moved to the moment of release. The lock
+ * word carries time as it carries ownership: whoever finds it taken or free
+ * has seen the acquire or release that made it so, and comes after it.
  */
 #include "machine.h"
 #include <linux/spinlock.h>
@@ -44,6 +46,8 @@ static void leave(struct sim_cpu *c, enum sim_lock_how how, unsigned long flags)
 
 static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 {
+	sim_handover(this_cpu(), l->handed_at);
+	l->handed_at = sim_now();
 	l->owner = sim.cur;
 	l->owner_site = site;
 	l->spin.obj = l;
@@ -98,6 +102,7 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
 	if (l->owner) {
+		sim_handover(c, l->handed_at);
 		leave(c, how, saved);
 	} else {
 		/* a trylock cannot deadlock: lockdep neither checks nor orders it */
@@ -117,6 +122,7 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 	struct sim_cpu *c = this_cpu();
 
 	sim_lockdep_release(l, site);
+	l->handed_at = sim_now();
 	l->owner = NULL;
 	l->owner_site = NULL;
 	sim_spin_release(&l->spin);

@@ -5,8 +5,16 @@
  * without a detour through the host, so a decision costs one switch.
  *
  * pick_next() keeps time honest: an event fires only when no CPU that could
- * act has a local clock before it, and the candidates a strategy sees are
- * ordered so that answer 0 is always the time-faithful one.
+ * act has a local clock before it (a CPU's own tick fires as soon as that
+ * CPU's clock reaches it), and the candidates a strategy sees are ordered so
+ * that answer 0 is always the time-faithful one.
+ *
+ * Time is causal: whatever one context hands to another (a lock, a wake-up,
+ * a completion, a timer's expiry) carries the sender's clock, and
+ * sim_handover() moves the receiver's clock to at least that; and no
+ * strategy may run a CPU whose clock is more than cfg.skew_ns ahead of the
+ * earliest ready CPU's, so what a CPU reads from another without a hand-over
+ * (a lockless READ_ONCE) comes from at most that far in its future.
  */
 #include "machine.h"
 
@@ -25,6 +33,48 @@ struct cand {
 	struct sim_cpu *cpu;
 	uint64_t when;
 };
+
+/*
+ * The one place a CPU receives time: a lock released, a task woken, a
+ * completion completed, a spin ended, an interrupt or a tick raised at
+ * 'sent' (the sender's clock, or the event's) cannot be seen by c before
+ * then. The gap is time c spent spinning, busy-waiting or idle.
+ */
+void sim_handover(struct sim_cpu *c, uint64_t sent)
+{
+	if (c->clock < sent)
+		c->clock = sent;
+}
+
+/*
+ * The skew window's default, 20 us, is what a real machine's CPUs show
+ * against each other at this granularity: one CPU's progress relative to
+ * another's is perturbed by an interrupt and its softirq (a few to ~20 us
+ * with the timer softirq's callbacks), cache-line transfers (~0.1 us each)
+ * and frequency differences, so two steps on different CPUs closer than that
+ * can happen in either order on hardware; further apart, only a CPU stopped
+ * from outside (an SMI, a preempted vCPU: skew = unbounded) reorders them.
+ * The returned bound is inclusive; it saturates for an unbounded skew.
+ */
+static uint64_t skew_horizon(uint64_t earliest)
+{
+	uint64_t skew = sim.cfg.skew_ns;
+
+	return skew > UINT64_MAX - earliest ? UINT64_MAX : earliest + skew;
+}
+
+/* Run a due event on the machine's own stack; no CPU is current meanwhile. */
+static void fire(struct sim_event *ev)
+{
+	sim_event_unlink(ev);
+	sim.stats.events++;
+	sim.ev_data = ev->data;
+	sim.ev_time = ev->time;
+	sim.in_event = true;
+	ev->fn(ev->arg);
+	sim.in_event = false;
+	free(ev);
+}
 
 /* Whether CPU c has something to do, and from when. */
 static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
@@ -183,7 +233,7 @@ static struct sim_ctx *pick_next(void)
 		finish(SIM_END_STEP_LIMIT);
 	while (!sim.stop) {
 		struct sim_event *ev = sim_event_peek();
-		uint64_t limit = sim.cfg.time_limit_ns;
+		uint64_t limit = sim.cfg.time_limit_ns, horizon;
 		unsigned int n = 0, k;
 
 		for_each_sim_cpu(c) {
@@ -208,24 +258,28 @@ static struct sim_ctx *pick_next(void)
 				finish(SIM_END_TIME_LIMIT);
 				break;
 			}
-			ev = sim_event_pop();
-			sim.stats.events++;
-			sim.ev_data = ev->data;
-			sim.ev_time = ev->time;
-			sim.in_event = true;
-			ev->fn(ev->arg);
-			sim.in_event = false;
-			free(ev);
+			fire(ev);
 			continue;
 		}
 		if (limit && cand[0].when > limit) {
 			finish(SIM_END_TIME_LIMIT);
 			break;
 		}
+		/* the skew window: only CPUs close enough to the earliest are choices */
+		horizon = skew_horizon(cand[0].when);
+		while (n > 1 && cand[n - 1].when > horizon)
+			n--;
 		k = n > 1 ? sim_choose(n, SIM_WHY_CPU) : 0;
 		if (sim.stop)
 			break;
 		c = cand[k].cpu;
+		/*
+		 * c's tick is due before the point c runs to: it takes it
+		 * first, whatever the other CPUs' clocks (a CPU does not run
+		 * past its own jiffy boundary with a timer due and irqs on).
+		 */
+		if (c->tick && c->tick->time <= cand[k].when)
+			fire(c->tick);
 		entering = c;
 		x = enter_cpu(c);
 		entering = NULL;
@@ -329,7 +383,7 @@ void sim_spin_release(struct sim_spin_obj *obj)
 			x->wait = WAIT_NONE;
 			x->spin_obj = NULL;
 			obj->nspinners--;
-			sim_cpu_advance(c, now);
+			sim_handover(c, now);	/* it spun until the release */
 		}
 	}
 }

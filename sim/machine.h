@@ -90,6 +90,7 @@ struct sim {
 	uint64_t ev_data;		/* the firing event's data */
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
+	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
 	enum sim_finding_kind fault_kind;
 
 	/* statistics */
@@ -116,6 +117,11 @@ enum sim_point_kind {
 	POINT_ATOMIC,		/* never preemptible here */
 };
 
+/*
+ * c receives something sent at 'sent' (a lock, a wake-up, a completion, an
+ * interrupt or tick arriving at its time): its clock becomes at least that.
+ */
+void sim_handover(struct sim_cpu *c, uint64_t sent);
 /* Spend 'cost' ns on this CPU, then let the machine choose who runs next. */
 void sim_point(uint64_t cost, enum sim_point_kind kind);
 /*
@@ -157,12 +163,13 @@ struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool
 void sim_event_cancel(struct sim_event *ev);
 struct sim_event *sim_event_peek(void);
 struct sim_event *sim_event_pop(void);
+/* Take ev out of the queue without freeing it (its caller runs it). */
+void sim_event_unlink(struct sim_event *ev);
 void sim_events_fini(void);
 
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
 void sim_cpus_fini(void);
-void sim_cpu_advance(struct sim_cpu *c, uint64_t t);	/* clock = max(clock, t) */
 bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);

@@ -17,6 +17,7 @@ void sim_config_default(struct sim_config *cfg)
 		.seed = 1,
 		.hung_task_ns = 120ULL * 1000000000ULL,
 		.time_limit_ns = 3600ULL * 1000000000ULL,
+		.skew_ns = SIM_SKEW_DEFAULT_NS,
 #if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
 		.stack_size = 256 * 1024,	/* sanitizer frames are several times larger */
 #else

@@ -116,6 +116,9 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	c->need_resched = false;
 	if (prev == next)
 		return;
+	/* the woken task runs after its wake-up, on whichever CPU it lands */
+	if (!(next->flags & PF_IDLE))
+		sim_handover(c, next->woken_at);
 	c->irqs_disabled = true;
 	c->preempt_count = (count & ~PREEMPT_MASK) | 2;
 	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid,
@@ -178,37 +181,40 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 }
 
 /*
- * A wake-up made by an event (an alarm, a thread's start) has no CPU of its
- * own; the kernel's would run in an interrupt of the CPU the task goes to.
- * It is recorded there, in the context of what that CPU runs.
+ * try_to_wake_up(). A wake-up from the machine's own event (a thread that
+ * starts, an alarm) has no CPU of its own: the CPU it targets takes it, as
+ * it would the IPI, at the event's time or its own if later, and it is
+ * traced there, so no CPU's stream of records goes back in time.
  */
 bool sim_wake(struct task_struct *p, unsigned int state)
 {
-	struct sim_cpu *c = &sim.cpus[p->cpu];
-	uint64_t from = (uint64_t)p->cpu;
-	bool placed = false;
+	struct sim_cpu *c;
+	int prev = p->cpu;
 
 	if (!(p->__state & state))
 		return false;
-	if (!sim.in_event)
-		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm), NULL);
-	p->__state = TASK_RUNNING;
-	/* on_rq: still on its CPU, between set_current_state and schedule */
-	if (!p->on_rq) {
-		c = select_cpu(p);
-		p->cpu = c->id;
-		p->on_rq = true;
-		list_add_tail(&p->run_node, &c->runqueue);
-		placed = true;
+	/* still on its CPU, between set_current_state and schedule: it stays there */
+	c = p->on_rq ? &sim.cpus[p->cpu] : select_cpu(p);
+	p->woken_at = sim_now();
+	if (sim.in_event) {
+		sim_handover(c, p->woken_at);
+		p->woken_at = c->clock;
+		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
+			     sim_intern(p->comm), NULL);
+	} else {
+		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
+			  sim_intern(p->comm), NULL);
 	}
-	if (sim.in_event)
-		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, from, 0, 0, sim_intern(p->comm),
-			     NULL);
-	/* wakeup_preempt(): resched_curr() for the idle task too, which shows 'N' until it switches */
-	if (placed && (c->curr->flags & PF_IDLE))
-		sim_cpu_advance(c, sim_now());
-	if (placed)
-		c->need_resched = true;
+	p->__state = TASK_RUNNING;
+	if (p->on_rq)
+		return true;
+	p->cpu = c->id;
+	p->on_rq = true;
+	list_add_tail(&p->run_node, &c->runqueue);
+	if (c->curr->flags & PF_IDLE)
+		sim_handover(c, p->woken_at);	/* idle until now */
+	/* wakeup_preempt(): resched_curr(), for the idle task too: it shows 'N' until it switches */
+	c->need_resched = true;
 	return true;
 }
 
@@ -277,6 +283,8 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site)
 		sim_report(SIM_F_MIGHT_SLEEP, site, "BUG: scheduling while atomic: %s/%d/0x%08x",
 			   p->comm, p->pid, c->preempt_count);
 	if (p->__state == TASK_RUNNING) {
+		/* woken before it slept: it has seen the wake-up, so it comes after it */
+		sim_handover(c, p->woken_at);
 		/* nothing to sleep for: a voluntary yield if someone waits */
 		sim_point(sim.cfg.costs.point, POINT_COND_RESCHED);
 		return;

@@ -7,8 +7,9 @@
  * The expiry jiffy follows kernel/time/timer.c's calc_wheel_index(): the
  * level is picked by the distance from the base clock, and the expiry is
  * rounded up to the next granule of that level, so a timer never fires early
- * and may fire late by up to one granule. The base clock is the arming CPU's
- * jiffies (a base that has caught up, as forward_timer_base leaves it).
+ * and may fire late by up to one granule. The base clock is jiffies, the
+ * one global counter (a base that has caught up, as forward_timer_base
+ * leaves it), whatever the target CPU's own clock says.
  */
 #include "machine.h"
 #include <linux/timer.h>
@@ -122,7 +123,7 @@ static void tick_event(void *arg)
 	struct sim_cpu *c = arg;
 
 	c->tick = NULL;
-	sim_cpu_advance(c, sim.ev_time);
+	sim_handover(c, sim.ev_time);
 	c->softirq_pending = true;
 }
 
@@ -202,7 +203,7 @@ static void detach(struct timer_list *timer)
 
 static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_cpu *c)
 {
-	unsigned long clk = sim_ns_to_jiffies(c->clock);
+	unsigned long clk = sim_jiffies();
 	unsigned long next_tick = clk + 1;
 	struct list_head *pos;
 

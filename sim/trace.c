@@ -149,17 +149,18 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	struct task_struct *p;
 	uint64_t h = hash;
 
-	r.time = sim.in_event ? sim.ev_time : c ? c->clock : sim_max_time();
+	/* a CPU's record carries that CPU's clock: its stream never goes back */
+	r.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
 	/*
 	 * What no context of the machine does (setup, an event's own checks)
 	 * is the boot CPU's, in whatever runs there: every line of a CPU names
-	 * the task that CPU runs. A CPU given to an event is one that has
-	 * caught up with it, so its lines stay in order of time.
+	 * the task that CPU runs, and is no earlier than that CPU's clock.
 	 */
-	if (!c && sim.cfg.ncpus > 0)
+	if (!c && sim.cfg.ncpus > 0) {
 		c = &sim.cpus[0];
-	if (c && sim.in_event && c->clock > r.time)
-		r.time = c->clock;
+		if (r.time < c->clock)
+			r.time = c->clock;
+	}
 	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
 	r.a = a;
 	r.b = b;

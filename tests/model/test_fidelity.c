@@ -42,6 +42,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
+#include <sim/causal.h>
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -920,6 +921,16 @@ static void show_difference(const char *la, const char *lb, size_t line, const c
 
 static struct observation ours, theirs;
 
+/* Causes before effects in the run just ended (sim/causal.h), whichever variant ran it. */
+static void check_causal(uint64_t seed, const struct kw_model *m)
+{
+	char first[320];
+	size_t v = sim_causal_check(sim_trace_records(), sim_trace_count(), first, sizeof(first));
+
+	ck_assert_msg(v == 0, "seed %llu on %s: %zu causality violation%s; first: %s",
+		      (unsigned long long)seed, m->name, v, v == 1 ? "" : "s", first);
+}
+
 static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 			 const struct kw_model *tree)
 {
@@ -932,10 +943,12 @@ static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 	e1 = run_program(&p, mainline);
 	observe(&ours, e1, no_destroy_delayed_warn);
 	destroy_warns += ours.destroy_warns != 0;
+	check_causal(seed, mainline);
 	sim_fini();
 
 	e2 = run_program(&p, tree);
 	observe(&theirs, e2, false);
+	check_causal(seed, tree);
 	sim_fini();
 
 	if ((long)seed == dump_seed)

@@ -20,6 +20,8 @@
  */
 #include "mix.h"
 
+#include <sim/causal.h>
+
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/irqflags.h>
@@ -481,6 +483,8 @@ static void read_back(struct mix_run *r)
 	const char *div = sim_divergence();
 
 	r->hash = sim_trace_hash();
+	r->causal = sim_causal_check(sim_trace_records(), sim_trace_count(), r->causal_first,
+				     sizeof(r->causal_first));
 	r->decisions = sim_decision_count();
 	r->findings = sim_finding_count();
 	r->first_finding[0] = '\0';
@@ -511,7 +515,7 @@ void mix_run(struct mix_run *r)
 	cfg.preempt = plan.preempt;
 	cfg.strategy = r->strategy;
 	cfg.seed = r->seed;
-	cfg.keep_trace = false;
+	cfg.keep_trace = true;	/* for the causality check; the hash is the same either way */
 	if (sim_init(&cfg)) {
 		fprintf(stderr, "mix: sim_init: %s\n", sim_error());
 		abort();

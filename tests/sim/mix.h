@@ -26,6 +26,8 @@ struct mix_run {
 	char first_finding[1100];		/* kind and message, "" when none */
 	char divergence[256];			/* sim_divergence(), "" when none */
 	struct sim_decision *log;		/* malloc'ed when keep_log; free with mix_release() */
+	size_t causal;				/* causality violations in the trace (sim/causal.h) */
+	char causal_first[320];			/* the first one, "" when none */
 	size_t nlog;
 };
 

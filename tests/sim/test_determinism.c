@@ -139,6 +139,9 @@ START_TEST(mix_is_clean)
 				      "seed %llu (%s): %s, %zu findings, first: %s",
 				      (unsigned long long)s, k ? "faithful" : "random",
 				      sim_end_name(r.end), r.findings, r.first_finding);
+			ck_assert_msg(!r.causal, "seed %llu (%s): %zu causality violations, first: %s",
+				      (unsigned long long)s, k ? "faithful" : "random", r.causal,
+				      r.causal_first);
 		}
 	}
 }

@@ -24,12 +24,14 @@
  * Every setting, in one table for the init block, the schedule section and
  * the command line (--set): its name (cost.lock is "cost" and "lock"), the
  * field of struct sim_config it sets, its range, and for a named value the
- * names by the enum's values. A saved schedule writes them all, in this order.
+ * names by the enum's values (for a time, names[0] is its word for "no
+ * bound", stored as UINT64_MAX). A saved schedule writes them all, in this order.
  */
 enum setting_type { SET_NUMBER, SET_TIME, SET_NAME, SET_KERNEL };
 
 static const char *const preempt_names[] = { "none", "voluntary", "full", NULL };
 static const char *const strategy_names[] = { "faithful", "random", NULL };
+static const char *const unbounded_names[] = { "unbounded", NULL };
 
 #define CFG(field) offsetof(struct sim_config, field), sizeof(((struct sim_config *)0)->field)
 
@@ -50,6 +52,7 @@ static const struct setting {
 	{ "time_limit", NULL, SET_TIME, CFG(time_limit_ns), 0, LONG_MAX, NULL },
 	{ "max_decisions", NULL, SET_NUMBER, CFG(max_decisions), 0, LONG_MAX, NULL },
 	{ "max_steps", NULL, SET_NUMBER, CFG(max_steps), 0, LONG_MAX, NULL },
+	{ "skew", NULL, SET_TIME, CFG(skew_ns), 0, LONG_MAX, unbounded_names },
 	{ "cost", "point", SET_TIME, CFG(costs.point), 0, LONG_MAX, NULL },
 	{ "cost", "lock", SET_TIME, CFG(costs.lock), 0, LONG_MAX, NULL },
 	{ "cost", "unlock", SET_TIME, CFG(costs.unlock), 0, LONG_MAX, NULL },
@@ -1014,12 +1017,16 @@ static const struct setting *parse_setting(struct parser *p, struct setting_bloc
 		parse_kernel(p);
 	} else if (st->type == SET_NAME) {
 		parse_name(p, st, name);
+	} else if (st->names && p->tok == T_IDENT && !strcmp(p->ident, st->names[0])) {
+		store(&p->s->cfg, st, UINT64_MAX);
+		lex_next(p);
 	} else {
 		long v = p->num;
 		bool is_time = p->tok == T_TIME;
 
 		if (p->tok != T_INT && p->tok != T_TIME)
-			fail(p, "expected a number for %s", name);
+			fail(p, st->names ? "expected a time or '%s' for %s" : "expected a number for %s%s",
+			     st->names ? st->names[0] : "", name);
 		lex_next(p);
 		if ((st->type == SET_TIME) != is_time)
 			lex_fail_at(p, at, is_time ? "%s is a plain number" :
@@ -1128,6 +1135,10 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 		size_t u = 0;
 
 		v = load(&s->cfg, st);
+		if (st->names && v == UINT64_MAX) {
+			snprintf(buf, len, "%s = %s;", name, st->names[0]);
+			return buf;
+		}
 		while (v % units[u].ns)
 			u++;
 		snprintf(buf, len, "%s = %llu%s;", name, (unsigned long long)(v / units[u].ns),

@@ -4,13 +4,15 @@
 
 #include <linux/list.h>
 #include <sim/site.h>
+#include <stdint.h>
 
 struct completion {
 	unsigned int done;
 	struct list_head waiters;	/* struct sim_waiter, on the sleepers' stacks */
+	uint64_t done_at;		/* the clock of the last complete() */
 };
 
-#define COMPLETION_INITIALIZER(work) { 0, LIST_HEAD_INIT((work).waiters) }
+#define COMPLETION_INITIALIZER(work) { 0, LIST_HEAD_INIT((work).waiters), 0 }
 #define COMPLETION_INITIALIZER_ONSTACK(work) COMPLETION_INITIALIZER(work)
 #define DECLARE_COMPLETION(work) struct completion work = COMPLETION_INITIALIZER(work)
 #define DECLARE_COMPLETION_ONSTACK(work) DECLARE_COMPLETION(work)
@@ -19,6 +21,7 @@ static inline void init_completion(struct completion *x)
 {
 	x->done = 0;
 	INIT_LIST_HEAD(&x->waiters);
+	x->done_at = 0;
 }
 
 static inline void reinit_completion(struct completion *x)

@@ -65,6 +65,7 @@ struct task_struct {
 	struct list_head all_node;	/* every task, in creation order */
 	unsigned int preempt_saved;	/* preempt count while switched out */
 	uint64_t blocked_since;		/* when it last left the CPU asleep */
+	uint64_t woken_at;		/* the waker's clock at its last wake-up */
 	unsigned int sleep_seq;		/* counts sleeps, for the hung-task check */
 	const void *wait_obj;		/* what it sleeps on, for deadlock reports */
 	const char *wait_what;

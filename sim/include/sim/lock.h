@@ -3,6 +3,7 @@
 #define SIM_LOCK_H
 
 #include <sim/site.h>
+#include <stdint.h>
 
 /* A context spins on one of these; whoever changes the condition releases it. */
 struct sim_spin_obj {
@@ -26,6 +27,7 @@ struct sim_lock {
 	const struct lock_class_key *key;	/* NULL: keyed by the lock itself */
 	struct sim_lock_class *cls;
 	unsigned long cls_gen;			/* the machine cls was looked up in */
+	uint64_t handed_at;			/* the clock of its last acquire or release */
 };
 
 /* The machine's own (lock.c to lockdep.c): a trylock succeeded. */

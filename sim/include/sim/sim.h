@@ -14,6 +14,11 @@
 
 enum sim_preempt { SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
 
+/* skew_ns: no bound at all. */
+#define SIM_SKEW_UNBOUNDED	UINT64_MAX
+/* The default skew, 20 us: the reasons are in machine.c. */
+#define SIM_SKEW_DEFAULT_NS	20000ULL
+
 enum sim_strategy {
 	SIM_STRATEGY_FAITHFUL,	/* earliest local clock first, ties to the lowest CPU */
 	SIM_STRATEGY_RANDOM,	/* uniform over the candidates, from the seed */
@@ -44,13 +49,22 @@ struct sim_config {
 	uint64_t time_limit_ns;		/* the run stops here; 0: no limit */
 	uint64_t max_decisions;		/* the run stops after this many; 0: no limit */
 	uint64_t max_steps;		/* ... or after this many scheduling points; 0: no limit */
+	/*
+	 * How far ahead of the earliest ready CPU's clock a strategy may run
+	 * another CPU (see machine.c); SIM_SKEW_UNBOUNDED models a vCPU that
+	 * its host may preempt for any time.
+	 */
+	uint64_t skew_ns;
 	size_t stack_size;		/* per simulated context */
 	bool keep_trace;		/* keep records, not just their hash */
 	bool drop_decisions;		/* count decisions, keep no log: none is written */
 	struct sim_costs costs;
 };
 
-/* Fill in the defaults: 2 CPUs, HZ=250, voluntary preemption, faithful, 120 s hung task. */
+/*
+ * Fill in the defaults: 2 CPUs, HZ=250, voluntary preemption, faithful, 120 s
+ * hung task, 20 us skew.
+ */
 void sim_config_default(struct sim_config *cfg);
 
 /* Set up a fresh machine. Returns 0, or -EINVAL with a message in sim_error(). */
