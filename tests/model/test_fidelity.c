@@ -797,6 +797,7 @@ static struct {
 
 /* How often each call was made, and returned what, from where: the generator's reach. */
 static unsigned long called[OP__COUNT][FROM__COUNT];
+static unsigned long called_on_itself;		/* by a work, on itself or its worker */
 static unsigned long coverage[OP__COUNT][FROM__COUNT][2];
 static unsigned long cpus_seen[5], destroy_warns, ends[SIM_END_DIVERGED + 1];
 
@@ -968,6 +969,7 @@ static void do_op(const struct op *o, const char *who, enum where from, int owne
 	int r = -1;
 
 	called[o->kind][from]++;
+	called_on_itself += o->self;
 	switch (o->kind) {
 	case OP_QUEUE:
 		r = M->queue_work(op_worker(o), op_work(o));
@@ -1322,7 +1324,7 @@ struct reach {
 	unsigned long long_waits;	/* ... that waited for their longest delays */
 	unsigned long victims;		/* ... with a victim worker */
 	unsigned long victim_after_users;	/* ... ended by a thread once its users were done */
-	unsigned long victim_raced;	/* ... ended while users still had uses left */
+	unsigned long victim_raced;	/* ... ended racing: users still had uses left */
 	unsigned long victim_stopped;	/* ... ended by kthread_stop, which returned */
 	unsigned long victim_by[FROM__COUNT];	/* ... whose end began in a thread, irq ... */
 };
@@ -1394,7 +1396,8 @@ static void examine_run(const struct program *p, struct reach *r)
 		r->victim_by[S.v_end_from]++;
 	r->victim_after_users += S.v_ended && !S.v_by_teardown && S.v_end_from == FROM_THREAD &&
 				 !S.v_raced && p->v.waits && !p->v.race;
-	r->victim_raced += S.v_ended && S.v_raced;
+	r->victim_raced += S.v_ended && S.v_raced && p->v.race &&
+			   (S.v_end_from == FROM_THREAD || S.v_end_from == FROM_WORK);
 	r->victim_stopped += S.v_gone && p->v.stop;
 }
 
@@ -1528,7 +1531,7 @@ static void print_reach(const struct kw_model *tree, const struct kw_model *main
 		reach.victim_by[FROM_WORK], reach.victim_after_users, reach.victim_raced,
 		reach.victim_stopped);
 	fprintf(stderr, "calls (both variants), from where: made, returned true/false "
-		"(void: 0/n)\n");
+		"(void: 0/n); %lu by works on themselves or their worker\n", called_on_itself);
 	for (int k = 0; k < OP__COUNT; k++) {
 		fprintf(stderr, "  %-34s", op_names[k]);
 		for (int w = 0; w < FROM__COUNT; w++)
@@ -1578,6 +1581,7 @@ START_TEST(same_behaviour)
 	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++)
 		need(called[k][FROM_WORK], 100, op_names[k]);
 	need(called[OP_PRIVATE][FROM_WORK], 100, "private workers in works");
+	need(called_on_itself, 100, "works flushing or cancelling themselves, flushing their worker");
 	/* the sleeping calls from atomic context: a misuse, each of them */
 	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++) {
 		need(called[k][FROM_TIMER], 10, op_names[k]);
