@@ -1026,9 +1026,14 @@ static void work_ran(struct kthread_work *work, const char *kind)
 	int obj = obj_of(work);
 	struct task_struct *me = current;
 
-	ev("%s runs obj %d in %s", kind, obj, me->comm);
-	if (obj >= 0)
+	if (obj >= 0) {
 		S.runs[obj]++;
+		ev("%s runs obj %d in %s", kind, obj, me->comm);
+		return;
+	}
+	for (int i = 0; S.vdw && i <= NVWORKS; i++)
+		if (work == (i < NVWORKS ? S.vw[i] : M->dwork_work(S.vdw)))
+			ev("%s runs victim obj %d in %s", kind, i, me->comm);
 }
 
 static void fn_plain(struct kthread_work *work)
