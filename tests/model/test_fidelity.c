@@ -528,7 +528,14 @@ static void generate(struct program *p, uint64_t seed)
 	uint64_t at;
 
 	memset(p, 0, sizeof(*p));
-	rnd_state = seed * 0x9e3779b97f4a7c15ULL + 0x5eed;
+	/*
+	 * m_rand() steps its state by a constant: a state of seed * that
+	 * constant made seed N+1's stream seed N's shifted by one draw, and
+	 * neighbouring programs near copies. Each seed starts somewhere of
+	 * its own.
+	 */
+	rnd_state = seed + 0x5eed;
+	rnd_state = m_rand(&rnd_state);
 	p->seed = seed;
 	p->ncpus = 1 + (int)(seed % 4);
 	p->preempt = preempts[rnd(3)];
