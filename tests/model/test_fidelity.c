@@ -1514,14 +1514,16 @@ static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 /*
  * At least 'per10k' in 10,000 programs (and at least one, whatever the
  * number of seeds): a kind of program the generator stopped making, or
- * that stopped reaching what it is for, fails the test.
+ * that stopped reaching what it is for, fails the test. 'from' names the
+ * context the count is about (FROM__COUNT: none).
  */
-static void need(unsigned long count, unsigned long per10k, const char *what)
+static void need(unsigned long count, unsigned long per10k, const char *what, enum where from)
 {
 	unsigned long floor = per10k * nseeds / 10000;
 
-	ck_assert_msg(count >= (floor ? floor : 1), "%s: %lu, fewer than %lu in %u programs",
-		      what, count, floor ? floor : 1, nseeds);
+	ck_assert_msg(count >= (floor ? floor : 1), "%s%s%s: %lu, fewer than %lu in %u programs",
+		      what, from < FROM__COUNT ? " from a " : "",
+		      from < FROM__COUNT ? where_name[from] : "", count, floor ? floor : 1, nseeds);
 }
 
 static void print_reach(const struct kw_model *tree, const struct kw_model *mainline)
@@ -1591,30 +1593,33 @@ START_TEST(same_behaviour)
 	}
 	/* from works: everything a work may do, and the misuses */
 	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++)
-		need(called[k][FROM_WORK], 100, op_names[k]);
-	need(called[OP_PRIVATE][FROM_WORK], 100, "private workers in works");
-	need(called_on_itself, 100, "works flushing or cancelling themselves, flushing their worker");
+		need(called[k][FROM_WORK], 100, op_names[k], FROM_WORK);
+	need(called[OP_PRIVATE][FROM_WORK], 100, "private workers", FROM_WORK);
+	need(called_on_itself, 100, "works flushing or cancelling themselves, flushing their worker",
+	     FROM__COUNT);
 	/* the sleeping calls from atomic context: a misuse, each of them */
 	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++) {
-		need(called[k][FROM_TIMER], 10, op_names[k]);
-		need(called[k][FROM_IRQ], 10, op_names[k]);
+		need(called[k][FROM_TIMER], 10, op_names[k], FROM_TIMER);
+		need(called[k][FROM_IRQ], 10, op_names[k], FROM_IRQ);
 	}
 	/* workers' ends, from everywhere they may come */
 	for (int w = 0; w < FROM__COUNT; w++)
-		need(called[OP_DESTROY][w], w == FROM_THREAD ? 1000 : 5, "kthread_destroy_worker");
-	need(coverage[OP_STOP][FROM_THREAD][0], 300, "kthread_stop of created workers, returned");
-	need(coverage[OP_STOP][FROM_WORK][0], 20, "kthread_stop of created workers in works");
+		need(called[OP_DESTROY][w], w == FROM_THREAD ? 1000 : 5, "kthread_destroy_worker", w);
+	need(coverage[OP_STOP][FROM_THREAD][0], 300, "kthread_stop of created workers, returned",
+	     FROM_THREAD);
+	need(coverage[OP_STOP][FROM_WORK][0], 20, "kthread_stop of created workers, returned",
+	     FROM_WORK);
 	/* the timer wheel's levels, repeated suspends, the victims' ends */
-	need(reach.wheel_level[1], 200, "timers fired from wheel level 1");
-	need(reach.wheel_level[2], 100, "timers fired from wheel level 2");
-	need(reach.wheel_level[3], 50, "timers fired from wheel level 3");
-	need(reach.resuspended, 200, "programs suspended twice or more");
-	need(reach.refrozen, 50, "programs with a worker frozen in a later suspend");
-	need(reach.victim_after_users, 200, "victims ended after their users");
-	need(reach.victim_raced, 50, "victims ended while users were at them");
-	need(reach.victim_stopped, 50, "victims stopped");
+	need(reach.wheel_level[1], 200, "programs that fired a timer from wheel level 1", FROM__COUNT);
+	need(reach.wheel_level[2], 100, "programs that fired a timer from wheel level 2", FROM__COUNT);
+	need(reach.wheel_level[3], 50, "programs that fired a timer from wheel level 3", FROM__COUNT);
+	need(reach.resuspended, 200, "programs suspended twice or more", FROM__COUNT);
+	need(reach.refrozen, 50, "programs with a worker frozen in a later suspend", FROM__COUNT);
+	need(reach.victim_after_users, 200, "victims ended after their users", FROM__COUNT);
+	need(reach.victim_raced, 50, "victims ended while users were at them", FROM__COUNT);
+	need(reach.victim_stopped, 50, "victims stopped", FROM__COUNT);
 	for (int w = 0; w < FROM__COUNT; w++)
-		need(reach.victim_by[w], 5, "victims whose end began there");
+		need(reach.victim_by[w], 5, "victims whose end began", (enum where)w);
 	ck_assert_msg(ends[SIM_END_FATAL] && reach.suspended && destroy_warns,
 		      "the misuse and suspend paths were not reached");
 	if (no_destroy_delayed_warn)
