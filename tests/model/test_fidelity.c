@@ -10,15 +10,31 @@
  *
  * A program: one to four CPUs; two shared workers (kthread_create_worker,
  * kthread_create_worker_on_cpu, or kthread_init_worker + kthread_run),
- * possibly freezable, with a suspend and resume; works and delayed works
- * that spin, sleep, requeue themselves or queue another; threads calling
- * every API function (private workers created, used and destroyed, with
- * kthread_init_work / kthread_init_delayed_work on reuse), hard irqs and
- * timer callbacks queueing and modifying; a teardown that cancels and
- * destroys. A few programs misuse the API on purpose (a work on two
- * workers, a delayed work reinitialised while armed, a worker destroyed
- * with its delayed work armed), since the WARNs and faults that follow are
- * behaviour too.
+ * possibly freezable, with up to three suspends and resumes; works and
+ * delayed works that spin, sleep, requeue themselves, queue another, or
+ * call the API themselves (queue, modify, flush the other worker or a work
+ * on it, cancel, sync or delayed, and have a worker of their own); threads
+ * calling every API function (private workers created, used, and destroyed
+ * or ended with kthread_stop(worker->task) and kfree, with kthread_init_work
+ * / kthread_init_delayed_work on reuse); hard irqs and timer callbacks
+ * queueing and modifying; delays of a few jiffies, and in some programs
+ * delays across the timer wheel's levels (up to 4500 jiffies), which the
+ * run then lasts long enough to see fire; a victim worker, used by some
+ * threads and ended (destroyed or stopped) by one context, within the
+ * contract once its users are done, or racing them; a teardown that
+ * cancels and destroys or stops. A few programs misuse the API on purpose
+ * (a work on two workers, a delayed work reinitialised while armed, a
+ * worker destroyed with its delayed work armed, a work flushing or
+ * cancelling itself or flushing its own worker, flushes, cancels and the
+ * victim's end from a timer callback or a hard irq), since the WARNs,
+ * reports, faults and deadlocks that follow are behaviour too.
+ *
+ * The test counts what the programs reached (calls made and their results
+ * from each context, timers fired from each wheel level, repeated suspends
+ * that froze a worker again, victims ended after or racing their users,
+ * workers stopped) and requires a minimum of each: a kind of program the
+ * generator stopped making fails it. Each run's records pass through
+ * examine_run(), the place for checks over a whole trace.
  *
  *   test_fidelity tree:LABEL [--seeds N] [--no-destroy-delayed-warn]
  *                 [--first SEED] [--dump SEED]
@@ -41,6 +57,7 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/timer.h>
 #include <sim/causal.h>
 
@@ -61,19 +78,28 @@ static unsigned long first_seed;	/* --first SEED: where the seeds start */
 /* --- the program: plain data, from the seed alone ------------------------------------- */
 
 #define MAX_THREADS	4
-#define MAX_OPS		10
+#define MAX_OPS		10		/* a thread's own operations */
+#define VICTIM_OPS	3		/* ... the victim worker's, at most, for a user of it */
+#define MAX_TOPS	(MAX_OPS + VICTIM_OPS + 1)	/* ... and its end, or the timer arming for it */
 #define MAX_IRQS	3
-#define IRQ_OPS		2
+#define IRQ_OPS		2		/* per hard irq, timer callback or work */
 #define NTIMERS		2
 #define NWORKS		4		/* plain works: objects 0 .. NWORKS-1 */
 #define NDWORKS		3		/* delayed works: objects NWORKS .. */
 #define NOBJ		(NWORKS + NDWORKS)
 #define NWORKERS	2
+#define NVWORKS		2		/* the victim's plain works: its objects 0, 1 ... */
+#define VDWORK		NVWORKS		/* ... and its delayed work */
+#define MAX_SUSPENDS	3
+#define NOWNERS		(MAX_THREADS + NOBJ)	/* who may have a private worker: threads, works */
 
 enum op_kind {
 	OP_QUEUE, OP_QUEUE_DELAYED, OP_MOD_DELAYED, OP_FLUSH_WORK, OP_FLUSH_WORKER,
 	OP_CANCEL, OP_CANCEL_DELAYED, OP_UDELAY, OP_MSLEEP, OP_ARM_TIMER, OP_PRIVATE,
 	OP_INIT,		/* inside OP_PRIVATE: kthread_init_work, _delayed_work */
+	OP_END_VICTIM,		/* the victim worker destroyed, or its task stopped */
+	OP_DESTROY,		/* inside OP_PRIVATE, OP_END_VICTIM and the teardown */
+	OP_STOP,		/* ditto: kthread_stop(worker->task) of a created worker, and kfree */
 	OP__COUNT
 };
 
@@ -81,8 +107,14 @@ static const char *const op_names[OP__COUNT] = {
 	"kthread_queue_work", "kthread_queue_delayed_work", "kthread_mod_delayed_work",
 	"kthread_flush_work", "kthread_flush_worker", "kthread_cancel_work_sync",
 	"kthread_cancel_delayed_work_sync", "udelay", "msleep", "mod_timer",
-	"private worker", "kthread_init_work / _delayed_work",
+	"private worker", "kthread_init_work / _delayed_work", "the victim's end",
+	"kthread_destroy_worker", "kthread_stop(worker->task)",
 };
+
+/* Where a call is made from. */
+enum where { FROM_THREAD, FROM_IRQ, FROM_TIMER, FROM_WORK, FROM__COUNT };
+
+static const char *where_name[FROM__COUNT] = { "thread", "irq", "timer", "work" };
 
 /* OP_PRIVATE's choices, in its val */
 #define PRIV_ON_CPU	0x1u		/* kthread_create_worker_on_cpu, cpu from bits 8.. */
@@ -91,11 +123,14 @@ static const char *const op_names[OP__COUNT] = {
 #define PRIV_MOD	0x8u		/* kthread_mod_delayed_work of the delayed one */
 #define PRIV_FORGET	0x10u		/* misuse: destroy with the delayed work armed */
 #define PRIV_REINIT	0x20u		/* misuse: reinitialise the delayed work while armed */
+#define PRIV_STOP	0xc0u		/* both bits: kthread_stop(worker->task) and kfree */
 
 struct op {
 	uint8_t kind;
 	uint8_t obj;		/* a work, delayed work, worker or timer */
 	uint8_t other;		/* queue on the other worker: a misuse */
+	uint8_t victim;		/* obj is one of the victim worker's (NVWORKS, VDWORK) */
+	uint8_t self;		/* from a work, of itself (obj) or its own worker: a misuse */
 	uint32_t val;		/* delay (jiffies), us, ms, or the private worker's choices */
 };
 
@@ -104,7 +139,8 @@ struct thread {
 	bool bind;
 	uint64_t start;
 	int nops;
-	struct op ops[MAX_OPS];
+	int vlast;		/* the index of its last use of the victim; -1: none */
+	struct op ops[MAX_TOPS];
 };
 
 struct irq {
@@ -114,10 +150,29 @@ struct irq {
 	struct op ops[IRQ_OPS];
 };
 
-enum work_kind { K_PLAIN, K_SPIN, K_SLEEP, K_REQUEUE, K_CHAIN, K__COUNT };
+enum work_kind { K_PLAIN, K_SPIN, K_SLEEP, K_REQUEUE, K_CHAIN, K_OPS, K__COUNT };
 
 /* How the second shared worker starts. */
 enum w1_mode { W1_NONE, W1_ON_CPU, W1_LEGACY };
+
+/*
+ * The victim: a worker of its own (kthread_create_worker, "kwr") with two
+ * works and a delayed work nobody else queues, used by some threads and
+ * ended by one context. Within the contract, a thread ends it once the other
+ * users have said (a completion) they are done; a racing end does not wait.
+ */
+struct victim {
+	bool on;
+	int cpu;			/* -1: kthread_create_worker */
+	unsigned int flags;
+	bool stop;			/* kthread_stop(worker->task) and kfree, not destroyed */
+	bool race;			/* its end does not wait for the users */
+	enum work_kind kind[NVWORKS + 1];
+	enum where end_from;		/* who ends it: a thread, irq, timer or work ... */
+	int end_idx;			/* ... which one (a work: its object) */
+	int waits;			/* users the ending thread waits for */
+	unsigned int users;		/* the threads that use it, a mask */
+};
 
 struct program {
 	uint64_t seed;
@@ -132,15 +187,21 @@ struct program {
 	int home[NOBJ];			/* the worker each work is meant for */
 	enum work_kind kind[NOBJ];
 	unsigned int spin_us[NOBJ];
+	int work_nops[NOBJ];		/* K_OPS: what the work does */
+	struct op work_ops[NOBJ][IRQ_OPS];
 	int nthreads;
 	struct thread t[MAX_THREADS];
 	int nirqs;
 	struct irq irq[MAX_IRQS];
 	int timer_nops[NTIMERS];
 	struct op timer_ops[NTIMERS][IRQ_OPS];
-	bool suspend;
-	uint64_t suspend_at, resume_at;
+	int nsuspends;
+	uint64_t suspend_at[MAX_SUSPENDS], resume_at[MAX_SUSPENDS];
+	bool long_delays;		/* delays across the timer wheel's levels ... */
+	bool long_wait;			/* ... and the teardown waits until they are due */
+	struct victim v;
 	bool teardown;
+	bool w0_stop, w1_stop;		/* teardown: kthread_stop(worker->task), not destroy */
 	bool forget[NDWORKS];		/* left armed at destroy: a misuse */
 	bool cancel_works;
 	bool misuse;			/* this program misuses the API on purpose */
@@ -160,11 +221,50 @@ static bool chance(unsigned int percent)
 
 static const uint32_t delays[] = { 0, 0, 1, 1, 2, 3, 5 };
 
-/* An operation that never sleeps: for hard irqs and timer callbacks. */
-static struct op atomic_op(void)
+/*
+ * Across the timer wheel's levels (sim/timer.c, as kernel/time/timer.c):
+ * level 1 from 63 jiffies, 2 from 504, 3 from 4032, each rounding up to its
+ * granule (8, 64, 512 jiffies). A program with long delays lasts until the
+ * longest is due (LONG_WAIT), whatever HZ: the machine spends no steps on
+ * jiffies in which nothing happens.
+ */
+static const uint32_t long_delays[] = { 62, 63, 64, 200, 503, 504, 505, 1500, 4031, 4032, 4100, 4500 };
+#define LONG_WAIT	(4500 + 512 + 100)	/* jiffies */
+
+static uint32_t delay(const struct program *p)
+{
+	if (p->long_delays && chance(35))
+		return long_delays[rnd(ARRAY_SIZE(long_delays))];
+	return delays[rnd(ARRAY_SIZE(delays))];
+}
+
+static int nworkers(const struct program *p)
+{
+	return p->w1 == W1_NONE ? 1 : NWORKERS;
+}
+
+/*
+ * An operation for a hard irq or a timer callback: one that never sleeps,
+ * but in a misusing program, now and then, one that may (the kernel's
+ * might_sleep report, or "scheduling while atomic" if it does sleep).
+ */
+static struct op atomic_op(const struct program *p)
 {
 	struct op o = { 0 };
 
+	if (p->misuse && chance(20)) {
+		static const uint8_t sleeping[] = {
+			OP_FLUSH_WORK, OP_FLUSH_WORKER, OP_CANCEL, OP_CANCEL_DELAYED };
+
+		o.kind = sleeping[rnd(ARRAY_SIZE(sleeping))];
+		if (o.kind == OP_FLUSH_WORKER)
+			o.obj = (uint8_t)rnd((unsigned int)nworkers(p));
+		else if (o.kind == OP_CANCEL_DELAYED)
+			o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
+		else
+			o.obj = (uint8_t)rnd(NWORKS);
+		return o;
+	}
 	switch (rnd(3)) {
 	case 0:
 		o.kind = OP_QUEUE;
@@ -173,18 +273,27 @@ static struct op atomic_op(void)
 	case 1:
 		o.kind = OP_QUEUE_DELAYED;
 		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
-		o.val = delays[rnd(ARRAY_SIZE(delays))];
+		o.val = delay(p);
 		break;
 	default:
 		o.kind = OP_MOD_DELAYED;
 		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
-		o.val = delays[rnd(ARRAY_SIZE(delays))];
+		o.val = delay(p);
 		break;
 	}
 	return o;
 }
 
-static struct op thread_op(const struct program *p, bool misuse)
+static uint32_t private_choices(const struct program *p)
+{
+	uint32_t how = (uint32_t)m_rand(&rnd_state) & ~(PRIV_FORGET | PRIV_REINIT);
+
+	if (p->misuse && chance(40))
+		how |= chance(50) ? PRIV_FORGET : PRIV_REINIT;
+	return how;
+}
+
+static struct op thread_op(const struct program *p)
 {
 	struct op o = { 0 };
 	unsigned int r = rnd(100);
@@ -195,11 +304,11 @@ static struct op thread_op(const struct program *p, bool misuse)
 	} else if (r < 28) {
 		o.kind = OP_QUEUE_DELAYED;
 		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
-		o.val = delays[rnd(ARRAY_SIZE(delays))];
+		o.val = delay(p);
 	} else if (r < 40) {
 		o.kind = OP_MOD_DELAYED;
 		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
-		o.val = delays[rnd(ARRAY_SIZE(delays))];
+		o.val = delay(p);
 	} else if (r < 48) {
 		/*
 		 * Flushing a delayed work whose timer is armed waits for good
@@ -210,7 +319,7 @@ static struct op thread_op(const struct program *p, bool misuse)
 		o.obj = (uint8_t)(chance(80) ? rnd(NWORKS) : NWORKS + rnd(NDWORKS));
 	} else if (r < 53) {
 		o.kind = OP_FLUSH_WORKER;
-		o.obj = (uint8_t)rnd(p->w1 == W1_NONE ? 1 : NWORKERS);
+		o.obj = (uint8_t)rnd((unsigned int)nworkers(p));
 	} else if (r < 61) {
 		o.kind = OP_CANCEL;
 		o.obj = (uint8_t)rnd(NWORKS);
@@ -229,14 +338,187 @@ static struct op thread_op(const struct program *p, bool misuse)
 		o.val = rnd(5);
 	} else {
 		o.kind = OP_PRIVATE;
-		o.val = (uint32_t)m_rand(&rnd_state) & ~(PRIV_FORGET | PRIV_REINIT);
-		if (misuse && chance(40))
-			o.val |= chance(50) ? PRIV_FORGET : PRIV_REINIT;
+		o.val = private_choices(p);
 	}
 	/* a work queued on the other worker: the kernel WARNs, and so must both */
-	if (misuse && o.kind <= OP_MOD_DELAYED && p->w1 != W1_NONE && chance(10))
+	if (p->misuse && o.kind <= OP_MOD_DELAYED && p->w1 != W1_NONE && chance(10))
 		o.other = 1;
 	return o;
+}
+
+/* A plain work meant for the worker 'home', or -1. */
+static int plain_work_on(const struct program *p, int home)
+{
+	int first = (int)rnd(NWORKS);
+
+	for (int i = 0; i < NWORKS; i++)
+		if (p->home[(first + i) % NWORKS] == home)
+			return (first + i) % NWORKS;
+	return -1;
+}
+
+/*
+ * What a K_OPS work does, on its worker. Within the contract: queue,
+ * modify, cancel any work but itself, flush a work or the worker of the
+ * other side, sleep, or have a worker of its own (created, used, destroyed
+ * or stopped). A misusing program may flush or cancel the work itself or
+ * flush its own worker: the worker then waits for itself.
+ */
+static struct op work_op(const struct program *p, int obj)
+{
+	int other = (p->home[obj] + 1) % nworkers(p);
+	struct op o = { 0 };
+	unsigned int r = rnd(100);
+
+	if (p->misuse && chance(15)) {
+		static const uint8_t selfish[] = { OP_FLUSH_WORK, OP_FLUSH_WORKER, OP_CANCEL };
+
+		o.kind = selfish[rnd(ARRAY_SIZE(selfish))];
+		if (o.kind == OP_CANCEL && obj >= NWORKS)
+			o.kind = OP_CANCEL_DELAYED;
+		o.obj = (uint8_t)obj;
+		o.self = 1;
+		return o;
+	}
+	if (r < 14) {
+		o.kind = OP_QUEUE;
+		o.obj = (uint8_t)rnd(NWORKS);
+	} else if (r < 26) {
+		o.kind = OP_QUEUE_DELAYED;
+		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
+		o.val = delay(p);
+	} else if (r < 40) {
+		o.kind = OP_MOD_DELAYED;
+		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
+		o.val = delay(p);
+	} else if (r < 50 && p->w1 != W1_NONE && plain_work_on(p, other) >= 0) {
+		o.kind = OP_FLUSH_WORK;
+		o.obj = (uint8_t)plain_work_on(p, other);
+	} else if (r < 56 && p->w1 != W1_NONE) {
+		o.kind = OP_FLUSH_WORKER;
+		o.obj = (uint8_t)other;
+	} else if (r < 68) {
+		o.kind = OP_CANCEL;
+		o.obj = (uint8_t)((obj + 1 + (int)rnd(NWORKS - 1)) % NWORKS);
+	} else if (r < 80) {
+		o.kind = OP_CANCEL_DELAYED;
+		o.obj = (uint8_t)(NWORKS + rnd(NDWORKS));
+		if (o.obj == obj)
+			o.obj = (uint8_t)(NWORKS + (obj - NWORKS + 1) % NDWORKS);
+	} else if (r < 86) {
+		o.kind = OP_MSLEEP;
+		o.val = rnd(3);
+	} else if (r < 94) {
+		o.kind = OP_PRIVATE;
+		o.val = private_choices(p);
+	} else {
+		o.kind = OP_UDELAY;
+		o.val = rnd(100);
+	}
+	return o;
+}
+
+/* A use of the victim worker by a thread. */
+static struct op victim_op(const struct program *p)
+{
+	static const uint8_t uses[] = {
+		OP_QUEUE, OP_QUEUE, OP_QUEUE_DELAYED, OP_MOD_DELAYED, OP_FLUSH_WORK,
+		OP_FLUSH_WORKER, OP_CANCEL, OP_CANCEL_DELAYED };
+	struct op o = { 0 };
+
+	o.kind = uses[rnd(ARRAY_SIZE(uses))];
+	o.victim = 1;
+	/* not the delayed work's flush: see thread_op() */
+	o.obj = (uint8_t)rnd(NVWORKS);
+	if (o.kind == OP_QUEUE_DELAYED || o.kind == OP_MOD_DELAYED || o.kind == OP_CANCEL_DELAYED)
+		o.obj = VDWORK;
+	if (o.kind == OP_QUEUE_DELAYED || o.kind == OP_MOD_DELAYED)
+		o.val = delay(p);
+	return o;
+}
+
+static void insert_op(struct op *ops, int *nops, int at, struct op o)
+{
+	memmove(&ops[at + 1], &ops[at], (size_t)(*nops - at) * sizeof(*ops));
+	ops[at] = o;
+	++*nops;
+}
+
+/* Put an op into a list of IRQ_OPS: in place of the last one when it is full. */
+static void put_op(struct op *ops, int *nops, struct op o)
+{
+	if (*nops == IRQ_OPS)
+		--*nops;
+	ops[(*nops)++] = o;
+}
+
+static void generate_victim(struct program *p)
+{
+	struct victim *v = &p->v;
+	struct op end = { .kind = OP_END_VICTIM };
+	int ender = -1, k_ops = -1;
+
+	v->on = true;
+	v->cpu = chance(50) ? (int)rnd((unsigned int)p->ncpus) : -1;
+	v->flags = chance(30) ? KTW_FREEZABLE_FLAG : 0;
+	v->stop = chance(30);
+	v->race = chance(30);
+	for (int i = 0; i <= NVWORKS; i++)
+		v->kind[i] = (enum work_kind)rnd(K_SLEEP + 1);
+	for (int i = 0; i < NOBJ; i++)
+		if (p->kind[i] == K_OPS)
+			k_ops = i;
+
+	/* who ends it: a thread, or (racing) a work, or (misuse) an irq or a timer */
+	if (p->misuse && chance(50)) {
+		v->end_from = p->nirqs && chance(50) ? FROM_IRQ : FROM_TIMER;
+		v->end_idx = (int)rnd(v->end_from == FROM_IRQ ? (unsigned int)p->nirqs : NTIMERS);
+		if (v->end_from == FROM_IRQ)
+			put_op(p->irq[v->end_idx].ops, &p->irq[v->end_idx].nops, end);
+		else
+			put_op(p->timer_ops[v->end_idx], &p->timer_nops[v->end_idx], end);
+	} else if (v->race && k_ops >= 0 && chance(60)) {
+		v->end_from = FROM_WORK;
+		v->end_idx = k_ops;
+		put_op(p->work_ops[k_ops], &p->work_nops[k_ops], end);
+	} else {
+		v->end_from = FROM_THREAD;
+		v->end_idx = ender = (int)rnd((unsigned int)p->nthreads);
+	}
+
+	/* its users: at least one that is not the ending thread, when there is one */
+	for (int i = 0; i < p->nthreads; i++)
+		if (chance(60))
+			v->users |= 1u << i;
+	if (!(v->users & ~(ender >= 0 ? 1u << ender : 0)) && (p->nthreads > 1 || ender < 0))
+		v->users |= 1u << ((ender + 1) % p->nthreads);
+	if (v->end_from == FROM_TIMER) {
+		/* a thread arms that timer (room for it: the ender is no thread) */
+		struct thread *t = &p->t[rnd((unsigned int)p->nthreads)];
+		struct op arm = { .kind = OP_ARM_TIMER, .obj = (uint8_t)v->end_idx, .val = rnd(5) };
+
+		insert_op(t->ops, &t->nops, (int)rnd((unsigned int)t->nops + 1), arm);
+	}
+	for (int i = 0; i < p->nthreads; i++) {
+		struct thread *t = &p->t[i];
+
+		t->vlast = -1;
+		if (!(v->users & (1u << i)))
+			continue;
+		for (int n = 1 + (int)rnd(VICTIM_OPS); n; n--)
+			insert_op(t->ops, &t->nops, (int)rnd((unsigned int)t->nops + 1), victim_op(p));
+		for (int j = 0; j < t->nops; j++)
+			if (t->ops[j].victim)
+				t->vlast = j;
+		if (i != ender)
+			v->waits++;
+	}
+	if (ender >= 0) {
+		struct thread *t = &p->t[ender];
+		int after = t->vlast + 1;
+
+		insert_op(t->ops, &t->nops, after + (int)rnd((unsigned int)(t->nops - after + 1)), end);
+	}
 }
 
 static void generate(struct program *p, uint64_t seed)
@@ -244,26 +526,41 @@ static void generate(struct program *p, uint64_t seed)
 	static const unsigned int hzs[] = { 100, 250, 1000 };
 	static const enum sim_preempt preempts[] = {
 		SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
-	bool misuse;
+	uint64_t at;
 
 	memset(p, 0, sizeof(*p));
-	rnd_state = seed * 0x9e3779b97f4a7c15ULL + 0x5eed;
+	/*
+	 * m_rand() steps its state by a constant: a state of seed * that
+	 * constant made seed N+1's stream seed N's shifted by one draw, and
+	 * neighbouring programs near copies. Each seed starts somewhere of
+	 * its own.
+	 */
+	rnd_state = seed + 0x5eed;
+	rnd_state = m_rand(&rnd_state);
 	p->seed = seed;
 	p->ncpus = 1 + (int)(seed % 4);
 	p->preempt = preempts[rnd(3)];
 	p->hz = hzs[rnd(3)];
-	misuse = chance(15);
-	p->misuse = misuse;
+	p->misuse = chance(15);
+	p->long_delays = chance(15);
+	p->long_wait = p->long_delays && chance(80);
+	/* several suspends now and then; freezable workers then more often */
+	p->nsuspends = chance(20) ? 1 + (int)rnd(MAX_SUSPENDS) : 0;
 
 	p->w0_cpu = chance(40) ? (int)rnd((unsigned int)p->ncpus) : -1;
-	p->w0_flags = chance(30) ? KTW_FREEZABLE_FLAG : 0;
+	p->w0_flags = chance(p->nsuspends > 1 ? 60 : 30) ? KTW_FREEZABLE_FLAG : 0;
 	p->w1 = (enum w1_mode)rnd(3);
 	p->w1_cpu = (int)rnd((unsigned int)p->ncpus);
-	p->w1_flags = chance(30) ? KTW_FREEZABLE_FLAG : 0;
+	p->w1_flags = chance(p->nsuspends > 1 ? 60 : 30) ? KTW_FREEZABLE_FLAG : 0;
 	for (int i = 0; i < NOBJ; i++) {
-		p->home[i] = p->w1 == W1_NONE ? 0 : (int)rnd(NWORKERS);
+		p->home[i] = (int)rnd((unsigned int)nworkers(p));
 		p->kind[i] = (enum work_kind)rnd(K__COUNT);
 		p->spin_us[i] = 1 + rnd(60);
+	}
+	for (int i = 0; i < NOBJ; i++) {
+		p->work_nops[i] = 1 + (int)rnd(IRQ_OPS);
+		for (int j = 0; j < p->work_nops[i]; j++)
+			p->work_ops[i][j] = work_op(p, i);
 	}
 
 	p->nthreads = 1 + (int)rnd(MAX_THREADS);
@@ -274,8 +571,9 @@ static void generate(struct program *p, uint64_t seed)
 		t->cpu = (int)rnd((unsigned int)p->ncpus);
 		t->start = rnd(2000) * NSEC_PER_USEC;
 		t->nops = 2 + (int)rnd(MAX_OPS - 1);
+		t->vlast = -1;
 		for (int j = 0; j < t->nops; j++)
-			t->ops[j] = thread_op(p, misuse);
+			t->ops[j] = thread_op(p);
 	}
 	p->nirqs = (int)rnd(MAX_IRQS + 1);
 	for (int i = 0; i < p->nirqs; i++) {
@@ -285,19 +583,26 @@ static void generate(struct program *p, uint64_t seed)
 		q->cpu = (int)rnd((unsigned int)p->ncpus);
 		q->nops = 1 + (int)rnd(IRQ_OPS);
 		for (int j = 0; j < q->nops; j++)
-			q->ops[j] = atomic_op();
+			q->ops[j] = atomic_op(p);
 	}
 	for (int i = 0; i < NTIMERS; i++) {
 		p->timer_nops[i] = 1 + (int)rnd(IRQ_OPS);
 		for (int j = 0; j < p->timer_nops[i]; j++)
-			p->timer_ops[i][j] = atomic_op();
+			p->timer_ops[i][j] = atomic_op(p);
 	}
-	p->suspend = chance(20);
-	p->suspend_at = (500 + rnd(20000)) * NSEC_PER_USEC;
-	p->resume_at = p->suspend_at + (100 + rnd(30000)) * NSEC_PER_USEC;
+	if (chance(p->misuse ? 50 : 25))
+		generate_victim(p);
+	at = 500 * NSEC_PER_USEC;
+	for (int i = 0; i < p->nsuspends; i++) {
+		p->suspend_at[i] = at + rnd(20000) * NSEC_PER_USEC;
+		p->resume_at[i] = p->suspend_at[i] + (100 + rnd(30000)) * NSEC_PER_USEC;
+		at = p->resume_at[i] + (100 + rnd(5000)) * NSEC_PER_USEC;
+	}
 	p->teardown = chance(90);
+	p->w0_stop = chance(8);
+	p->w1_stop = p->w1 == W1_ON_CPU && chance(15);
 	for (int i = 0; i < NDWORKS; i++)
-		p->forget[i] = misuse && chance(30);
+		p->forget[i] = p->misuse && chance(30);
 	p->cancel_works = chance(70);
 }
 
@@ -477,19 +782,32 @@ static struct {
 	struct task_struct *legacy_task;
 	struct kthread_work *w[NWORKS];
 	struct kthread_delayed_work *dw[NDWORKS];
-	struct kthread_work *pw[MAX_THREADS];		/* each thread's private works */
-	struct kthread_delayed_work *pdw[MAX_THREADS];
+	struct kthread_work *pw[NOWNERS];		/* private works: threads', works' */
+	struct kthread_delayed_work *pdw[NOWNERS];
+	bool private_busy[NOWNERS];			/* a work may run twice at once */
 	struct timer_list timer[NTIMERS];
 	int runs[NOBJ];
-	int private_runs[MAX_THREADS];
+	int private_runs[NOWNERS];
 	bool ready;
 	struct completion go, done;
+	/* the victim worker */
+	struct kthread_worker *R;
+	struct kthread_work *vw[NVWORKS];
+	struct kthread_delayed_work *vdw;
+	struct completion v_done;			/* a user is done with it */
+	int v_users_left;
+	bool v_ended;					/* its end has begun */
+	enum where v_end_from;
+	bool v_by_teardown;
+	bool v_raced;					/* ... while users still had uses left */
+	bool v_gone;					/* its end returned */
 } S;
 
-/* How many times each call returned what, from where: the generator's reach. */
-enum where { FROM_THREAD, FROM_IRQ, FROM_TIMER, FROM_WORK, FROM__COUNT };
+/* How often each call was made, and returned what, from where: the generator's reach. */
+static unsigned long called[OP__COUNT][FROM__COUNT];
+static unsigned long called_on_itself;		/* by a work, on itself or its worker */
 static unsigned long coverage[OP__COUNT][FROM__COUNT][2];
-static unsigned long cpus_seen[5], destroy_warns, suspends, ends[SIM_END_DIVERGED + 1];
+static unsigned long cpus_seen[5], destroy_warns, ends[SIM_END_DIVERGED + 1];
 
 static struct kthread_work *work_of(int obj)
 {
@@ -511,38 +829,176 @@ static struct kthread_worker *worker_for(int obj, bool other)
 	return S.W[other ? !home : home];
 }
 
-static const char *where_name[FROM__COUNT] = { "thread", "irq", "timer", "work" };
+/* An op's objects: the shared ones, or the victim's. */
+static struct kthread_work *op_work(const struct op *o)
+{
+	if (o->victim)
+		return o->obj < NVWORKS ? S.vw[o->obj] : M->dwork_work(S.vdw);
+	return work_of(o->obj);
+}
 
-/* One API call; its result goes into the observation. */
-static void do_op(const struct op *o, const char *who, enum where from)
+static struct kthread_delayed_work *op_dwork(const struct op *o)
+{
+	return o->victim ? S.vdw : S.dw[o->obj - NWORKS];
+}
+
+static struct kthread_worker *op_worker(const struct op *o)
 {
 	struct kthread_worker *W;
+
+	if (o->victim)
+		return S.R;
+	if (o->kind == OP_FLUSH_WORKER && o->self) {
+		/* the worker running the work: a plain read, as current_work's */
+		W = M->work_worker(work_of(o->obj));
+		return W ? W : worker_for(o->obj, false);
+	}
+	if (o->kind == OP_FLUSH_WORKER)
+		return S.W[o->obj];
+	return worker_for(o->obj, o->other);
+}
+
+/*
+ * The end of a created worker: kthread_destroy_worker(), or what some
+ * drivers do instead, kthread_stop(worker->task) and kfree(): no flush, so
+ * works still queued stay queued, and never run.
+ */
+static void end_worker(struct kthread_worker *W, bool stop, const char *who, const char *name,
+		       enum where from)
+{
+	int r;
+
+	if (stop) {
+		called[OP_STOP][from]++;
+		r = kthread_stop(M->worker_task(W));
+		kfree(W);
+		coverage[OP_STOP][from][0]++;
+		ev("%s stops %s = %d, and frees it", who, name, r);
+	} else {
+		called[OP_DESTROY][from]++;
+		M->destroy_worker(W);
+		coverage[OP_DESTROY][from][0]++;
+		ev("%s destroys %s", who, name);
+	}
+}
+
+/* The victim's end, by its ender (or by the teardown, when nobody else did it). */
+static void end_victim(const char *who, enum where from, bool teardown)
+{
+	int r;
+
+	if (!S.R || S.v_ended) {
+		ev("%s: the victim has ended already", who);
+		return;
+	}
+	S.v_ended = true;
+	S.v_end_from = from;
+	S.v_by_teardown = teardown;
+	if (from == FROM_THREAD && !P->v.race && !teardown)
+		for (int i = 0; i < P->v.waits; i++)
+			wait_for_completion(&S.v_done);
+	S.v_raced = S.v_users_left > 0;
+	ev("%s ends the victim, %d users not done", who, S.v_users_left);
+	/* its owner's part of the contract: nothing armed (a misuse does not bother) */
+	if (from == FROM_THREAD || from == FROM_WORK) {
+		called[OP_CANCEL_DELAYED][from]++;
+		r = M->cancel_delayed_work_sync(S.vdw);
+		coverage[OP_CANCEL_DELAYED][from][r]++;
+		ev("%s cancels the victim's delayed work = %d", who, r);
+	}
+	end_worker(S.R, P->v.stop, who, "the victim", from);
+	S.v_gone = true;
+}
+
+/*
+ * A worker of its own: created, its works initialised and queued, flushed,
+ * modified, cancelled, and the worker destroyed or stopped. Nobody else
+ * touches these objects, so the misuses below stay within them:
+ * reinitialising the delayed work right after arming it for 10 jiffies (its
+ * timer cannot have fired yet), or ending the worker with the delayed work
+ * armed (its timer then touches freed memory: a fault the machine reports).
+ */
+static void fn_private(struct kthread_work *work);
+
+static void private_worker(int owner, uint32_t how, const char *who, enum where from)
+{
+	int cpu = how & PRIV_ON_CPU ? (int)((how >> 8) % (uint32_t)P->ncpus) : -1;
+	unsigned int flags = how & PRIV_FREEZABLE ? KTW_FREEZABLE_FLAG : 0;
+	unsigned long delay = how & PRIV_REINIT ? 10 : (how >> 16) % 3;
+	struct kthread_worker *W;
+	int r;
+
+	if (S.private_busy[owner]) {
+		ev("%s: its private worker is in use", who);
+		return;
+	}
+	S.private_busy[owner] = true;
+	W = M->create_worker(cpu, flags, "kwp");
+	ev("%s creates a private worker on cpu %d flags %u", who, cpu, flags);
+	/* reused works are initialised again: legal, since they are idle */
+	M->init_work(S.pw[owner], fn_private);
+	M->init_delayed_work(S.pdw[owner], fn_private);
+	coverage[OP_INIT][from][0]++;
+	r = M->queue_work(W, S.pw[owner]);
+	coverage[OP_QUEUE][from][r]++;
+	ev("%s private queue = %d", who, r);
+	r = M->queue_delayed_work(W, S.pdw[owner], delay);
+	coverage[OP_QUEUE_DELAYED][from][r]++;
+	ev("%s private queue_delayed(%lu) = %d", who, delay, r);
+	if (how & PRIV_REINIT) {
+		M->init_delayed_work(S.pdw[owner], fn_private);
+		coverage[OP_INIT][from][1]++;
+		ev("%s private init_delayed_work while armed", who);
+	}
+	if (how & PRIV_FLUSH) {
+		M->flush_work(S.pw[owner]);
+		ev("%s private flush_work", who);
+	}
+	if ((how & PRIV_MOD) && !(how & PRIV_REINIT)) {
+		r = M->mod_delayed_work(W, S.pdw[owner], (how >> 20) % 3);
+		coverage[OP_MOD_DELAYED][from][r]++;
+		ev("%s private mod_delayed = %d", who, r);
+	}
+	if (!(how & PRIV_FORGET)) {
+		r = M->cancel_delayed_work_sync(S.pdw[owner]);
+		coverage[OP_CANCEL_DELAYED][from][r]++;
+		ev("%s private cancel_delayed = %d", who, r);
+	}
+	end_worker(W, (how & PRIV_STOP) == PRIV_STOP, who, "its private worker", from);
+	S.private_busy[owner] = false;
+}
+
+/*
+ * One API call; its result goes into the observation. 'owner' is whose
+ * private worker OP_PRIVATE makes (-1: none, in atomic context).
+ */
+static void do_op(const struct op *o, const char *who, enum where from, int owner)
+{
 	int r = -1;
 
+	called[o->kind][from]++;
+	called_on_itself += o->self;
 	switch (o->kind) {
 	case OP_QUEUE:
-		W = worker_for(o->obj, o->other);
-		r = M->queue_work(W, S.w[o->obj]);
+		r = M->queue_work(op_worker(o), op_work(o));
 		break;
 	case OP_QUEUE_DELAYED:
-		W = worker_for(o->obj, o->other);
-		r = M->queue_delayed_work(W, S.dw[o->obj - NWORKS], o->val);
+		r = M->queue_delayed_work(op_worker(o), op_dwork(o), o->val);
 		break;
 	case OP_MOD_DELAYED:
-		W = worker_for(o->obj, o->other);
-		r = M->mod_delayed_work(W, S.dw[o->obj - NWORKS], o->val);
+		r = M->mod_delayed_work(op_worker(o), op_dwork(o), o->val);
 		break;
 	case OP_FLUSH_WORK:
-		M->flush_work(work_of(o->obj));
+		M->flush_work(op_work(o));
 		break;
 	case OP_FLUSH_WORKER:
-		M->flush_worker(S.W[o->obj]);
+		M->flush_worker(op_worker(o));
 		break;
 	case OP_CANCEL:
-		r = M->cancel_work_sync(S.w[o->obj]);
+		r = M->cancel_work_sync(op_work(o));
 		break;
 	case OP_CANCEL_DELAYED:
-		r = M->cancel_delayed_work_sync(S.dw[o->obj - NWORKS]);
+		r = M->cancel_delayed_work_sync(op_dwork(o));
 		break;
 	case OP_UDELAY:
 		udelay(o->val);
@@ -553,15 +1009,22 @@ static void do_op(const struct op *o, const char *who, enum where from)
 	case OP_ARM_TIMER:
 		r = mod_timer(&S.timer[o->obj], jiffies + o->val);
 		break;
+	case OP_PRIVATE:
+		ck_assert_int_ge(owner, 0);
+		private_worker(owner, o->val, who, from);
+		break;
+	case OP_END_VICTIM:
+		end_victim(who, from, false);
+		break;
 	default:
 		ck_abort_msg("op %d here", o->kind);
 	}
 	if (r >= 0)
 		coverage[o->kind][from][r != 0]++;
-	else
+	else if (o->kind != OP_PRIVATE && o->kind != OP_END_VICTIM)
 		coverage[o->kind][from][0]++;
-	ev("%s %s(obj %d%s, %u) = %d", who, op_names[o->kind], o->obj,
-	   o->other ? ", other worker" : "", o->val, r);
+	ev("%s %s(%sobj %d%s%s, %u) = %d", who, op_names[o->kind], o->victim ? "victim " : "",
+	   o->obj, o->other ? ", other worker" : "", o->self ? ", itself" : "", o->val, r);
 }
 
 /* --- work functions: one per kind, told apart by the object ----------------------- */
@@ -571,9 +1034,14 @@ static void work_ran(struct kthread_work *work, const char *kind)
 	int obj = obj_of(work);
 	struct task_struct *me = current;
 
-	ev("%s runs obj %d in %s", kind, obj, me->comm);
-	if (obj >= 0)
+	if (obj >= 0) {
 		S.runs[obj]++;
+		ev("%s runs obj %d in %s", kind, obj, me->comm);
+		return;
+	}
+	for (int i = 0; S.vdw && i <= NVWORKS; i++)
+		if (work == (i < NVWORKS ? S.vw[i] : M->dwork_work(S.vdw)))
+			ev("%s runs victim obj %d in %s", kind, i, me->comm);
 }
 
 static void fn_plain(struct kthread_work *work)
@@ -583,8 +1051,10 @@ static void fn_plain(struct kthread_work *work)
 
 static void fn_spin(struct kthread_work *work)
 {
+	int obj = obj_of(work);
+
 	work_ran(work, "spin");
-	udelay(P->spin_us[obj_of(work)]);
+	udelay(obj >= 0 ? P->spin_us[obj] : 20);
 }
 
 static void fn_sleep(struct kthread_work *work)
@@ -602,6 +1072,7 @@ static void fn_requeue(struct kthread_work *work)
 	work_ran(work, "requeue");
 	if (S.runs[obj] > 2)
 		return;
+	called[obj < NWORKS ? OP_QUEUE : OP_QUEUE_DELAYED][FROM_WORK]++;
 	if (obj < NWORKS) {
 		r = M->queue_work(worker_for(obj, false), work);
 		coverage[OP_QUEUE][FROM_WORK][r]++;
@@ -622,31 +1093,46 @@ static void fn_chain(struct kthread_work *work)
 	/* a ring of chaining works would never stop */
 	if (S.runs[obj] > 3)
 		return;
+	called[OP_QUEUE][FROM_WORK]++;
 	r = M->queue_work(worker_for(next, false), S.w[next]);
 	coverage[OP_QUEUE][FROM_WORK][r]++;
 	ev("chain obj %d queues obj %d = %d", obj, next, r);
+}
+
+/* Does what the program says it does (work_op()): three runs at most, as it may requeue. */
+static void fn_ops(struct kthread_work *work)
+{
+	int obj = obj_of(work);
+	char who[8];
+
+	work_ran(work, "ops");
+	if (S.runs[obj] > 3)
+		return;
+	snprintf(who, sizeof(who), "W%d", obj);
+	for (int j = 0; j < P->work_nops[obj]; j++)
+		do_op(&P->work_ops[obj][j], who, FROM_WORK, MAX_THREADS + obj);
 }
 
 static void fn_private(struct kthread_work *work)
 {
 	struct task_struct *me = current;
 
-	for (int i = 0; i < MAX_THREADS; i++) {
-		if (work == S.pw[i] || (S.pdw[i] && work == M->dwork_work(S.pdw[i]))) {
+	for (int i = 0; i < NOWNERS; i++) {
+		if ((S.pw[i] && work == S.pw[i]) || (S.pdw[i] && work == M->dwork_work(S.pdw[i]))) {
 			S.private_runs[i]++;
-			ev("private work of P%d runs in %s", i, me->comm);
+			ev("private work of owner %d runs in %s", i, me->comm);
 		}
 	}
 }
 
 static const kw_work_fn work_fns[K__COUNT] = {
-	fn_plain, fn_spin, fn_sleep, fn_requeue, fn_chain,
+	fn_plain, fn_spin, fn_sleep, fn_requeue, fn_chain, fn_ops,
 };
 
 static void register_fns(void)
 {
 	static const char *const names[K__COUNT] = {
-		"fn_plain", "fn_spin", "fn_sleep", "fn_requeue", "fn_chain" };
+		"fn_plain", "fn_spin", "fn_sleep", "fn_requeue", "fn_chain", "fn_ops" };
 
 	for (int i = 0; i < K__COUNT; i++)
 		sim_register_symbol((const void *)work_fns[i], names[i]);
@@ -655,73 +1141,24 @@ static void register_fns(void)
 
 /* --- the contexts ----------------------------------------------------------------- */
 
-/*
- * A worker of its own: created, its works initialised and queued, flushed,
- * modified, cancelled, and the worker destroyed. Nobody else touches these
- * objects, so the misuses below stay within them: reinitialising the
- * delayed work right after arming it for 10 jiffies (its timer cannot have
- * fired yet), or destroying the worker with the delayed work armed (its
- * timer then touches freed memory: a fault the machine reports).
- */
-static void private_worker(int tid, uint32_t how)
-{
-	int cpu = how & PRIV_ON_CPU ? (int)((how >> 8) % (uint32_t)P->ncpus) : -1;
-	unsigned int flags = how & PRIV_FREEZABLE ? KTW_FREEZABLE_FLAG : 0;
-	unsigned long delay = how & PRIV_REINIT ? 10 : (how >> 16) % 3;
-	struct kthread_worker *W;
-	int r;
-
-	W = M->create_worker(cpu, flags, "kwp");
-	ev("P%d creates a private worker on cpu %d flags %u", tid, cpu, flags);
-	/* reused works are initialised again: legal, since they are idle */
-	M->init_work(S.pw[tid], fn_private);
-	M->init_delayed_work(S.pdw[tid], fn_private);
-	coverage[OP_INIT][FROM_THREAD][0]++;
-	r = M->queue_work(W, S.pw[tid]);
-	coverage[OP_QUEUE][FROM_THREAD][r]++;
-	ev("P%d private queue = %d", tid, r);
-	r = M->queue_delayed_work(W, S.pdw[tid], delay);
-	coverage[OP_QUEUE_DELAYED][FROM_THREAD][r]++;
-	ev("P%d private queue_delayed(%lu) = %d", tid, delay, r);
-	if (how & PRIV_REINIT) {
-		M->init_delayed_work(S.pdw[tid], fn_private);
-		coverage[OP_INIT][FROM_THREAD][1]++;
-		ev("P%d private init_delayed_work while armed", tid);
-	}
-	if (how & PRIV_FLUSH) {
-		M->flush_work(S.pw[tid]);
-		ev("P%d private flush_work", tid);
-	}
-	if ((how & PRIV_MOD) && !(how & PRIV_REINIT)) {
-		r = M->mod_delayed_work(W, S.pdw[tid], (how >> 20) % 3);
-		coverage[OP_MOD_DELAYED][FROM_THREAD][r]++;
-		ev("P%d private mod_delayed = %d", tid, r);
-	}
-	if (!(how & PRIV_FORGET)) {
-		r = M->cancel_delayed_work_sync(S.pdw[tid]);
-		coverage[OP_CANCEL_DELAYED][FROM_THREAD][r]++;
-		ev("P%d private cancel_delayed = %d", tid, r);
-	}
-	M->destroy_worker(W);
-	ev("P%d destroys its private worker", tid);
-}
-
 static int thread_fn(void *arg)
 {
 	int tid = (int)(intptr_t)arg;
 	const struct thread *t = &P->t[tid];
+	bool ender = P->v.end_from == FROM_THREAD && P->v.end_idx == tid;
 	char who[8];
 
 	snprintf(who, sizeof(who), "P%d", tid);
 	wait_for_completion(&S.go);
 	complete(&S.go);		/* and pass it on */
 	for (int i = 0; i < t->nops; i++) {
-		if (t->ops[i].kind == OP_PRIVATE) {
-			private_worker(tid, t->ops[i].val);
-			coverage[OP_PRIVATE][FROM_THREAD][0]++;
+		do_op(&t->ops[i], who, FROM_THREAD, tid);
+		if (i != t->vlast)
 			continue;
-		}
-		do_op(&t->ops[i], who, FROM_THREAD);
+		/* done with the victim: say so to whoever ends it */
+		S.v_users_left--;
+		if (!ender)
+			complete(&S.v_done);
 	}
 	ev("%s ends", who);
 	complete(&S.done);
@@ -739,7 +1176,7 @@ static void irq_fn(void *arg)
 		return;
 	}
 	for (int j = 0; j < P->irq[i].nops; j++)
-		do_op(&P->irq[i].ops[j], who, FROM_IRQ);
+		do_op(&P->irq[i].ops[j], who, FROM_IRQ, -1);
 }
 
 static void timer_fn(struct timer_list *t)
@@ -749,10 +1186,10 @@ static void timer_fn(struct timer_list *t)
 
 	snprintf(who, sizeof(who), "T%d", i);
 	for (int j = 0; j < P->timer_nops[i]; j++)
-		do_op(&P->timer_ops[i][j], who, FROM_TIMER);
+		do_op(&P->timer_ops[i][j], who, FROM_TIMER, -1);
 }
 
-/* After everything else: stop the timers, cancel, destroy. */
+/* After everything else: stop the timers, cancel, destroy or stop. */
 static void teardown(void)
 {
 	int r;
@@ -771,18 +1208,19 @@ static void teardown(void)
 		coverage[OP_CANCEL][FROM_THREAD][r]++;
 		ev("teardown cancel obj %d = %d", i, r);
 	}
-	M->destroy_worker(S.W[0]);
-	ev("teardown destroys W0");
-	if (P->w1 == W1_ON_CPU) {
-		M->destroy_worker(S.W[1]);
-		ev("teardown destroys W1");
-	} else if (P->w1 == W1_LEGACY) {
+	if (S.R && !S.v_ended)
+		end_victim("teardown", FROM_THREAD, true);
+	end_worker(S.W[0], P->w0_stop, "teardown", "W0", FROM_THREAD);
+	if (P->w1 == W1_ON_CPU)
+		end_worker(S.W[1], P->w1_stop, "teardown", "W1", FROM_THREAD);
+	else if (P->w1 == W1_LEGACY)
 		ev("teardown stops W1 = %d", kthread_stop(S.legacy_task));
-	}
 }
 
 static int init_fn(void *arg)
 {
+	uint64_t until = 40 * NSEC_PER_MSEC;
+
 	S.W[0] = M->create_worker(P->w0_cpu, P->w0_flags, "kw0");
 	switch (P->w1) {
 	case W1_NONE:
@@ -797,18 +1235,31 @@ static int init_fn(void *arg)
 		S.legacy_task = kthread_run(M->worker_fn, S.W[1], "kw1");
 		break;
 	}
+	if (P->v.on)
+		S.R = M->create_worker(P->v.cpu, P->v.flags, "kwr");
 	ev("workers created");
 	S.ready = true;
 	complete(&S.go);
 	for (int i = 0; i < P->nthreads; i++)
 		wait_for_completion(&S.done);
-	/* every irq has come by 30 ms */
-	if (sim_now() < 40 * NSEC_PER_MSEC)
-		sim_sleep_until(40 * NSEC_PER_MSEC);
+	/* every irq has come by 30 ms; the longest delays are due LONG_WAIT after their arming */
+	if (P->long_wait)
+		until += LONG_WAIT * 1000 * NSEC_PER_MSEC / P->hz;
+	if (sim_now() < until)
+		sim_sleep_until(until);
 	if (P->teardown)
 		teardown();
 	ev("init ends");
 	return 0;
+}
+
+/* Whether the work obj may make a private worker (so needs the works of one). */
+static bool has_private(const struct program *p, int obj)
+{
+	for (int j = 0; p->kind[obj] == K_OPS && j < p->work_nops[obj]; j++)
+		if (p->work_ops[obj][j].kind == OP_PRIVATE)
+			return true;
+	return false;
 }
 
 /* Build the program's machine on the variant M and run it. */
@@ -816,12 +1267,17 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 {
 	static const char *const thread_names[MAX_THREADS] = { "P0", "P1", "P2", "P3" };
 	struct sim_config cfg = m_explore_config(p->ncpus, p->preempt, p->seed);
-	enum sim_end end;
 
 	cfg.hz = p->hz;
 	cfg.keep_trace = true;
-	/* misused programs may livelock a worker: end them all alike */
+	/*
+	 * Misused programs may livelock a worker: end them all alike, by
+	 * decisions and by virtual time (long delays: until twice the
+	 * longest is due, which chains of delayed works may need).
+	 */
 	cfg.time_limit_ns = 3000 * NSEC_PER_MSEC;
+	if (p->long_delays)
+		cfg.time_limit_ns += 2ULL * LONG_WAIT * 1000 * NSEC_PER_MSEC / p->hz;
 	cfg.max_decisions = 200000;
 	h_init_cfg(&cfg);
 	M = m;
@@ -833,6 +1289,7 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 	breset(&events);
 	init_completion(&S.go);
 	init_completion(&S.done);
+	init_completion(&S.v_done);
 	for (int i = 0; i < NWORKS; i++)
 		S.w[i] = m_work(work_fns[p->kind[i]]);
 	for (int i = 0; i < NDWORKS; i++) {
@@ -841,9 +1298,17 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 		/* a delayed work does not chain: its fn would queue a plain one */
 		S.dw[i] = m_dwork(work_fns[k == K_CHAIN ? K_PLAIN : k]);
 	}
-	for (int i = 0; i < p->nthreads; i++) {
+	for (int i = 0; i < NOWNERS; i++) {
+		if (i < MAX_THREADS ? i >= p->nthreads : !has_private(p, i - MAX_THREADS))
+			continue;
 		S.pw[i] = m_zalloc(M->work_size);
 		S.pdw[i] = m_zalloc(M->dwork_size);
+	}
+	if (p->v.on) {
+		for (int i = 0; i < NVWORKS; i++)
+			S.vw[i] = m_work(work_fns[p->v.kind[i]]);
+		S.vdw = m_dwork(work_fns[p->v.kind[VDWORK]]);
+		S.v_users_left = __builtin_popcount(p->v.users);
 	}
 	for (int i = 0; i < NTIMERS; i++)
 		timer_setup(&S.timer[i], timer_fn, 0);
@@ -854,12 +1319,99 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 			  p->t[i].bind, p->t[i].start);
 	for (int i = 0; i < p->nirqs; i++)
 		sim_irq_at(p->irq[i].at, p->irq[i].cpu, "irq", irq_fn, (void *)(intptr_t)i);
-	if (p->suspend) {
-		sim_suspend_at(p->suspend_at);
-		sim_resume_at(p->resume_at);
+	for (int i = 0; i < p->nsuspends; i++) {
+		sim_suspend_at(p->suspend_at[i]);
+		sim_resume_at(p->resume_at[i]);
 	}
-	end = sim_run();
-	return end;
+	return sim_run();
+}
+
+/* --- every run's records ------------------------------------------------------------ */
+
+/* What the programs reached, beyond the calls they made: counted on mainline's runs. */
+struct reach {
+	unsigned long wheel_level[4];	/* programs where a timer armed at level >= L fired */
+	unsigned long suspended;	/* ... suspended at least once */
+	unsigned long resuspended;	/* ... at least twice */
+	unsigned long refrozen;		/* ... where a worker froze in a second suspend */
+	unsigned long long_waits;	/* ... that waited for their longest delays */
+	unsigned long victims;		/* ... with a victim worker */
+	unsigned long victim_after_users;	/* ... ended by a thread once its users were done */
+	unsigned long victim_raced;	/* ... ended racing: users still had uses left */
+	unsigned long victim_stopped;	/* ... ended by kthread_stop, which returned */
+	unsigned long victim_by[FROM__COUNT];	/* ... whose end began in a thread, irq ... */
+};
+
+static struct reach reach;
+
+/*
+ * Every run of every program, on both variants, comes through here once it
+ * has ended, with all its trace records still kept: the one place for checks
+ * over a run's records (the causality checker belongs here). 'r' counts
+ * what the run reached; NULL: it is not counted (the second variant's run
+ * of the same program).
+ */
+static void examine_run(const struct program *p, struct reach *r)
+{
+	struct {
+		uint64_t timer;
+		int level;
+	} armed[64];
+	int narmed = 0, top_level = -1, freezes = 0, suspended = 0;
+	bool refrozen = false;
+
+	for (size_t i = 0; i < sim_trace_count(); i++) {
+		const struct sim_rec *rec = &sim_trace_records()[i];
+		int k;
+
+		switch (rec->type) {
+		case REC_TIMER_START:
+		case REC_TIMER_EXPIRE_ENTRY:
+			for (k = 0; k < narmed && armed[k].timer != rec->a; k++)
+				;
+			if (rec->type == REC_TIMER_EXPIRE_ENTRY) {
+				if (k < narmed && armed[k].level > top_level)
+					top_level = armed[k].level;
+				break;
+			}
+			if (k == narmed && narmed == (int)ARRAY_SIZE(armed))
+				break;
+			narmed += k == narmed;
+			armed[k].timer = rec->a;
+			/* the wheel index (d's high half) is level * LVL_SIZE + slot */
+			armed[k].level = (int)((rec->d >> 32) / 64);
+			break;
+		case REC_FREEZER:
+			if (!strcmp(rec->s, "freeze"))
+				freezes++;
+			else if (!strcmp(rec->s, "suspended"))
+				suspended++;
+			else if (!strcmp(rec->s, "frozen") && freezes >= 2 && rec->s2 &&
+				 !strncmp(rec->s2, "kw", 2))
+				refrozen = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!r)
+		return;
+	for (int level = 1; level < 4; level++)
+		r->wheel_level[level] += top_level >= level;
+	r->suspended += suspended >= 1;
+	r->resuspended += suspended >= 2;
+	r->refrozen += refrozen;
+	r->long_waits += p->long_wait;
+	if (!p->v.on)
+		return;
+	r->victims++;
+	if (S.v_ended && !S.v_by_teardown)
+		r->victim_by[S.v_end_from]++;
+	r->victim_after_users += S.v_ended && !S.v_by_teardown && S.v_end_from == FROM_THREAD &&
+				 !S.v_raced && p->v.waits && !p->v.race;
+	r->victim_raced += S.v_ended && S.v_raced && p->v.race &&
+			   (S.v_end_from == FROM_THREAD || S.v_end_from == FROM_WORK);
+	r->victim_stopped += S.v_gone && p->v.stop;
 }
 
 /* --- comparing -------------------------------------------------------------------- */
@@ -941,12 +1493,14 @@ static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 
 	generate(&p, seed);
 	e1 = run_program(&p, mainline);
+	examine_run(&p, &reach);
 	observe(&ours, e1, no_destroy_delayed_warn);
 	destroy_warns += ours.destroy_warns != 0;
 	check_causal(seed, mainline);
 	sim_fini();
 
 	e2 = run_program(&p, tree);
+	examine_run(&p, NULL);
 	observe(&theirs, e2, false);
 	check_causal(seed, tree);
 	sim_fini();
@@ -956,7 +1510,6 @@ static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 			theirs.text.s);
 	cpus_seen[p.ncpus]++;
 	ends[e1]++;
-	suspends += p.suspend;
 	la = ours.text.s;
 	lb = theirs.text.s;
 	if (!same_lines(&la, &lb, &line)) {
@@ -969,6 +1522,50 @@ static void compare_seed(uint64_t seed, const struct kw_model *mainline,
 			      "seed %llu: the same records, but trace hashes %016llx and %016llx",
 			      (unsigned long long)seed, (unsigned long long)ours.hash,
 			      (unsigned long long)theirs.hash);
+}
+
+/*
+ * At least 'per10k' in 10,000 programs (and at least one, whatever the
+ * number of seeds): a kind of program the generator stopped making, or
+ * that stopped reaching what it is for, fails the test. 'from' names the
+ * context the count is about (FROM__COUNT: none).
+ */
+static void need(unsigned long count, unsigned long per10k, const char *what, enum where from)
+{
+	unsigned long floor = per10k * nseeds / 10000;
+
+	ck_assert_msg(count >= (floor ? floor : 1), "%s%s%s: %lu, fewer than %lu in %u programs",
+		      what, from < FROM__COUNT ? " from a " : "",
+		      from < FROM__COUNT ? where_name[from] : "", count, floor ? floor : 1, nseeds);
+}
+
+static void print_reach(const struct kw_model *tree, const struct kw_model *mainline)
+{
+	fprintf(stderr, "%s vs %s: %u seeds identical; %lu with destroy's delayed_work_list "
+		"WARN%s; ends:", tree->name, mainline->name, nseeds, destroy_warns,
+		no_destroy_delayed_warn ? " (which this tree lacks: left out)" : "");
+	for (int e = 0; e <= SIM_END_DIVERGED; e++)
+		if (ends[e])
+			fprintf(stderr, " %s %lu", sim_end_name((enum sim_end)e), ends[e]);
+	fprintf(stderr, "\nprograms that: suspended %lu, twice or more %lu, froze a worker in "
+		"a later suspend %lu; waited for long delays %lu; fired a timer armed at wheel "
+		"level 1+ %lu, 2+ %lu, 3 %lu\n", reach.suspended, reach.resuspended,
+		reach.refrozen, reach.long_waits, reach.wheel_level[1], reach.wheel_level[2],
+		reach.wheel_level[3]);
+	fprintf(stderr, "victim workers %lu: ended by a thread %lu, irq %lu, timer %lu, work %lu; "
+		"after their users %lu, racing them %lu; stopped %lu\n", reach.victims,
+		reach.victim_by[FROM_THREAD], reach.victim_by[FROM_IRQ], reach.victim_by[FROM_TIMER],
+		reach.victim_by[FROM_WORK], reach.victim_after_users, reach.victim_raced,
+		reach.victim_stopped);
+	fprintf(stderr, "calls (both variants), from where: made, returned true/false "
+		"(void: 0/n); %lu by works on themselves or their worker\n", called_on_itself);
+	for (int k = 0; k < OP__COUNT; k++) {
+		fprintf(stderr, "  %-34s", op_names[k]);
+		for (int w = 0; w < FROM__COUNT; w++)
+			fprintf(stderr, " %s %lu %lu/%lu", where_name[w], called[k][w],
+				coverage[k][w][1], coverage[k][w][0]);
+		fprintf(stderr, "\n");
+	}
 }
 
 START_TEST(same_behaviour)
@@ -984,42 +1581,59 @@ START_TEST(same_behaviour)
 		compare_seed(seed, mainline, tree);
 		dropped_seeds += ours.dropped != 0;
 	}
+	print_reach(tree, mainline);
 
 	/* the programs reached what they are meant to */
-	fprintf(stderr, "%s vs %s: %u seeds identical; %lu with a suspend, %lu with "
-		"destroy's delayed_work_list WARN%s; ends:", tree->name, mainline->name, nseeds,
-		suspends, destroy_warns,
-		no_destroy_delayed_warn ? " (which this tree lacks: left out)" : "");
-	for (int e = 0; e <= SIM_END_DIVERGED; e++)
-		if (ends[e])
-			fprintf(stderr, " %s %lu", sim_end_name((enum sim_end)e), ends[e]);
-	fprintf(stderr, "\n");
-	fprintf(stderr, "calls (both variants), from where: returned true/false (void: 0/n)\n");
-	for (int k = 0; k < OP__COUNT; k++) {
-		fprintf(stderr, "  %-34s", op_names[k]);
-		for (int w = 0; w < FROM__COUNT; w++)
-			fprintf(stderr, " %s %lu/%lu", where_name[w], coverage[k][w][1],
-				coverage[k][w][0]);
-		fprintf(stderr, "\n");
-	}
 	for (int n = 1; n <= 4; n++)
 		ck_assert_msg(cpus_seen[n], "no program on %d cpus", n);
 	for (int k = 0; k < OP__COUNT; k++) {
 		unsigned long any = 0;
 
 		for (int w = 0; w < FROM__COUNT; w++)
-			any += coverage[k][w][0] + coverage[k][w][1];
+			any += called[k][w] + coverage[k][w][0] + coverage[k][w][1];
 		ck_assert_msg(any, "%s never called", op_names[k]);
 	}
 	for (int k = OP_QUEUE; k <= OP_MOD_DELAYED; k++)
-		for (int w = FROM_THREAD; w <= FROM_TIMER; w++)
+		for (int w = 0; w < FROM__COUNT; w++)
 			ck_assert_msg(coverage[k][w][0] && coverage[k][w][1],
 				      "%s from a %s never returned both true and false",
 				      op_names[k], where_name[w]);
-	for (int k = OP_CANCEL; k <= OP_CANCEL_DELAYED; k++)
+	for (int k = OP_CANCEL; k <= OP_CANCEL_DELAYED; k++) {
 		ck_assert_msg(coverage[k][FROM_THREAD][0] && coverage[k][FROM_THREAD][1],
 			      "%s never returned both true and false", op_names[k]);
-	ck_assert_msg(ends[SIM_END_FATAL] && suspends && destroy_warns,
+		ck_assert_msg(coverage[k][FROM_WORK][0] && coverage[k][FROM_WORK][1],
+			      "%s from a work never returned both true and false", op_names[k]);
+	}
+	/* from works: everything a work may do, and the misuses */
+	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++)
+		need(called[k][FROM_WORK], 100, op_names[k], FROM_WORK);
+	need(called[OP_PRIVATE][FROM_WORK], 100, "private workers", FROM_WORK);
+	need(called_on_itself, 100, "works flushing or cancelling themselves, flushing their worker",
+	     FROM__COUNT);
+	/* the sleeping calls from atomic context: a misuse, each of them */
+	for (int k = OP_FLUSH_WORK; k <= OP_CANCEL_DELAYED; k++) {
+		need(called[k][FROM_TIMER], 10, op_names[k], FROM_TIMER);
+		need(called[k][FROM_IRQ], 10, op_names[k], FROM_IRQ);
+	}
+	/* workers' ends, from everywhere they may come */
+	for (int w = 0; w < FROM__COUNT; w++)
+		need(called[OP_DESTROY][w], w == FROM_THREAD ? 1000 : 5, "kthread_destroy_worker", w);
+	need(coverage[OP_STOP][FROM_THREAD][0], 300, "kthread_stop of created workers, returned",
+	     FROM_THREAD);
+	need(coverage[OP_STOP][FROM_WORK][0], 20, "kthread_stop of created workers, returned",
+	     FROM_WORK);
+	/* the timer wheel's levels, repeated suspends, the victims' ends */
+	need(reach.wheel_level[1], 200, "programs that fired a timer from wheel level 1", FROM__COUNT);
+	need(reach.wheel_level[2], 100, "programs that fired a timer from wheel level 2", FROM__COUNT);
+	need(reach.wheel_level[3], 50, "programs that fired a timer from wheel level 3", FROM__COUNT);
+	need(reach.resuspended, 200, "programs suspended twice or more", FROM__COUNT);
+	need(reach.refrozen, 50, "programs with a worker frozen in a later suspend", FROM__COUNT);
+	need(reach.victim_after_users, 200, "victims ended after their users", FROM__COUNT);
+	need(reach.victim_raced, 50, "victims ended while users were at them", FROM__COUNT);
+	need(reach.victim_stopped, 50, "victims stopped", FROM__COUNT);
+	for (int w = 0; w < FROM__COUNT; w++)
+		need(reach.victim_by[w], 5, "victims whose end began", (enum where)w);
+	ck_assert_msg(ends[SIM_END_FATAL] && reach.suspended && destroy_warns,
 		      "the misuse and suspend paths were not reached");
 	if (no_destroy_delayed_warn)
 		ck_assert_msg(dropped_seeds, "the allowed difference was never reached");
