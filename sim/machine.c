@@ -246,25 +246,29 @@ static void lockup_check(void *arg)
 {
 	struct sim_ctx *x = arg;
 
+	char what[256];
+	unsigned int secs;
+
 	if (x->wait != WAIT_SPIN || x->spin_seq != sim.ev_data)
 		return;
-	sim_report(SIM_F_HUNG, NULL, "BUG: soft lockup: %s on cpu%d spins in %s on %s for more than %llu seconds%s",
-		   sim_ctx_name(x), x->cpu->id, x->spin_obj->what, sim_spin_obj_name(x->spin_obj),
-		   (unsigned long long)(sim.cfg.hung_task_ns / 1000000000ULL),
-		   sim_spin_owner_text(x->spin_obj));
+	sim_softlockup_time(x->spin_start, &secs);
+	snprintf(what, sizeof(what), "%s spins in %s on %s%s", sim_ctx_name(x), x->spin_obj->what,
+		 sim_spin_obj_name(x->spin_obj), sim_spin_owner_text(x->spin_obj));
+	sim_softlockup_report(x->cpu, secs, what);
 }
 
 void sim_spin_wait(struct sim_spin_obj *obj)
 {
 	struct sim_ctx *x = sim.cur;
+	unsigned int secs;
 
 	x->wait = WAIT_SPIN;
 	x->spin_obj = obj;
 	x->spin_start = x->cpu->clock;
 	x->spin_seq++;
 	obj->nspinners++;
-	if (sim.cfg.hung_task_ns) {
-		struct sim_event *ev = sim_event_add(x->spin_start + sim.cfg.hung_task_ns,
+	if (sim_softlockup_time(x->spin_start, &secs)) {
+		struct sim_event *ev = sim_event_add(sim_softlockup_time(x->spin_start, &secs),
 						     lockup_check, x, true);
 		ev->data = x->spin_seq;
 	}
@@ -303,6 +307,8 @@ void sim_busy_wait(uint64_t ns)
 	x->delay_until = x->cpu->clock + ns;
 	sim.stats.points++;
 	x->cpu->preemptible_point = preemptible(x->cpu, POINT_PLAIN);
+	if (!x->cpu->preemptible_point)
+		sim_softlockup_watch_delay(x);
 	switch_to(pick_next(), 0);
 }
 

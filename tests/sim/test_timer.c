@@ -229,6 +229,9 @@ struct ptimer {
 
 static struct ptimer pt[NPROP];
 static uint64_t lcg_state;
+/* the jiffy the last callback ran in: __run_timers() leaves the base's clk one past it */
+static unsigned long last_run;
+static bool ran_once;
 
 static uint64_t lcg(void)
 {
@@ -242,6 +245,18 @@ static void prop_fn(struct timer_list *t)
 
 	p->fired = jiffies;
 	p->fired_cpu = smp_processor_id();
+	last_run = jiffies;
+	ran_once = true;
+}
+
+/* The base's clk as __mod_timer() sees it after forward_timer_base(). */
+static unsigned long base_clk_now(void)
+{
+	unsigned long clk = jiffies;
+
+	if (ran_once && time_after(last_run + 1, clk))
+		clk = last_run + 1;
+	return clk;
 }
 
 static int prop_armer(void *arg)
@@ -253,7 +268,7 @@ static int prop_armer(void *arg)
 			udelay(lcg() % 9000);	/* vary the jiffy and the phase within it */
 		pt[i].expires = jiffies + delay;
 		mod_timer(&pt[i].t, pt[i].expires);
-		pt[i].clk = jiffies;		/* the base clock mod_timer() saw */
+		pt[i].clk = base_clk_now();	/* the base clock mod_timer() saw */
 	}
 	return 0;
 }
@@ -263,6 +278,7 @@ static void never_early(unsigned int hz)
 	setup_hz(1, hz);
 	r_depth = hz > 100 ? 9 : 8;
 	lcg_state = 12345 + hz;
+	ran_once = false;
 	for (int i = 0; i < NPROP; i++)
 		timer_setup(&pt[i].t, prop_fn, 0);
 	sim_spawn("armer", prop_armer, NULL, 0, true, 0);
@@ -525,27 +541,67 @@ END_TEST
 
 /* --- add_timer on a pending timer ------------------------------------------ */
 
+static unsigned long double_add_j0;
+
 static int double_add(void *arg)
 {
+	double_add_j0 = jiffies;
 	tm.expires = jiffies + 10;
+	add_timer(&tm);
+	tm.expires = jiffies + 100;	/* the second add asks for a later expiry */
 	add_timer(&tm);
 	add_timer(&tm);
 	return 0;
 }
 
-START_TEST(add_timer_pending_is_bug)
+static void add_twice(unsigned int era)
+{
+	cfg = h_config(1);
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	timer_setup(&tm, ctx_fn0, 0);
+	memset(ci, 0, sizeof(ci));
+	sim_spawn("t", double_add, NULL, 0, true, 0);
+}
+
+/* 4.9: BUG_ON(timer_pending(timer)), and the machine stops as the kernel does. */
+START_TEST(add_timer_pending_is_bug_v49)
 {
 	const struct sim_finding *f;
 
-	setup(1);
-	timer_setup(&tm, ctx_fn0, 0);
-	sim_spawn("t", double_add, NULL, 0, true, 0);
+	add_twice(SIM_ERA(4, 9));
 	ck_assert_int_eq(h_run(), SIM_END_FATAL);
 	ck_assert_uint_eq(h_count(SIM_F_BUG), 1);
 	f = h_first(SIM_F_BUG);
 	ck_assert_ptr_nonnull(strstr(f->msg, "BUG_ON(timer_pending(timer))"));
 	ck_assert_str_eq(f->site.func, "add_timer");
 	ck_assert_int_eq(ci[0].ncalls, 0);
+}
+END_TEST
+
+/*
+ * 6.1 and later: WARN_ON_ONCE and return. One warning for the two calls;
+ * the timer keeps its first expiry (j0 + 10, level 0: bucket j0 + 11 by
+ * calc_index()) and fires once.
+ */
+START_TEST(add_timer_pending_warns_once_6x)
+{
+	const unsigned int eras[] = { SIM_ERA(6, 1), SIM_ERA(6, 12) };
+
+	for (size_t e = 0; e < 2; e++) {
+		const struct sim_finding *f;
+
+		add_twice(eras[e]);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		ck_assert_uint_eq(sim_finding_count(), 1);
+		f = h_first(SIM_F_WARN);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_ptr_nonnull(strstr(f->msg, "WARN_ON_ONCE(timer_pending(timer))"));
+		ck_assert_str_eq(f->site.func, "add_timer");
+		ck_assert_int_eq(ci[0].ncalls, 1);
+		ck_assert_uint_eq(ci[0].jiffy, double_add_j0 + 11);
+		sim_fini();
+	}
 }
 END_TEST
 
@@ -933,7 +989,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, irqs_off_defers_callback);
 	tcase_add_test(tc, del_timer_sync_waits_for_callback);
 	tcase_add_test(tc, return_values);
-	tcase_add_test(tc, add_timer_pending_is_bug);
+	tcase_add_test(tc, add_timer_pending_is_bug_v49);
+	tcase_add_test(tc, add_timer_pending_warns_once_6x);
 	tcase_add_test(tc, same_expiry_newest_first);
 	tcase_add_test(tc, moved_timer_is_newest);
 	tcase_add_test(tc, higher_level_first);

@@ -29,6 +29,7 @@ static const struct scn_api apis[] = {
 	{ "mdelay", API_MDELAY, RET_VOID, 1, { ARG_MSECS } },
 	{ "ndelay", API_NDELAY, RET_VOID, 1, { ARG_NSECS } },
 	{ "msleep", API_MSLEEP, RET_VOID, 1, { ARG_MSECS_UINT } },
+	{ "usleep_range", API_USLEEP_RANGE, RET_VOID, 2, { ARG_USECS, ARG_USECS } },
 	{ "cond_resched", API_COND_RESCHED, RET_INT, 0, { 0 } },
 	{ "cpu_relax", API_CPU_RELAX, RET_VOID, 0, { 0 } },
 	{ "spin_lock", API_SPIN_LOCK, RET_VOID, 1, { ARG_LOCK } },
