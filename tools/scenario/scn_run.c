@@ -219,7 +219,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	}
 	case API_INIT_WORK:
 		/* obj->fn stays the declared fn: the next run starts from the declaration */
-		M->init_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
+		M->init_work(work_of(a[0]), trampoline(a[1]->obj->index));
 		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_INIT_DELAYED_WORK:
@@ -277,6 +277,8 @@ static long call(struct env *env, const struct scn_expr *e)
 	case API_MSLEEP:
 		msleep((unsigned int)t);
 		return 0;
+	case API_MSLEEP_INTERRUPTIBLE:
+		return (long)msleep_interruptible((unsigned int)t);
 	case API_USLEEP_RANGE:
 		usleep_range((unsigned long)t0, (unsigned long)t);
 		return 0;
