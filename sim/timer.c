@@ -7,8 +7,15 @@
  * The expiry jiffy follows kernel/time/timer.c's calc_wheel_index(): the
  * level is picked by the distance from the base clock, and the expiry is
  * rounded up to the next granule of that level, so a timer never fires early
- * and may fire late by up to one granule. The base clock is the arming CPU's
- * jiffies (a base that has caught up, as forward_timer_base leaves it).
+ * and may fire late by up to one granule. Each CPU's base has its own clock
+ * (base_clk()): jiffies as forward_timer_base() leaves it, or one past the
+ * jiffy of its last softirq, which __run_timers() leaves it at. A timer
+ * re-armed while its callback runs stays on the callback's base.
+ *
+ * What happens around misuse follows the era and the configuration:
+ * add_timer() on a pending timer (BUG_ON in 4.9, WARN_ON_ONCE since 6.1),
+ * and an armed timer initialised again (sim_timer_init(): with and without
+ * CONFIG_DEBUG_OBJECTS_TIMERS).
  */
 #include "machine.h"
 #include <linux/timer.h>

@@ -9,7 +9,10 @@
  * freeze_timeout fails the suspend at the first retry after jiffies pass
  * the timeout (retries of 1, 2, 4 ms then 8 ms), naming the task, and
  * everything is thawed; the 4.9-era kthread loop calls try_to_freeze() in
- * TASK_INTERRUPTIBLE and might_sleep reports it.
+ * TASK_INTERRUPTIBLE and might_sleep reports it. On a 4.9 machine the
+ * refrigerator sleeps in TASK_UNINTERRUPTIBLE, a wake-up sends it round
+ * its loop to freeze again, and freeze_task() leaves an uninterruptible
+ * sleeper until its sleep ends.
  */
 #include "../harness.h"
 
