@@ -241,11 +241,10 @@ void sim_halt(enum sim_end end)
 		finish(end);
 }
 
-/* The soft-lockup watchdog: a context that spins too long is stuck. */
+/* The soft-lockup watchdog (oracle.c): a context that spins too long is stuck. */
 static void lockup_check(void *arg)
 {
 	struct sim_ctx *x = arg;
-
 	char what[256];
 	unsigned int secs;
 
@@ -261,15 +260,17 @@ void sim_spin_wait(struct sim_spin_obj *obj)
 {
 	struct sim_ctx *x = sim.cur;
 	unsigned int secs;
+	uint64_t lockup_at;
 
 	x->wait = WAIT_SPIN;
 	x->spin_obj = obj;
 	x->spin_start = x->cpu->clock;
 	x->spin_seq++;
 	obj->nspinners++;
-	if (sim_softlockup_time(x->spin_start, &secs)) {
-		struct sim_event *ev = sim_event_add(sim_softlockup_time(x->spin_start, &secs),
-						     lockup_check, x, true);
+	lockup_at = sim_softlockup_time(x->spin_start, &secs);
+	if (lockup_at) {
+		struct sim_event *ev = sim_event_add(lockup_at, lockup_check, x, true);
+
 		ev->data = x->spin_seq;
 	}
 	sim.stats.points++;
