@@ -134,7 +134,6 @@ void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 		debug_print_object(timer);
 		sim_del_timer_sync(timer, site);	/* timer_fixup_init() */
 		armed = false;
-		keep = *timer;
 	}
 	*timer = (struct timer_list){ .__TIMER_FN_NEW = func, .__TIMER_FN_LEGACY = legacy,
 				      .data = data, .flags = flags & TIMER_INIT_FLAGS };
