@@ -221,6 +221,8 @@ void sim_point(uint64_t cost, enum sim_point_kind kind)
 	c->clock += cost;
 	sim.stats.points++;
 	c->preemptible_point = preemptible(c, kind);
+	if (c->preemptible_point)
+		c->sched_touch = c->clock;	/* the watchdog's stopper could run here */
 	switch_to(pick_next(), 0);
 }
 
@@ -250,7 +252,7 @@ static void lockup_check(void *arg)
 
 	if (x->wait != WAIT_SPIN || x->spin_seq != sim.ev_data)
 		return;
-	sim_softlockup_time(x->spin_start, &secs);
+	sim_softlockup_time(x->cpu->sched_touch, &secs);
 	snprintf(what, sizeof(what), "%s spins in %s on %s%s", sim_ctx_name(x), x->spin_obj->what,
 		 sim_spin_obj_name(x->spin_obj), sim_spin_owner_text(x->spin_obj));
 	sim_softlockup_report(x->cpu, secs, what);
@@ -267,7 +269,7 @@ void sim_spin_wait(struct sim_spin_obj *obj)
 	x->spin_start = x->cpu->clock;
 	x->spin_seq++;
 	obj->nspinners++;
-	lockup_at = sim_softlockup_time(x->spin_start, &secs);
+	lockup_at = sim_softlockup_time(x->cpu->sched_touch, &secs);
 	if (lockup_at) {
 		struct sim_event *ev = sim_event_add(lockup_at, lockup_check, x, true);
 
@@ -309,7 +311,7 @@ void sim_busy_wait(uint64_t ns)
 	sim.stats.points++;
 	x->cpu->preemptible_point = preemptible(x->cpu, POINT_PLAIN);
 	if (!x->cpu->preemptible_point)
-		sim_softlockup_watch_delay(x);
+		sim_softlockup_watch(x->cpu);
 	switch_to(pick_next(), 0);
 }
 

@@ -52,6 +52,8 @@ struct sim_cpu {
 	struct list_head timers;	/* armed timers, by expiry then arming order */
 	struct sim_event *tick;		/* the pending timer-softirq event */
 	const struct timer_list *running_timer;	/* whose callback runs here now */
+	uint64_t sched_touch;		/* when it last switched or could be preempted */
+	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is armed for */
 	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
 	bool timer_clk_set;		/* ... once the base has been used */
 };
@@ -193,8 +195,8 @@ void sim_oracles_fini(void);
 /* The soft-lockup detector: when a CPU that stops scheduling at start is reported. */
 uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs);
 void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what);
-/* A busy-wait that nothing may preempt: watch it. */
-void sim_softlockup_watch_delay(struct sim_ctx *x);
+/* c busy-waits where nothing may preempt it: check it at its soft-lockup time. */
+void sim_softlockup_watch(struct sim_cpu *c);
 struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A finding the machine makes about context x (NULL: about no context), at the latest time. */

@@ -174,11 +174,13 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
  * The soft-lockup detector (kernel/watchdog.c). A per-CPU hrtimer every
  * sample_period (2 * watchdog_thresh / 5: 4 s) has the CPU's stopper work
  * (4.9: its watchdog/N thread) touch watchdog_touch_ts, which needs the CPU
- * to schedule. A CPU that stops scheduling at 'start' keeps the touch of
- * the last period before it, and the hrtimer reports it at the first
- * period where now > touch + 2 * watchdog_thresh, in get_timestamp()'s
- * units of 2^30 ns: at the default 10 s, 24 s after that touch, "stuck for
- * 22s!". Returns when, and the seconds it will say; 0 when off.
+ * to schedule: the machine counts a task switch, or a point where the task
+ * could be preempted (struct sim_cpu's sched_touch). A CPU that stops
+ * scheduling at 'start' keeps the touch of the last period before it, and
+ * the hrtimer reports it at the first period where now > touch + 2 *
+ * watchdog_thresh, in get_timestamp()'s units of 2^30 ns: at the default
+ * 10 s, 24 s after that touch, "stuck for 22s!". Returns when, and the
+ * seconds it will say; 0 when off.
  */
 uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs)
 {
@@ -210,33 +212,38 @@ void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *wha
 	}
 }
 
-static void delay_lockup_check(void *arg)
+/* Nothing has let the CPU schedule since the touch the check was armed for: a lockup. */
+static void cpu_lockup_check(void *arg)
 {
-	struct sim_ctx *x = arg;
+	struct sim_cpu *c = arg;
 	unsigned int secs;
 	char what[128];
 
-	if (x->wait != WAIT_DELAY || x->delay_until != sim.ev_data)
+	if (c->sched_touch != sim.ev_data)
 		return;
-	sim_softlockup_time(x->delay_until - x->delay_len, &secs);
-	snprintf(what, sizeof(what), "%s busy-waits (udelay/mdelay) without scheduling",
-		 sim_ctx_name(x));
-	sim_softlockup_report(x->cpu, secs, what);
+	sim_softlockup_time(c->sched_touch, &secs);
+	snprintf(what, sizeof(what), "%s has run on cpu%d without scheduling since %llu.%06llu s",
+		 c->curr->comm, c->id, (unsigned long long)(c->sched_touch / 1000000000ULL),
+		 (unsigned long long)(c->sched_touch % 1000000000ULL / 1000));
+	sim_softlockup_report(c, secs, what);
 }
 
-/* A busy-wait where nothing may preempt it: long enough, and the CPU is reported. */
-void sim_softlockup_watch_delay(struct sim_ctx *x)
+/*
+ * A busy-wait (udelay, mdelay) where nothing may preempt it: if the CPU
+ * has not scheduled by its soft-lockup time, counted from its last touch,
+ * it is reported, however many waits that takes. One check per touch.
+ */
+void sim_softlockup_watch(struct sim_cpu *c)
 {
-	uint64_t start = x->cpu->clock;
 	unsigned int secs;
-	uint64_t at = sim_softlockup_time(start, &secs);
+	uint64_t at = sim_softlockup_time(c->sched_touch, &secs);
 	struct sim_event *ev;
 
-	x->delay_len = x->delay_until - start;
-	if (!at || at >= x->delay_until)
+	if (!at || c->lockup_watch == c->sched_touch + 1)
 		return;
-	ev = sim_event_add(at, delay_lockup_check, x, true);
-	ev->data = x->delay_until;
+	c->lockup_watch = c->sched_touch + 1;
+	ev = sim_event_add(at, cpu_lockup_check, c, true);
+	ev->data = c->sched_touch;
 }
 
 void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out)

@@ -138,6 +138,7 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	}
 	c->clock += sim.cfg.costs.ctx_switch;
 	c->slice_start = c->clock;
+	c->sched_touch = c->clock;	/* the soft-lockup detector's touch (oracle.c) */
 }
 
 void sim_switch_task(struct sim_cpu *c)

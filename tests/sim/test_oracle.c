@@ -628,7 +628,7 @@ START_TEST(soft_lockup_on_a_long_held_lock)
 	ck_assert_int_eq(f->kind, SIM_F_HUNG);
 	ck_assert_int_eq(f->cpu, 0);
 	has(f->msg, "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [holder:1]\n"
-		    "holder busy-waits");
+		    "holder has run on cpu0 without scheduling since 0.000001 s");
 	ck_assert_uint_eq(f->time, 24 * SEC);
 	f = sim_finding(1);
 	ck_assert_int_eq(f->kind, SIM_F_HUNG);
@@ -636,6 +636,43 @@ START_TEST(soft_lockup_on_a_long_held_lock)
 		    "taker spins in spinlock on ");
 	has(f->msg, "held by holder (taken in holder_fn at ");
 	ck_assert_uint_eq(f->time, 24 * SEC);
+}
+END_TEST
+
+/*
+ * Many short busy-waits that never schedule are one stall: a loop of 1 ms
+ * mdelay()s for 30 s under voluntary preemption is reported at 24 s; the
+ * same loop with cond_resched() (a point where the watchdog's stopper may
+ * run) is not.
+ */
+static int spinner_fn(void *arg)
+{
+	for (int i = 0; i < 30000; i++) {
+		mdelay(1);
+		if (arg)
+			cond_resched();
+	}
+	return 0;
+}
+
+START_TEST(soft_lockup_over_many_short_waits)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_spawn("loop", spinner_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 1);
+	f = h_first(SIM_F_HUNG);
+	ck_assert_ptr_nonnull(f);
+	has(f->msg, "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [loop:1]");
+	ck_assert_uint_eq(f->time, 24 * SEC);
+	sim_fini();
+
+	h_init(1);
+	sim_spawn("loop", spinner_fn, (void *)1, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 0);
 }
 END_TEST
 
@@ -712,6 +749,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, might_sleep_in_the_words_of_4_9);
 	tcase_add_test(tc, hung_task_after_the_timeout_only);
 	tcase_add_test(tc, soft_lockup_on_a_long_held_lock);
+	tcase_add_test(tc, soft_lockup_over_many_short_waits);
 	tcase_add_test(tc, soft_lockup_in_the_words_of_4_9);
 	tcase_add_test(tc, printk_records_with_levels);
 	tcase_add_test(tc, bug_without_a_site_names_the_function);

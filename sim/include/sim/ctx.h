@@ -37,7 +37,6 @@ struct sim_ctx {
 	uint64_t spin_start;
 	uint64_t spin_seq;
 	uint64_t delay_until;
-	uint64_t delay_len;		/* how long that busy-wait is */
 	struct sim_cpu *cpu;		/* where it runs now */
 	bool below_preemptible;		/* interrupt frames: the interrupted point's preemptibility */
 	struct task_struct *task;	/* for CTX_TASK */
