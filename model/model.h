@@ -26,6 +26,11 @@ struct kw_model {
 	 * (the scenario parser checks warn("function") against sim_site_get()).
 	 */
 	const char *ns;
+	/*
+	 * The kernel release it comes from, SIM_ERA(major, minor): the machine
+	 * under it follows that era (struct sim_config's era; tools copy it).
+	 */
+	unsigned int era;
 	size_t worker_size, work_size, dwork_size;
 
 	/* Names for the trace's %ps of the variant's own functions. */

@@ -93,6 +93,7 @@ const struct kw_model KW_SYM(model) = {
 	.name = KW_NAME,
 	.source = KW_FOLLOWS,
 	.ns = KW_NS_STR,
+	.era = SIM_ERA(KW_ERA_MAJOR, KW_ERA_MINOR),
 #ifdef KW_TREE
 	.tree = KW_TREE,
 #endif

@@ -86,19 +86,32 @@ void sim_msleep(unsigned int msecs, const struct sim_site *site)
 		timeout = (unsigned long)schedule_timeout_uninterruptible((long)timeout);
 }
 
+/* A pending signal (for a kthread: kthread_stop's TIF_NOTIFY_SIGNAL) ends it early. */
 unsigned long msleep_interruptible(unsigned int msecs)
 {
 	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
 
-	while (timeout)
+	while (timeout && !signal_pending(current))
 		timeout = (unsigned long)schedule_timeout_interruptible((long)timeout);
-	return 0;
+	return jiffies_to_msecs(timeout);
 }
 
+/*
+ * usleep_range(): schedule_hrtimeout_range() on an hrtimer whose soft
+ * expiry is min and hard expiry max, not on the timer wheel, so not in
+ * whole jiffies. The hrtimer interrupt is programmed for the hard expiry;
+ * the sleep ends earlier only if another hrtimer interrupt of that CPU
+ * (its tick, on a CPU that keeps ticking) comes between the two. The
+ * machine has no per-CPU hrtimer interrupts but the sleeps' own, so the
+ * sleep ends at max, to the nanosecond: what an idle (NO_HZ) CPU shows.
+ * A stray wake-up does not end it early: both eras loop until the hrtimer
+ * has expired (4.9 has "timers: Fix usleep_range() in the context of
+ * wake_up_process()"). With max < min the slack wraps and nothing expires
+ * before the soft expiry: the sleep ends at min.
+ */
 void usleep_range(unsigned long min, unsigned long max)
 {
-	(void)max;
-	msleep((unsigned int)DIV_ROUND_UP(min, 1000));
+	sim_sleep_until(sim_now() + (uint64_t)(max >= min ? max : min) * 1000);
 }
 
 void ndelay(unsigned long nsecs)

@@ -8,7 +8,8 @@
  * reported, everything is thawed, and the suspend is aborted.
  *
  * A frozen task sleeps in TASK_FROZEN, which no ordinary wake-up matches:
- * only the thaw wakes it.
+ * only the thaw wakes it. Under a 4.9 variant the refrigerator and
+ * freeze_task() are 4.9's (refrigerator_v49(), freeze_task()).
  */
 #include "machine.h"
 #include <linux/freezer.h>
@@ -47,11 +48,43 @@ bool frozen(struct task_struct *p)
 	return p->frozen;
 }
 
+/*
+ * 4.9's refrigerator: the task sleeps in TASK_UNINTERRUPTIBLE with PF_FROZEN
+ * (p->frozen) set, so any wake-up (wake_up_process from a queueing, from
+ * kthread_stop) gets it out of schedule(); it goes round the loop, sees the
+ * freeze still on, and sleeps again. It restores the state it came in with.
+ */
+static bool refrigerator_v49(bool check_kthr_stop)
+{
+	struct task_struct *p = current;
+	unsigned int save = p->__state;
+	bool was_frozen = false;
+
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		p->frozen = freezing(p) && !(check_kthr_stop && p->should_stop);
+		if (!p->frozen)
+			break;
+		if (!was_frozen)
+			sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen",
+				  sim_intern(p->comm));
+		was_frozen = true;
+		sim_block("refrigerator", NULL, NULL);
+	}
+	set_current_state(save);
+	if (was_frozen)
+		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_intern(p->comm));
+	return was_frozen;
+}
+
+/* Since 6.1: TASK_FROZEN, which no ordinary wake-up matches; only the thaw ends it. */
 bool __refrigerator(bool check_kthr_stop)
 {
 	struct task_struct *p = current;
 	bool was_frozen = false;
 
+	if (!sim_era_since(6, 1))
+		return refrigerator_v49(check_kthr_stop);
 	for (;;) {
 		__set_current_state(TASK_FROZEN);
 		if (!freezing(p) || (check_kthr_stop && p->should_stop))
@@ -77,15 +110,34 @@ bool set_freezable(void)
 }
 
 /*
- * freeze_task(): a kthread is woken from any normal sleep to see the freeze
- * request; one that is running or never sleeps is counted and left alone.
+ * freeze_task(): a kthread is woken to see the freeze request, in 6.1+
+ * from any normal sleep (wake_up_state(p, TASK_NORMAL)), in 4.9 only from
+ * an interruptible one (wake_up_state(p, TASK_INTERRUPTIBLE)); one that is
+ * running or stays asleep is counted and left alone.
  */
 static bool freeze_task(struct task_struct *p)
 {
 	if (!freezing(p) || p->frozen)
 		return false;
-	sim_wake(p, TASK_NORMAL);
+	sim_wake(p, sim_era_since(6, 1) ? TASK_NORMAL : TASK_INTERRUPTIBLE);
 	return true;
+}
+
+/*
+ * __thaw_task(): 6.1+ wakes the frozen task from TASK_FROZEN, and it is no
+ * longer frozen; 4.9 wakes it (wake_up_process), and the task itself clears
+ * PF_FROZEN when it leaves the refrigerator.
+ */
+static void thaw_task(struct task_struct *p)
+{
+	if (!p->frozen)
+		return;
+	if (!sim_era_since(6, 1)) {
+		sim_wake(p, TASK_NORMAL);
+		return;
+	}
+	p->frozen = false;
+	sim_wake(p, TASK_FROZEN);
 }
 
 /*
@@ -158,12 +210,8 @@ static void thaw(void)
 	if (system_freezing_cnt)
 		system_freezing_cnt--;
 	sim_trace(REC_FREEZER, 0, 0, 0, 0, "thaw", NULL);
-	list_for_each_entry(p, &sim.tasks, all_node) {
-		if (!p->frozen)
-			continue;
-		p->frozen = false;
-		sim_wake(p, TASK_FROZEN);
-	}
+	list_for_each_entry(p, &sim.tasks, all_node)
+		thaw_task(p);
 }
 
 static int suspend_main(void *arg)

@@ -87,10 +87,18 @@ void *kthread_data(struct task_struct *k)
 	return k->data;
 }
 
+/*
+ * Since 5.11 kthread_stop() also sets TIF_NOTIFY_SIGNAL, so that the thread
+ * leaves an interruptible sleep at once (signal_pending() is true from then
+ * on: msleep_interruptible() returns early, schedule() in
+ * TASK_INTERRUPTIBLE does not sleep). 4.9 only wakes it.
+ */
 int sim_kthread_stop(struct task_struct *k, const struct sim_site *site)
 {
 	sim_might_sleep(site);
 	k->should_stop = true;
+	if (sim_era_since(5, 11))
+		k->notify_signal = true;
 	wake_up_process(k);
 	if (!completion_done(&k->exited)) {
 		current->wait_obj = k;

@@ -314,6 +314,8 @@ void sim_point(uint64_t cost, enum sim_point_kind kind)
 	c->clock += cost;
 	sim.stats.points++;
 	c->preemptible_point = preemptible(c, kind);
+	if (c->preemptible_point)
+		c->sched_touch = c->clock;	/* the watchdog's stopper could run here */
 	switch_to(pick_next(), 0);
 }
 
@@ -334,31 +336,36 @@ void sim_halt(enum sim_end end)
 		finish(end);
 }
 
-/* The soft-lockup watchdog: a context that spins too long is stuck. */
+/* The soft-lockup watchdog (oracle.c): a context that spins too long is stuck. */
 static void lockup_check(void *arg)
 {
 	struct sim_ctx *x = arg;
+	char what[256];
+	unsigned int secs;
 
 	if (x->wait != WAIT_SPIN || x->spin_seq != sim.ev_data)
 		return;
-	sim_report(SIM_F_HUNG, NULL, "BUG: soft lockup: %s on cpu%d spins in %s on %s for more than %llu seconds%s",
-		   sim_ctx_name(x), x->cpu->id, x->spin_obj->what, sim_spin_obj_name(x->spin_obj),
-		   (unsigned long long)(sim.cfg.hung_task_ns / 1000000000ULL),
-		   sim_spin_owner_text(x->spin_obj));
+	sim_softlockup_time(x->cpu->sched_touch, &secs);
+	snprintf(what, sizeof(what), "%s spins in %s on %s%s", sim_ctx_name(x), x->spin_obj->what,
+		 sim_spin_obj_name(x->spin_obj), sim_spin_owner_text(x->spin_obj));
+	sim_softlockup_report(x->cpu, secs, what);
 }
 
 void sim_spin_wait(struct sim_spin_obj *obj)
 {
 	struct sim_ctx *x = sim.cur;
+	unsigned int secs;
+	uint64_t lockup_at;
 
 	x->wait = WAIT_SPIN;
 	x->spin_obj = obj;
 	x->spin_start = x->cpu->clock;
 	x->spin_seq++;
 	obj->nspinners++;
-	if (sim.cfg.hung_task_ns) {
-		struct sim_event *ev = sim_event_add(x->spin_start + sim.cfg.hung_task_ns,
-						     lockup_check, x, true);
+	lockup_at = sim_softlockup_time(x->cpu->sched_touch, &secs);
+	if (lockup_at) {
+		struct sim_event *ev = sim_event_add(lockup_at, lockup_check, x, true);
+
 		ev->data = x->spin_seq;
 	}
 	sim.stats.points++;
@@ -396,6 +403,8 @@ void sim_busy_wait(uint64_t ns)
 	x->delay_until = x->cpu->clock + ns;
 	sim.stats.points++;
 	x->cpu->preemptible_point = preemptible(x->cpu, POINT_PLAIN);
+	if (!x->cpu->preemptible_point)
+		sim_softlockup_watch(x->cpu);
 	switch_to(pick_next(), 0);
 }
 

@@ -52,6 +52,10 @@ struct sim_cpu {
 	struct list_head timers;	/* armed timers, by expiry then arming order */
 	struct sim_event *tick;		/* the pending timer-softirq event */
 	const struct timer_list *running_timer;	/* whose callback runs here now */
+	uint64_t sched_touch;		/* when it last switched or could be preempted */
+	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is armed for */
+	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
+	bool timer_clk_set;		/* ... once the base has been used */
 };
 
 struct sim_event {
@@ -102,6 +106,11 @@ extern struct sim sim;
 #define for_each_sim_cpu(c) for (c = sim.cpus; c < sim.cpus + sim.cfg.ncpus; c++)
 
 static inline struct sim_cpu *this_cpu(void) { return sim.cur_cpu; }
+/* Whether the machine's services are those of kernel major.minor or later. */
+static inline bool sim_era_since(unsigned int major, unsigned int minor)
+{
+	return sim.cfg.era >= SIM_ERA(major, minor);
+}
 static inline struct sim_ctx *top_ctx(struct sim_cpu *c)
 {
 	return c->depth ? c->stack[c->depth - 1] : NULL;
@@ -190,6 +199,11 @@ bool sim_replay_unfinished(void);
 /* --- oracle.c ----------------------------------------------------------------- */
 void sim_oracles_init(void);
 void sim_oracles_fini(void);
+/* The soft-lockup detector: when a CPU that stops scheduling at start is reported. */
+uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs);
+void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what);
+/* c busy-waits where nothing may preempt it: check it at its soft-lockup time. */
+void sim_softlockup_watch(struct sim_cpu *c);
 struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A finding the machine makes about context x (NULL: about no context), at the latest time. */

@@ -102,18 +102,6 @@ const char *sim_finding_kind_name(enum sim_finding_kind kind)
 	return kind < SIM_F__COUNT ? names[kind] : "?";
 }
 
-/* might_sleep reports once per site, as the kernel's ratelimit makes them rare. */
-static bool seen_before(enum sim_finding_kind kind, const struct sim_site *site)
-{
-	if (kind != SIM_F_MIGHT_SLEEP || !site)
-		return false;
-	for (size_t i = 0; i < nfindings; i++)
-		if (findings[i].kind == kind && findings[i].site.file == site->file &&
-		    findings[i].site.line == site->line)
-			return true;
-	return false;
-}
-
 /*
  * A finding in context x (NULL: the machine's own), at time t on cpu (-1:
  * none). x's note says what it was doing in its caller's terms.
@@ -124,8 +112,6 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 {
 	struct sim_finding *f;
 
-	if (seen_before(kind, site))
-		return NULL;
 	if (nfindings == capfindings) {
 		capfindings = capfindings ? 2 * capfindings : 16;
 		findings = realloc(findings, capfindings * sizeof(*findings));
@@ -182,6 +168,82 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
 		sim_trace_on(c, REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind),
 			     NULL);
 	return f;
+}
+
+/*
+ * The soft-lockup detector (kernel/watchdog.c). A per-CPU hrtimer every
+ * sample_period (2 * watchdog_thresh / 5: 4 s) has the CPU's stopper work
+ * (4.9: its watchdog/N thread) touch watchdog_touch_ts, which needs the CPU
+ * to schedule: the machine counts a task switch, or a point where the task
+ * could be preempted (struct sim_cpu's sched_touch). A CPU that stops
+ * scheduling at 'start' keeps the touch of the last period before it, and
+ * the hrtimer reports it at the first period where now > touch + 2 *
+ * watchdog_thresh, in get_timestamp()'s units of 2^30 ns: at the default
+ * 10 s, 24 s after that touch, "stuck for 22s!". Returns when, and the
+ * seconds it will say; 0 when off.
+ */
+uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs)
+{
+	uint64_t thresh = 2 * sim.cfg.watchdog_thresh_ns, period = thresh / 5, touch, t;
+
+	if (!period)
+		return 0;
+	touch = start / period * period;
+	for (t = touch + period;; t += period)
+		if ((t >> 30) > (touch >> 30) + thresh / 1000000000ULL)
+			break;
+	*secs = (unsigned int)((t >> 30) - (touch >> 30));
+	return t;
+}
+
+/* The report, in the era's words; 'what' says what the machine saw the CPU do. */
+void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what)
+{
+	struct task_struct *p = c->curr;
+	struct sim_finding *f;
+
+	f = sim_report(SIM_F_HUNG, NULL, "%sBUG: soft lockup - CPU#%d stuck for %us! [%s:%d]\n%s",
+		       sim_era_since(4, 13) ? "watchdog: " : "NMI watchdog: ", c->id, secs,
+		       p->comm, p->pid, what);
+	/* the watchdog's hrtimer interrupt of that CPU reports it, about its task */
+	if (f) {
+		f->cpu = c->id;
+		snprintf(f->context, sizeof(f->context), "%s", p->comm);
+	}
+}
+
+/* Nothing has let the CPU schedule since the touch the check was armed for: a lockup. */
+static void cpu_lockup_check(void *arg)
+{
+	struct sim_cpu *c = arg;
+	unsigned int secs;
+	char what[128];
+
+	if (c->sched_touch != sim.ev_data)
+		return;
+	sim_softlockup_time(c->sched_touch, &secs);
+	snprintf(what, sizeof(what), "%s has run on cpu%d without scheduling since %llu.%06llu s",
+		 c->curr->comm, c->id, (unsigned long long)(c->sched_touch / 1000000000ULL),
+		 (unsigned long long)(c->sched_touch % 1000000000ULL / 1000));
+	sim_softlockup_report(c, secs, what);
+}
+
+/*
+ * A busy-wait (udelay, mdelay) where nothing may preempt it: if the CPU
+ * has not scheduled by its soft-lockup time, counted from its last touch,
+ * it is reported, however many waits that takes. One check per touch.
+ */
+void sim_softlockup_watch(struct sim_cpu *c)
+{
+	unsigned int secs;
+	uint64_t at = sim_softlockup_time(c->sched_touch, &secs);
+	struct sim_event *ev;
+
+	if (!at || c->lockup_watch == c->sched_touch + 1)
+		return;
+	c->lockup_watch = c->sched_touch + 1;
+	ev = sim_event_add(at, cpu_lockup_check, c, true);
+	ev->data = c->sched_touch;
 }
 
 void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out)

@@ -11,11 +11,13 @@ void sim_config_default(struct sim_config *cfg)
 {
 	*cfg = (struct sim_config){
 		.ncpus = 2,
+		.era = SIM_ERA(6, 12),
 		.hz = 250,
 		.preempt = SIM_PREEMPT_VOLUNTARY,
 		.strategy = SIM_STRATEGY_FAITHFUL,
 		.seed = 1,
 		.hung_task_ns = 120ULL * 1000000000ULL,
+		.watchdog_thresh_ns = 10ULL * 1000000000ULL,
 		.time_limit_ns = 3600ULL * 1000000000ULL,
 		.skew_ns = SIM_SKEW_DEFAULT_NS,
 #if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)

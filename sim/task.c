@@ -6,6 +6,7 @@
  */
 #include "machine.h"
 #include <linux/kthread.h>
+#include <linux/jiffies.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,7 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	}
 	c->clock += sim.cfg.costs.ctx_switch;
 	c->slice_start = c->clock;
+	c->sched_touch = c->clock;	/* the soft-lockup detector's touch (oracle.c) */
 }
 
 void sim_switch_task(struct sim_cpu *c)
@@ -243,23 +245,51 @@ void sim_set_current_state(unsigned int state, bool barrier)
 		sim_point(sim.cfg.costs.point, POINT_PLAIN);
 }
 
+/*
+ * __might_sleep() of CONFIG_DEBUG_ATOMIC_SLEEP, in both eras: the state
+ * check is a WARN_ONCE (once a boot, whatever the site), and
+ * __might_resched() (4.9: ___might_sleep()) reports at most once a second,
+ * rate-limited by its static prev_jiffy; 6.x prints non_block and the
+ * preempt count expected too. So a finding is a line dmesg would show.
+ */
 void sim_might_sleep(const struct sim_site *site)
 {
+	static unsigned int boot;
+	static bool state_warned;
+	static unsigned long prev_jiffy;
 	struct sim_cpu *c = this_cpu();
 	struct task_struct *p = current;
 	char at[160] = "";
 
-	if (p->__state != TASK_RUNNING)
+	if (boot != sim_boot_seq) {
+		boot = sim_boot_seq;
+		state_warned = false;
+		prev_jiffy = 0;
+	}
+	if (p->__state != TASK_RUNNING && !state_warned) {
+		state_warned = true;
 		sim_report(SIM_F_MIGHT_SLEEP, site,
 			   "do not call blocking ops when !TASK_RUNNING; state=%x", p->__state);
+	}
 	/* __might_sleep() names its file:line; a caller without a site has none to name */
 	if (site)
 		snprintf(at, sizeof(at), " at %s:%d", site->file, site->line);
-	if (c->preempt_count || c->irqs_disabled || top_ctx(c) != &p->ctx)
-		sim_report(SIM_F_MIGHT_SLEEP, site,
-			   "BUG: sleeping function called from invalid context%s\n"
-			   "in_atomic(): %d, irqs_disabled(): %d, pid: %d, name: %s",
-			   at, c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm);
+	if ((c->preempt_count || c->irqs_disabled || top_ctx(c) != &p->ctx) &&
+	    !(prev_jiffy && time_before(jiffies, prev_jiffy + HZ))) {
+		prev_jiffy = jiffies;
+		if (sim_era_since(5, 15))	/* __might_resched() */
+			sim_report(SIM_F_MIGHT_SLEEP, site,
+				   "BUG: sleeping function called from invalid context%s\n"
+				   "in_atomic(): %d, irqs_disabled(): %d, non_block: 0, pid: %d, "
+				   "name: %s\npreempt_count: %x, expected: 0",
+				   at, c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm,
+				   c->preempt_count);
+		else
+			sim_report(SIM_F_MIGHT_SLEEP, site,
+				   "BUG: sleeping function called from invalid context%s\n"
+				   "in_atomic(): %d, irqs_disabled(): %d, pid: %d, name: %s",
+				   at, c->preempt_count != 0, c->irqs_disabled, p->pid, p->comm);
+	}
 	sim_point(sim.cfg.costs.point, POINT_MIGHT_SLEEP);
 }
 
@@ -282,6 +312,9 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site)
 	if (c->preempt_count)
 		sim_report(SIM_F_MIGHT_SLEEP, site, "BUG: scheduling while atomic: %s/%d/0x%08x",
 			   p->comm, p->pid, c->preempt_count);
+	/* __schedule(): signal_pending_state() keeps an interruptible sleeper running */
+	if ((p->__state & TASK_INTERRUPTIBLE) && signal_pending(p))
+		p->__state = TASK_RUNNING;
 	if (p->__state == TASK_RUNNING) {
 		/* woken before it slept: it has seen the wake-up, so it comes after it */
 		sim_handover(c, p->woken_at);

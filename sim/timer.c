@@ -7,9 +7,16 @@
  * The expiry jiffy follows kernel/time/timer.c's calc_wheel_index(): the
  * level is picked by the distance from the base clock, and the expiry is
  * rounded up to the next granule of that level, so a timer never fires early
- * and may fire late by up to one granule. The base clock is jiffies, the
- * one global counter (a base that has caught up, as forward_timer_base
- * leaves it), whatever the target CPU's own clock says.
+ * and may fire late by up to one granule. Each CPU's base has its own clock
+ * (base_clk()): jiffies, the one global counter, as forward_timer_base()
+ * leaves it, or one past the jiffy of its last softirq, which __run_timers()
+ * leaves it at. A timer re-armed while its callback runs stays on the
+ * callback's base.
+ *
+ * What happens around misuse follows the era and the configuration:
+ * add_timer() on a pending timer (BUG_ON in 4.9, WARN_ON_ONCE since 6.1),
+ * and an armed timer initialised again (sim_timer_init(): with and without
+ * CONFIG_DEBUG_OBJECTS_TIMERS).
  */
 #include "machine.h"
 #include <linux/timer.h>
@@ -72,10 +79,50 @@ static bool on_some_cpu(const struct timer_list *timer)
 }
 
 /*
- * Initialising a timer that is still armed is a misuse the kernel does not
- * prevent: the entry is unhashed (timer_pending() turns false) but the wheel
- * still holds the timer, so it fires all the same. CONFIG_DEBUG_OBJECTS
- * reports it; so do we, and we keep the machine's list intact.
+ * lib/debugobjects.c's report of an active timer initialised again: a WARN
+ * from debug_print_object(), at most five a boot, in the words of the era.
+ */
+static void debug_print_object(const struct timer_list *timer)
+{
+	static unsigned int boot, count;
+
+	if (boot != sim_boot_seq) {
+		boot = sim_boot_seq;
+		count = 0;
+	}
+	if (count++ >= 5)
+		return;
+	if (sim_era_since(6, 1))	/* 4.9 printed no "object: %p"; 6.1 does */
+		sim_report(SIM_F_WARN, SIM_HERE,
+			   "ODEBUG: init active (active state 0) object: %016llx object type: "
+			   "timer_list hint: %s", (unsigned long long)sim_fake_addr(timer),
+			   sim_timer_fn_name(timer));
+	else
+		sim_report(SIM_F_WARN, SIM_HERE,
+			   "ODEBUG: init active (active state 0) object type: timer_list hint: %s",
+			   sim_timer_fn_name(timer));
+}
+
+/*
+ * init_timer_key(): debug_init(), then do_init_timer(). Initialising a
+ * timer that is still armed is a misuse the kernel does not prevent; what
+ * follows depends on CONFIG_DEBUG_OBJECTS_TIMERS (sim_config's
+ * debug_objects):
+ *
+ * on: debug_object_init() finds the object active, reports it, and
+ * timer_fixup_init() deletes the timer (del_timer_sync) before it is set
+ * up anew: the old callback never runs.
+ *
+ * off: do_init_timer() only clears entry.pprev and sets the flags' CPU
+ * bits to this CPU. timer_pending() turns false, but the entry stays
+ * linked in its wheel bucket, so the callback still runs at the old expiry
+ * on the old base; del_timer() and friends, seeing no pending timer, leave
+ * it there, and lock_timer_base() now locks this CPU's base, so
+ * del_timer_sync() does not wait for that callback running elsewhere.
+ * Unlinking a neighbour of the bucket's hlist, or adding one in front of
+ * it, writes its pprev again (it is pending once more). Re-arming it while
+ * it is still linked would make hlist_add_head() corrupt the wheel: the
+ * machine stops there with a finding that says so (wheel_corrupted()).
  */
 void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 		    void (*legacy)(unsigned long), unsigned long data, u32 flags,
@@ -84,17 +131,20 @@ void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 	bool armed = sim.cfg.ncpus && timer->queued && on_some_cpu(timer);
 	struct timer_list keep = *timer;
 
-	if (armed)
-		sim_report(SIM_F_WARN, site,
-			   "ODEBUG: init active (active state 0) object type: timer_list hint: %s",
-			   sim_timer_fn_name(timer));
+	if (armed && sim.cfg.debug_objects) {
+		debug_print_object(timer);
+		sim_del_timer_sync(timer, site);	/* timer_fixup_init() */
+		armed = false;
+	}
 	*timer = (struct timer_list){ .__TIMER_FN_NEW = func, .__TIMER_FN_LEGACY = legacy,
 				      .data = data, .flags = flags & TIMER_INIT_FLAGS };
 	timer->done.what = "del_timer_sync";
+	timer->base_cpu = sim.cfg.ncpus ? sim_this_cpu() : 0;
 	if (armed) {
 		timer->node = keep.node;
 		timer->queued = true;
 		timer->cpu = keep.cpu;
+		timer->wheel_expiry = keep.wheel_expiry;
 		timer->bucket_expiry = keep.bucket_expiry;
 		timer->level = keep.level;
 		timer->idx = keep.idx;
@@ -186,6 +236,33 @@ static void trace_base_locked(enum sim_rec_type type, uint64_t a, uint64_t b, ui
 	}
 }
 
+/* Two timers in one hlist of the wheel: the same base, the same bucket. */
+static bool same_bucket(const struct timer_list *a, const struct timer_list *b)
+{
+	return a->cpu == b->cpu && a->idx == b->idx && a->wheel_expiry == b->wheel_expiry;
+}
+
+/*
+ * A timer initialised while armed (debug objects off) still sits in its
+ * bucket with a NULL pprev; the hlist writes it again when its predecessor
+ * is unlinked (__hlist_del: next->pprev = pprev) or when a timer is added in
+ * front of it (hlist_add_head: first->pprev = &n->next). Pending again.
+ */
+static void rehash_neighbour(struct timer_list *t, const struct timer_list *by)
+{
+	if (t && t->queued && !timer_pending(t) && same_bucket(t, by))
+		t->entry.pprev = &t->entry.next;
+}
+
+static struct timer_list *next_on_cpu(struct timer_list *timer)
+{
+	struct sim_cpu *c = &sim.cpus[timer->cpu];
+
+	if (timer->node.next == &c->timers)
+		return NULL;
+	return list_entry(timer->node.next, struct timer_list, node);
+}
+
 /*
  * As detach_timer(), whose debug_deactivate() traces timer_cancel: on
  * del_timer, on re-arming a pending timer, and just before it expires.
@@ -194,6 +271,7 @@ static void detach(struct timer_list *timer)
 {
 	struct sim_cpu *c = &sim.cpus[timer->cpu];
 
+	rehash_neighbour(next_on_cpu(timer), timer);
 	list_del_init(&timer->node);
 	timer->queued = false;
 	timer->entry.pprev = NULL;
@@ -201,28 +279,78 @@ static void detach(struct timer_list *timer)
 	trace_base_locked(REC_TIMER_CANCEL, sim_fake_addr(timer), 0, 0, 0, NULL);
 }
 
+/*
+ * forward_timer_base(): a base whose clk is behind jiffies catches up, to
+ * jiffies, or to its first expiry if one is due and has not run yet; a base
+ * ahead of jiffies (its softirq ran this jiffy: __run_timers() leaves clk at
+ * the expired jiffy + 1) stays where it is, so a timer armed from a
+ * callback counts its delay from jiffies + 1. 4.9 forwarded only an idle
+ * base; its busy bases were kept at jiffies + 1 by a softirq on every tick,
+ * which the machine does not run (model/README.md, "Timers").
+ */
+static unsigned long base_clk(struct sim_cpu *c)
+{
+	unsigned long jnow = sim_jiffies();
+	struct timer_list *first = list_first_entry_or_null(&c->timers, struct timer_list, node);
+
+	if (!c->timer_clk_set) {
+		c->timer_clk = jnow;
+		c->timer_clk_set = true;
+	}
+	if (time_before_eq(jnow, c->timer_clk))
+		return c->timer_clk;
+	if (!first || time_after(first->wheel_expiry, jnow))
+		c->timer_clk = jnow;
+	else if (!time_before(first->wheel_expiry, c->timer_clk))
+		c->timer_clk = first->wheel_expiry;
+	return c->timer_clk;
+}
+
 static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_cpu *c)
 {
-	unsigned long clk = sim_jiffies();
-	unsigned long next_tick = clk + 1;
+	unsigned long next_tick = sim_jiffies() + 1;
 	struct list_head *pos;
 
 	timer->expires = expires;
-	timer->idx = wheel_index(expires, clk, &timer->bucket_expiry, &timer->level);
+	timer->idx = wheel_index(expires, base_clk(c), &timer->wheel_expiry, &timer->level);
+	timer->bucket_expiry = timer->wheel_expiry;
 	/* this jiffy's tick is behind us: the earliest it can run is the next one */
 	if (time_before(timer->bucket_expiry, next_tick))
 		timer->bucket_expiry = next_tick;
 	timer->seq = sim.next_timer_seq++;
 	timer->cpu = c->id;
+	timer->base_cpu = c->id;
 	timer->queued = true;
 	timer->entry.pprev = &timer->entry.next;	/* hashed: pending */
 	list_for_each(pos, &c->timers)
 		if (expires_before(timer, list_entry(pos, struct timer_list, node)))
 			break;
+	if (pos != &c->timers)
+		rehash_neighbour(list_entry(pos, struct timer_list, node), timer);
 	list_add_tail(&timer->node, pos);
 	rearm_tick(c);
 	trace_base_locked(REC_TIMER_START, sim_fake_addr(timer), expires, timer->bucket_expiry,
 			  (timer->flags | (u64)c->id) | (u64)timer->idx << 32, sim_timer_fn_name(timer));
+}
+
+static const struct sim_site enqueue_site = { __FILE__, __LINE__, "enqueue_timer" };
+
+/*
+ * Arming a timer that is still linked in a bucket though not pending (see
+ * sim_timer_init()): hlist_add_head() would link it into a second list
+ * while the first still points at it. The kernel goes on with a corrupted
+ * wheel (timers lost or run from the wrong base); the machine does not
+ * follow it there, and stops.
+ */
+static void __attribute__((noreturn)) wheel_corrupted(const struct timer_list *timer)
+{
+	sim_report(SIM_F_BUG, &enqueue_site,
+		   "timer wheel corrupted: %s re-armed while still linked in cpu%d's wheel "
+		   "(initialised while armed, CONFIG_DEBUG_OBJECTS_TIMERS off); the machine stops "
+		   "here", sim_timer_fn_name(timer), timer->cpu);
+	sim_halt(SIM_END_FATAL);
+	sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
+	__builtin_unreachable();
 }
 
 /*
@@ -239,14 +367,21 @@ static bool modify_in_place(struct timer_list *timer, unsigned long expires)
 		return false;
 	if (timer->expires == expires)
 		return true;
-	if (wheel_index(expires, sim_jiffies(), &bucket_expiry, &level) != timer->idx)
+	if (wheel_index(expires, base_clk(&sim.cpus[timer->cpu]), &bucket_expiry, &level) !=
+	    timer->idx)
 		return false;
 	timer->expires = expires;
 	return true;
 }
 
+/*
+ * __mod_timer(): detach if pending, then enqueue on this CPU's base, unless
+ * the callback of the timer runs on its base right now: then it stays on
+ * that base, so that del_timer_sync() still finds it running there.
+ */
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
 {
+	struct sim_cpu *base, *new_base = this_cpu();
 	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
@@ -255,9 +390,14 @@ static int timer_modify(struct timer_list *timer, unsigned long expires, bool pe
 	ret = timer_pending(timer);
 	if (pending_only && !ret)
 		return 0;
-	if (timer->queued)
+	if (!ret && timer->queued)
+		wheel_corrupted(timer);
+	if (ret)
 		detach(timer);
-	enqueue(timer, expires, this_cpu());
+	base = &sim.cpus[timer->base_cpu];
+	if (base != new_base && base->running_timer == timer)
+		new_base = base;
+	enqueue(timer, expires, new_base);
 	return ret;
 }
 
@@ -278,18 +418,36 @@ int timer_reduce(struct timer_list *timer, unsigned long expires)
 	return timer_modify(timer, expires, false);
 }
 
+/*
+ * A pending timer added again: 4.9's BUG_ON stops the kernel; since 6.1
+ * ("timers: Replace BUG_ON()s") it is a WARN_ON_ONCE and the call returns,
+ * leaving the timer armed for its old expiry.
+ */
 void add_timer(struct timer_list *timer)
 {
-	BUG_ON(timer_pending(timer));
+	if (sim_era_since(6, 1)) {
+		if (WARN_ON_ONCE(timer_pending(timer)))
+			return;
+	} else {
+		BUG_ON(timer_pending(timer));
+	}
 	mod_timer(timer, timer->expires);
 }
 
 void add_timer_on(struct timer_list *timer, int cpu)
 {
-	BUG_ON(timer_pending(timer));
+	if (sim_era_since(6, 1)) {
+		if (WARN_ON_ONCE(timer_pending(timer)))
+			return;
+	} else {
+		BUG_ON(timer_pending(timer));
+	}
+	/* since 6.9 (the timer migration hierarchy) add_timer_on() pins the timer */
+	if (sim_era_since(6, 9))
+		timer->flags |= TIMER_PINNED;
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
 	if (timer->queued)
-		detach(timer);
+		wheel_corrupted(timer);
 	enqueue(timer, timer->expires, &sim.cpus[cpu]);
 }
 
@@ -302,14 +460,10 @@ int del_timer(struct timer_list *timer)
 	return 1;
 }
 
+/* lock_timer_base() locks the base the flags name; its running_timer is what counts. */
 static bool callback_running(const struct timer_list *timer)
 {
-	const struct sim_cpu *c;
-
-	for_each_sim_cpu(c)
-		if (c->running_timer == timer)
-			return true;
-	return false;
+	return sim.cpus[timer->base_cpu].running_timer == timer;
 }
 
 int try_to_del_timer_sync(struct timer_list *timer)
@@ -353,6 +507,11 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 
 		if (time_after(timer->bucket_expiry, now))
 			break;
+		/* __run_timers(): base->clk++ before the bucket's callbacks run */
+		if (!c->timer_clk_set || time_after(timer->wheel_expiry + 1, c->timer_clk)) {
+			c->timer_clk = timer->wheel_expiry + 1;
+			c->timer_clk_set = true;
+		}
 		detach(timer);
 		c->running_timer = timer;
 		c->irqs_disabled = irqsafe;

@@ -88,6 +88,7 @@ static void setup(int ncpus, enum sim_preempt preempt, int variant)
 {
 	cfg = h_config(ncpus);
 	cfg.preempt = preempt;
+	cfg.era = kw_model_get((size_t)variant)->era;	/* the machine of the variant's era */
 	h_init_cfg(&cfg);
 	m_use(variant);
 	m_reset_checks();
@@ -125,13 +126,27 @@ static void log_ids(int *ids, int n)
 #define TIMER_FN "kthread_delayed_work_timer_fn"
 
 /* The jiffy a timer armed at j0 for j0 + d fires at (kernel/time/timer.c, HZ > 100). */
-static unsigned long wheel_jiffy(unsigned long j0, unsigned long d)
+/*
+ * The jiffy a timer armed at j0 for j0 + d fires at: calc_wheel_index()
+ * from the base's clk, which is j0, or one past the jiffy the base last ran
+ * callbacks in (__run_timers() leaves it there) if that is later.
+ */
+static unsigned long wheel_jiffy_clk(unsigned long j0, unsigned long d, unsigned long clk)
 {
+	unsigned long delta;
 	int lvl = 0;
 
-	while (lvl < 8 && d >= (63UL << (3 * lvl)))
+	if (time_after(j0, clk))
+		clk = j0;
+	delta = j0 + d - clk;
+	while (lvl < 8 && delta >= (63UL << (3 * lvl)))
 		lvl++;
 	return (((j0 + d) >> (3 * lvl)) + 1) << (3 * lvl);
+}
+
+static unsigned long wheel_jiffy(unsigned long j0, unsigned long d)
+{
+	return wheel_jiffy_clk(j0, d, j0);
 }
 
 /* --- queueing, FIFO order, return values -------------------------------------- */
@@ -248,6 +263,7 @@ static int delayed_main(void *arg)
 START_TEST(delayed_runs_at_wheel_jiffy)
 {
 	size_t starts = 0, entries = 0;
+	unsigned long fired = 0;
 
 	setup(2, SIM_PREEMPT_VOLUNTARY, _i);
 	M->init_delayed_work(dw[1], signal_fn);
@@ -267,14 +283,18 @@ START_TEST(delayed_runs_at_wheel_jiffy)
 			starts++;
 		} else if (r->type == REC_TIMER_EXPIRE_ENTRY) {
 			ck_assert_uint_lt(entries, NDELAYS);
-			ck_assert_uint_eq(r->b, wheel_jiffy(armed_at[entries], delays[entries]));
+			ck_assert_uint_eq(r->b, wheel_jiffy_clk(armed_at[entries], delays[entries],
+								entries ? fired + 1 : armed_at[0]));
+			fired = r->b;
 			entries++;
 		}
 	}
 	ck_assert_uint_eq(starts, NDELAYS);
 	ck_assert_uint_eq(entries, NDELAYS);
 	for (size_t i = 0; i < NDELAYS; i++) {
-		unsigned long want = wheel_jiffy(armed_at[i], delays[i]);
+		/* delay 63 armed in the jiffy 62's timer fired: clk + 1, level 0, not 1 */
+		unsigned long want = wheel_jiffy_clk(armed_at[i], delays[i],
+						     i ? log_[i - 1].jif + 1 : armed_at[0]);
 
 		ck_assert_msg(log_[i].jif == want, "%s: delay %lu armed at %lu ran at %lu, not %lu",
 			      M->name, delays[i], armed_at[i], log_[i].jif, want);

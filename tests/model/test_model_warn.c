@@ -78,6 +78,7 @@ static void record_fn(struct kthread_work *work)
 
 static void setup_cfg(int variant)
 {
+	cfg.era = kw_model_get((size_t)variant)->era;	/* the machine of the variant's era */
 	h_init_cfg(&cfg);
 	m_use(variant);
 	m_reset_checks();
@@ -395,6 +396,10 @@ static int reinit_armed_main(void *arg)
 	return 0;
 }
 
+/*
+ * Without CONFIG_DEBUG_OBJECTS_TIMERS (the default): no report at the init,
+ * the timer stays in the wheel and its callback warns.
+ */
 START_TEST(reinit_armed_delayed_work)
 {
 	bool mainline;
@@ -404,9 +409,33 @@ START_TEST(reinit_armed_delayed_work)
 	sim_spawn("P0", reinit_armed_main, NULL, 0, true, 0);
 	run_to(SIM_END_QUIESCENT);
 	expect_warn(TIMER_FN, "WARN_ON_ONCE(!worker)");
-	ck_assert_uint_eq(m_warn_count("init_delayed_work", "ODEBUG: init active"), 1);
+	ck_assert_uint_eq(m_warn_count("debug_print_object", "ODEBUG: init active"), 0);
 	expect_destroy_delayed_warn(mainline);
-	expect_counts(2 + mainline, 2 + mainline);
+	expect_counts(1 + mainline, 1 + mainline);
+	ck_assert_int_eq(druns[0], 0);
+}
+END_TEST
+
+/*
+ * With it: the ODEBUG report, and timer_fixup_init() deletes the timer, so
+ * the callback never runs and never warns. No kernel shows both.
+ */
+START_TEST(reinit_armed_delayed_work_debug_objects)
+{
+	bool mainline;
+
+	cfg = h_config(2);
+	cfg.debug_objects = 1;
+	setup_cfg(_i);
+	mainline = m_is("mainline");
+	sim_spawn("P0", reinit_armed_main, NULL, 0, true, 0);
+	run_to(SIM_END_QUIESCENT);
+	ck_assert_uint_eq(m_warn_count(TIMER_FN, "WARN_ON_ONCE(!worker)"), 0);
+	ck_assert_uint_eq(m_warn_count("debug_print_object", "ODEBUG: init active"), 1);
+	ck_assert_uint_eq(m_warn_count("debug_print_object", mainline ?
+		"object: " : "(active state 0) object type: timer_list"), 1);
+	expect_destroy_delayed_warn(mainline);
+	expect_counts(1 + mainline, 1 + mainline);
 	ck_assert_int_eq(druns[0], 0);
 }
 END_TEST
@@ -749,6 +778,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, flush_or_cancel_racing_with_second_worker, 0, 2 * n);
 	tcase_add_loop_test(tc, mod_delayed_work_on_second_worker, 0, n);
 	tcase_add_loop_test(tc, reinit_armed_delayed_work, 0, n);
+	tcase_add_loop_test(tc, reinit_armed_delayed_work_debug_objects, 0, n);
 	tcase_add_loop_test(tc, timer_fires_for_work_on_no_list, 0, n);
 	tcase_add_loop_test(tc, reinit_while_timer_callback_runs, 0, n);
 	tcase_add_loop_test(tc, queue_delayed_with_foreign_timer, 0, 2 * n);

@@ -9,7 +9,10 @@
  * freeze_timeout fails the suspend at the first retry after jiffies pass
  * the timeout (retries of 1, 2, 4 ms then 8 ms), naming the task, and
  * everything is thawed; the 4.9-era kthread loop calls try_to_freeze() in
- * TASK_INTERRUPTIBLE and might_sleep reports it.
+ * TASK_INTERRUPTIBLE and might_sleep reports it. On a 4.9 machine the
+ * refrigerator sleeps in TASK_UNINTERRUPTIBLE, a wake-up sends it round
+ * its loop to freeze again, and freeze_task() leaves an uninterruptible
+ * sleeper until its sleep ends.
  */
 #include "../harness.h"
 
@@ -276,6 +279,121 @@ START_TEST(frozen_is_not_hung)
 }
 END_TEST
 
+/* --- the refrigerator of each era ------------------------------------------------------ */
+
+static struct {
+	int woke;
+	bool frozen_then;
+	unsigned int state_then;
+} era_look;
+
+static void wake_idler(void *arg)
+{
+	(void)arg;
+	era_look.woke = wake_up_process(idler);
+}
+
+static void look_at_idler_state(void *arg)
+{
+	(void)arg;
+	era_look.frozen_then = frozen(idler);
+	era_look.state_then = idler->__state;
+}
+
+/*
+ * A wake-up of a frozen kthread at 30 ms: 6.1+'s TASK_FROZEN does not match
+ * it; 4.9's TASK_UNINTERRUPTIBLE does, and the task goes round the
+ * refrigerator's loop and sleeps again, still PF_FROZEN. Either way it is
+ * frozen at 50 ms, thawed once by the resume, and enters the refrigerator once.
+ */
+static void refrigerator_of_era(unsigned int era, int woke, unsigned int state)
+{
+	struct sim_config cfg = h_config(2);
+
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_event_at(30 * MS, wake_idler, NULL);
+	sim_event_at(50 * MS, look_at_idler_state, NULL);
+	sim_resume_at(100 * MS);
+	sim_spawn("stopper", stopper_fn, idler, 0, true, 200 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_int_eq(era_look.woke, woke);
+	ck_assert(era_look.frozen_then);
+	ck_assert_uint_eq(era_look.state_then, state);
+	ck_assert_int_eq(idle.thaws, 1);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "frozen"), 1);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "thawed"), 1);
+	ck_assert_int_eq(idle.ret, 7);
+}
+
+START_TEST(refrigerator_6x_ignores_wakeups)
+{
+	refrigerator_of_era(SIM_ERA(6, 12), 0, TASK_FROZEN);
+}
+END_TEST
+
+START_TEST(refrigerator_v49_refreezes_after_a_wakeup)
+{
+	refrigerator_of_era(SIM_ERA(4, 9), 1, TASK_UNINTERRUPTIBLE);
+}
+END_TEST
+
+/*
+ * A freezable kthread that sleeps uninterruptibly between try_to_freeze()
+ * calls (50 jiffies, from 0: its timer fires at jiffy 51, 204 ms). 6.1+'s
+ * freeze_task wakes it with TASK_NORMAL: frozen at once, in the suspend's
+ * first pass at 10 ms. 4.9's wakes only TASK_INTERRUPTIBLE: it freezes when
+ * its sleep ends, at 204 ms, and the suspend waits for it.
+ */
+static int napper_fn(void *arg)
+{
+	(void)arg;
+	set_freezable();
+	while (!kthread_should_stop()) {
+		try_to_freeze();
+		schedule_timeout_uninterruptible(50);
+	}
+	return 0;
+}
+
+static const struct sim_rec *napper_frozen(unsigned int era)
+{
+	struct sim_config cfg = h_config(2);
+
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	idler = sim_spawn("napper", napper_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert(sim_suspended());
+	return find_rec(REC_FREEZER, "frozen", idler->pid);
+}
+
+START_TEST(freeze_task_6x_wakes_uninterruptible_sleepers)
+{
+	const struct sim_rec *fr = napper_frozen(SIM_ERA(6, 12));
+
+	ck_assert_ptr_nonnull(fr);
+	ck_assert_uint_ge(fr->time, 10 * MS);
+	ck_assert_uint_lt(fr->time, 11 * MS);
+}
+END_TEST
+
+START_TEST(freeze_task_v49_leaves_uninterruptible_sleepers)
+{
+	const struct sim_rec *fr = napper_frozen(SIM_ERA(4, 9));
+
+	ck_assert_ptr_nonnull(fr);
+	ck_assert_uint_ge(fr->time, 204 * MS);
+	ck_assert_uint_lt(fr->time, 205 * MS);
+}
+END_TEST
+
 /* --- timers while frozen -------------------------------------------------------------- */
 
 static struct timer_list tick;
@@ -385,7 +503,10 @@ START_TEST(busy_task_fails_the_suspend)
 	sim_resume_at(25 * SEC);	/* nothing to resume: the suspend failed */
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	h_dump_findings();
-	ck_assert_uint_eq(sim_finding_count(), 1);
+	/* and, as the kernel's watchdog would, the soft lockup of the busy CPU at 24 s */
+	ck_assert_uint_eq(sim_finding_count(), 2);
+	ck_assert_uint_eq(h_count(SIM_F_HUNG), 1);
+	ck_assert_uint_eq(h_first(SIM_F_HUNG)->time, 24 * SEC);
 	check_timeout_failure("refuser", refuser->pid);
 	ck_assert(!ref.froze_after);
 	ck_assert_uint_eq(ref.done_at, 30 * SEC);
@@ -506,6 +627,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, idle_freezable_kthread_freezes_and_thaws);
 	tcase_add_test(tc, frozen_forever_is_quiescent);
 	tcase_add_test(tc, frozen_is_not_hung);
+	tcase_add_test(tc, refrigerator_6x_ignores_wakeups);
+	tcase_add_test(tc, refrigerator_v49_refreezes_after_a_wakeup);
+	tcase_add_test(tc, freeze_task_6x_wakes_uninterruptible_sleepers);
+	tcase_add_test(tc, freeze_task_v49_leaves_uninterruptible_sleepers);
 	tcase_add_test(tc, timers_fire_while_frozen);
 	tcase_add_test(tc, busy_task_fails_the_suspend);
 	tcase_add_test(tc, busy_task_fails_the_suspend_default_costs);

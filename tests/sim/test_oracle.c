@@ -376,7 +376,9 @@ START_TEST(might_sleep_with_preemption_off)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->kind, SIM_F_MIGHT_SLEEP);
 	has(f->msg, "BUG: sleeping function called from invalid context at ");
-	has(f->msg, "in_atomic(): 1, irqs_disabled(): 0, pid: 1, name: locked");
+	/* __might_resched() of 6.x: non_block and the preempt count expected too */
+	has(f->msg, "in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 1, name: locked\n"
+		    "preempt_count: 1, expected: 0");
 	ck_assert_int_eq(f->site.line, sleep_line);
 	ck_assert_str_eq(f->site.func, "sleep_locked_fn");
 	/* and the sleep itself, as schedule() sees it */
@@ -407,8 +409,26 @@ START_TEST(might_sleep_with_irqs_off)
 	ck_assert_uint_eq(sim_finding_count(), 1);
 	f = h_first(SIM_F_MIGHT_SLEEP);
 	ck_assert_ptr_nonnull(f);
-	has(f->msg, "in_atomic(): 0, irqs_disabled(): 1, pid: 1, name: irqsoff");
+	has(f->msg, "in_atomic(): 0, irqs_disabled(): 1, non_block: 0, pid: 1, name: irqsoff");
 	ck_assert_int_eq(f->site.line, sleep_line);
+}
+END_TEST
+
+/* 4.9's ___might_sleep() printed neither non_block nor the preempt counts. */
+START_TEST(might_sleep_in_the_words_of_4_9)
+{
+	struct sim_config cfg = h_config(1);
+	const struct sim_finding *f;
+
+	cfg.era = SIM_ERA(4, 9);
+	h_init_cfg(&cfg);
+	sim_spawn("irqsoff", sleep_irqs_off_fn, NULL, 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	f = h_first(SIM_F_MIGHT_SLEEP);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->msg, "\nin_atomic(): 0, irqs_disabled(): 1, pid: 1, "
+					     "name: irqsoff"));
+	ck_assert_ptr_null(strstr(f->msg, "non_block"));
 }
 END_TEST
 
@@ -438,7 +458,7 @@ START_TEST(might_sleep_not_running)
 }
 END_TEST
 
-/* The same bad site in a loop is reported once, as the kernel's ratelimit keeps it rare. */
+/* The same bad site in a loop within a second is reported once: prev_jiffy's rate limit. */
 static int sleep_locked_loop_fn(void *arg)
 {
 	(void)arg;
@@ -456,6 +476,56 @@ START_TEST(might_sleep_once_per_site)
 	sim_spawn("loop", sleep_locked_loop_fn, NULL, 0, false, 0);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	ck_assert_uint_eq(h_count(SIM_F_MIGHT_SLEEP), 1);
+}
+END_TEST
+
+/*
+ * __might_resched()'s limit is one report a second for the whole kernel
+ * (one static prev_jiffy), not one per site: two sites 100 ms apart give
+ * one report; a third 1.2 s after the first gives a second. The state
+ * check is a WARN_ONCE: two !TASK_RUNNING sleeps at two sites, one report.
+ */
+static int ratelimit_fn(void *arg)
+{
+	(void)arg;
+	local_irq_disable();
+	mdelay(1);			/* irqs off: nothing sleeps, only a delay */
+	local_irq_enable();
+	local_irq_disable();
+	msleep(1);			/* site A at t ~ 1 ms: reported */
+	local_irq_enable();
+	msleep(100);
+	local_irq_disable();
+	msleep(2);			/* site B at ~ 110 ms: within the second */
+	local_irq_enable();
+	msleep(1100);
+	local_irq_disable();
+	msleep(3);			/* site C at ~ 1.2 s: a second report */
+	local_irq_enable();
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	msleep(1);			/* the state WARN_ONCE */
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	msleep(1);			/* ... once */
+	return 0;
+}
+
+START_TEST(might_sleep_rate_limited_as_dmesg)
+{
+	size_t invalid = 0, state = 0;
+
+	h_init(1);
+	sim_spawn("rl", ratelimit_fn, NULL, 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		const struct sim_finding *f = sim_finding(i);
+
+		if (f->kind != SIM_F_MIGHT_SLEEP)
+			continue;
+		invalid += strstr(f->msg, "invalid context") != NULL;
+		state += strstr(f->msg, "!TASK_RUNNING") != NULL;
+	}
+	ck_assert_uint_eq(invalid, 2);
+	ck_assert_uint_eq(state, 1);
 }
 END_TEST
 
@@ -518,7 +588,7 @@ static int holder_fn(void *arg)
 {
 	(void)arg;
 	spin_lock(&stuck);
-	mdelay(3000);
+	mdelay(30000);
 	spin_unlock(&stuck);
 	return 0;
 }
@@ -534,12 +604,18 @@ static int taker_fn(void *arg)
 	return 0;
 }
 
+/*
+ * Both CPUs stop scheduling: cpu0 busy-waits 30 s holding the lock, cpu1
+ * spins on it from 1 ms. kernel/watchdog.c, watchdog_thresh = 10: the
+ * hrtimer every 4 s (2 * 10 / 5); the last touch at 0; the report at the
+ * first period with now >> 30 > (0 >> 30) + 20, that is 24 s (24e9 >> 30
+ * = 22 > 20; 20e9 >> 30 = 18 is not), saying 22 s. Not hung_task's 120 s.
+ */
 START_TEST(soft_lockup_on_a_long_held_lock)
 {
 	struct sim_config cfg = h_config(2);
 	const struct sim_finding *f;
 
-	cfg.hung_task_ns = 2 * SEC;
 	h_init_cfg(&cfg);
 	spin_lock_init(&stuck);
 	sim_spawn("holder", holder_fn, NULL, 0, true, 0);
@@ -547,13 +623,71 @@ START_TEST(soft_lockup_on_a_long_held_lock)
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	h_dump_findings();
 	ck_assert(taker_got_it);
+	ck_assert_uint_eq(sim_finding_count(), 2);
+	f = sim_finding(0);
+	ck_assert_int_eq(f->kind, SIM_F_HUNG);
+	ck_assert_int_eq(f->cpu, 0);
+	has(f->msg, "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [holder:1]\n"
+		    "holder has run on cpu0 without scheduling since 0.000001 s");
+	ck_assert_uint_eq(f->time, 24 * SEC);
+	f = sim_finding(1);
+	ck_assert_int_eq(f->kind, SIM_F_HUNG);
+	has(f->msg, "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [taker:2]\n"
+		    "taker spins in spinlock on ");
+	has(f->msg, "held by holder (taken in holder_fn at ");
+	ck_assert_uint_eq(f->time, 24 * SEC);
+}
+END_TEST
+
+/*
+ * Many short busy-waits that never schedule are one stall: a loop of 1 ms
+ * mdelay()s for 30 s under voluntary preemption is reported at 24 s; the
+ * same loop with cond_resched() (a point where the watchdog's stopper may
+ * run) is not.
+ */
+static int spinner_fn(void *arg)
+{
+	for (int i = 0; i < 30000; i++) {
+		mdelay(1);
+		if (arg)
+			cond_resched();
+	}
+	return 0;
+}
+
+START_TEST(soft_lockup_over_many_short_waits)
+{
+	const struct sim_finding *f;
+
+	h_init(1);
+	sim_spawn("loop", spinner_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	ck_assert_uint_eq(sim_finding_count(), 1);
 	f = h_first(SIM_F_HUNG);
 	ck_assert_ptr_nonnull(f);
-	has(f->msg, "BUG: soft lockup: taker on cpu1 spins in spinlock on ");
-	has(f->msg, "for more than 2 seconds held by holder (taken in holder_fn at ");
-	ck_assert_uint_ge(f->time, 2 * SEC + 1 * MS);
-	ck_assert_uint_lt(f->time, 2 * SEC + 1 * MS + 10000);
+	has(f->msg, "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [loop:1]");
+	ck_assert_uint_eq(f->time, 24 * SEC);
+	sim_fini();
+
+	h_init(1);
+	sim_spawn("loop", spinner_fn, (void *)1, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+}
+END_TEST
+
+/* 4.9's detector printed "NMI watchdog: " before it (kernel/watchdog.c's pr_fmt). */
+START_TEST(soft_lockup_in_the_words_of_4_9)
+{
+	struct sim_config cfg = h_config(2);
+
+	cfg.era = SIM_ERA(4, 9);
+	h_init_cfg(&cfg);
+	spin_lock_init(&stuck);
+	sim_spawn("holder", holder_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 1);
+	has(sim_finding(0)->msg, "NMI watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [holder:1]");
 }
 END_TEST
 
@@ -611,8 +745,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, might_sleep_with_irqs_off);
 	tcase_add_test(tc, might_sleep_not_running);
 	tcase_add_test(tc, might_sleep_once_per_site);
+	tcase_add_test(tc, might_sleep_rate_limited_as_dmesg);
+	tcase_add_test(tc, might_sleep_in_the_words_of_4_9);
 	tcase_add_test(tc, hung_task_after_the_timeout_only);
 	tcase_add_test(tc, soft_lockup_on_a_long_held_lock);
+	tcase_add_test(tc, soft_lockup_over_many_short_waits);
+	tcase_add_test(tc, soft_lockup_in_the_words_of_4_9);
 	tcase_add_test(tc, printk_records_with_levels);
 	tcase_add_test(tc, bug_without_a_site_names_the_function);
 	tcase_add_test(tc, site_at_is_one_per_place);

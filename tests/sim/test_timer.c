@@ -8,7 +8,8 @@
  * TIMER_IRQSAFE, and not while that CPU has irqs off; del_timer_sync waits,
  * spinning, for a callback running elsewhere; the return values of the
  * arming and deleting calls, including __mod_timer()'s in-place shortcut;
- * add_timer on a pending timer is a BUG; expiry order within a jiffy (higher
+ * add_timer on a pending timer is 4.9's BUG and 6.1+'s WARN_ON_ONCE, the
+ * timer keeping its first expiry; expiry order within a jiffy (higher
  * wheel levels first, then newest first, as collect_expired_timers() and
  * hlist_add_head() make it); the 4.9 and current initialisers; the
  * timer_start / timer_cancel / timer_expire_entry / _exit records, with
@@ -16,6 +17,13 @@
  * callback re-arming itself runs once per softirq; timer_start and
  * timer_cancel are recorded with the timer base lock's state, irqs off and
  * one more preempt count than the caller had, msleep()'s timer included.
+ * Placement: a timer re-armed while its callback runs stays on that base;
+ * the base clock is one past the jiffy of its last softirq, so a delay of 63
+ * armed from a callback stays on level 0. An armed timer initialised again:
+ * with debug objects, the ODEBUG report and the fixup's deletion; without,
+ * no report, not pending, but still in its bucket (its callback runs, a
+ * neighbour's unlinking makes it pending again, del_timer_sync() locks the
+ * initialising CPU's base, arming it again stops the machine).
  */
 #include "../harness.h"
 
@@ -229,6 +237,9 @@ struct ptimer {
 
 static struct ptimer pt[NPROP];
 static uint64_t lcg_state;
+/* the jiffy the last callback ran in: __run_timers() leaves the base's clk one past it */
+static unsigned long last_run;
+static bool ran_once;
 
 static uint64_t lcg(void)
 {
@@ -242,6 +253,18 @@ static void prop_fn(struct timer_list *t)
 
 	p->fired = jiffies;
 	p->fired_cpu = smp_processor_id();
+	last_run = jiffies;
+	ran_once = true;
+}
+
+/* The base's clk as __mod_timer() sees it after forward_timer_base(). */
+static unsigned long base_clk_now(void)
+{
+	unsigned long clk = jiffies;
+
+	if (ran_once && time_after(last_run + 1, clk))
+		clk = last_run + 1;
+	return clk;
 }
 
 static int prop_armer(void *arg)
@@ -253,7 +276,7 @@ static int prop_armer(void *arg)
 			udelay(lcg() % 9000);	/* vary the jiffy and the phase within it */
 		pt[i].expires = jiffies + delay;
 		mod_timer(&pt[i].t, pt[i].expires);
-		pt[i].clk = jiffies;		/* the base clock mod_timer() saw */
+		pt[i].clk = base_clk_now();	/* the base clock mod_timer() saw */
 	}
 	return 0;
 }
@@ -263,6 +286,7 @@ static void never_early(unsigned int hz)
 	setup_hz(1, hz);
 	r_depth = hz > 100 ? 9 : 8;
 	lcg_state = 12345 + hz;
+	ran_once = false;
 	for (int i = 0; i < NPROP; i++)
 		timer_setup(&pt[i].t, prop_fn, 0);
 	sim_spawn("armer", prop_armer, NULL, 0, true, 0);
@@ -525,27 +549,67 @@ END_TEST
 
 /* --- add_timer on a pending timer ------------------------------------------ */
 
+static unsigned long double_add_j0;
+
 static int double_add(void *arg)
 {
+	double_add_j0 = jiffies;
 	tm.expires = jiffies + 10;
+	add_timer(&tm);
+	tm.expires = jiffies + 100;	/* the second add asks for a later expiry */
 	add_timer(&tm);
 	add_timer(&tm);
 	return 0;
 }
 
-START_TEST(add_timer_pending_is_bug)
+static void add_twice(unsigned int era)
+{
+	cfg = h_config(1);
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	timer_setup(&tm, ctx_fn0, 0);
+	memset(ci, 0, sizeof(ci));
+	sim_spawn("t", double_add, NULL, 0, true, 0);
+}
+
+/* 4.9: BUG_ON(timer_pending(timer)), and the machine stops as the kernel does. */
+START_TEST(add_timer_pending_is_bug_v49)
 {
 	const struct sim_finding *f;
 
-	setup(1);
-	timer_setup(&tm, ctx_fn0, 0);
-	sim_spawn("t", double_add, NULL, 0, true, 0);
+	add_twice(SIM_ERA(4, 9));
 	ck_assert_int_eq(h_run(), SIM_END_FATAL);
 	ck_assert_uint_eq(h_count(SIM_F_BUG), 1);
 	f = h_first(SIM_F_BUG);
 	ck_assert_ptr_nonnull(strstr(f->msg, "BUG_ON(timer_pending(timer))"));
 	ck_assert_str_eq(f->site.func, "add_timer");
 	ck_assert_int_eq(ci[0].ncalls, 0);
+}
+END_TEST
+
+/*
+ * 6.1 and later: WARN_ON_ONCE and return. One warning for the two calls;
+ * the timer keeps its first expiry (j0 + 10, level 0: bucket j0 + 11 by
+ * calc_index()) and fires once.
+ */
+START_TEST(add_timer_pending_warns_once_6x)
+{
+	const unsigned int eras[] = { SIM_ERA(6, 1), SIM_ERA(6, 12) };
+
+	for (size_t e = 0; e < 2; e++) {
+		const struct sim_finding *f;
+
+		add_twice(eras[e]);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		ck_assert_uint_eq(sim_finding_count(), 1);
+		f = h_first(SIM_F_WARN);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_ptr_nonnull(strstr(f->msg, "WARN_ON_ONCE(timer_pending(timer))"));
+		ck_assert_str_eq(f->site.func, "add_timer");
+		ck_assert_int_eq(ci[0].ncalls, 1);
+		ck_assert_uint_eq(ci[0].jiffy, double_add_j0 + 11);
+		sim_fini();
+	}
 }
 END_TEST
 
@@ -919,6 +983,261 @@ START_TEST(self_rearm_in_the_past)
 }
 END_TEST
 
+/* --- placement: a running timer's base; the base clock after a softirq -------- */
+
+static int nslow;
+static int slow_cpu[2];
+static unsigned long slow_jiffy[2];
+
+static void slow_rearmed_fn(struct timer_list *t)
+{
+	slow_cpu[nslow] = smp_processor_id();
+	slow_jiffy[nslow] = jiffies;
+	nslow++;
+	udelay(500);
+}
+
+static int rearm_from_cpu0(void *arg)
+{
+	mod_timer(&tm, jiffies + 2);	/* while the callback runs on cpu1 */
+	return 0;
+}
+
+/*
+ * __mod_timer(): the base the timer's flags name is cpu1's, whose
+ * running_timer is this timer: it stays there (del_timer_sync() finds it
+ * running there). Re-armed from cpu0 at 8.1 ms, it fires again on cpu1.
+ */
+START_TEST(rearm_while_running_stays_on_its_base)
+{
+	setup(2);
+	timer_setup(&tm, slow_rearmed_fn, 0);
+	sim_spawn("arm", arm_slow, NULL, 1, true, 0);
+	sim_spawn("rearm", rearm_from_cpu0, NULL, 0, true, 8100000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert_int_eq(nslow, 2);
+	ck_assert_int_eq(slow_cpu[0], 1);
+	ck_assert_int_eq(slow_cpu[1], 1);
+}
+END_TEST
+
+static unsigned long cb_j0;
+static unsigned long cb_fired[2];
+static int ncb;
+
+static void boundary_fn(struct timer_list *t)
+{
+	cb_fired[ncb++] = jiffies;
+	if (ncb == 1)
+		mod_timer(t, jiffies + 63);
+}
+
+static int arm_boundary(void *arg)
+{
+	cb_j0 = jiffies;
+	mod_timer(&tm, jiffies + 5);
+	return 0;
+}
+
+/*
+ * __run_timers() sets base->clk to the expired jiffy + 1 before the
+ * callbacks, so a delay of 63 armed from a callback is 62 from the clock:
+ * level 0, bucket expires + 1. From j0 (= 0 mod 8 at HZ=250): the first
+ * fires at j0 + 6 (j0 + 5, level 0); re-armed for j0 + 69, clk j0 + 7,
+ * delta 62, level 0: j0 + 70. Counted from jiffies it would be level 1,
+ * rounded up to j0 + 72.
+ */
+START_TEST(callback_rearm_counts_from_clk_plus_one)
+{
+	setup(1);
+	timer_setup(&tm, boundary_fn, 0);
+	sim_spawn("t", arm_boundary, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert_uint_eq(cb_j0 % 8, 0);
+	ck_assert_int_eq(ncb, 2);
+	ck_assert_uint_eq(cb_fired[0], cb_j0 + 6);
+	ck_assert_uint_eq(cb_fired[1], cb_j0 + 70);
+}
+END_TEST
+
+/* --- an armed timer initialised again: CONFIG_DEBUG_OBJECTS_TIMERS on and off --- */
+
+static struct {
+	bool pending_after_init;
+	int del_ret, del2_ret;
+	bool pending_after_neighbour;
+	unsigned long j0;
+} R;
+
+static int reinit_armed(void *arg)
+{
+	R.j0 = jiffies;
+	mod_timer(&tm, jiffies + 10);
+	udelay(100);
+	timer_setup(&tm, ctx_fn1, 0);
+	R.pending_after_init = timer_pending(&tm);
+	R.del_ret = del_timer(&tm);
+	return 0;
+}
+
+static void setup_debug_objects(unsigned int on)
+{
+	cfg = h_config(1);
+	cfg.debug_objects = on;
+	h_init_cfg(&cfg);
+	memset(ci, 0, sizeof(ci));
+	sim_register_symbol((const void *)ctx_fn0, "ctx_fn0");
+}
+
+/*
+ * Off: do_init_timer() clears pprev only. Not pending, del_timer() does
+ * nothing, and the entry, still in its bucket, expires at the old jiffy
+ * (j0 + 11) with the new function. No report.
+ */
+START_TEST(reinit_armed_debug_objects_off)
+{
+	setup_debug_objects(0);
+	timer_setup(&tm, ctx_fn0, 0);
+	sim_spawn("t", reinit_armed, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert(!R.pending_after_init);
+	ck_assert_int_eq(R.del_ret, 0);
+	ck_assert_int_eq(ci[0].ncalls, 0);
+	ck_assert_int_eq(ci[1].ncalls, 1);
+	ck_assert_uint_eq(ci[1].jiffy, R.j0 + 11);
+}
+END_TEST
+
+/* On: the ODEBUG report, and timer_fixup_init()'s del_timer_sync(): no callback at all. */
+START_TEST(reinit_armed_debug_objects_on)
+{
+	const struct sim_finding *f;
+
+	setup_debug_objects(1);
+	timer_setup(&tm, ctx_fn0, 0);
+	sim_spawn("t", reinit_armed, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 1);
+	f = h_first(SIM_F_WARN);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->msg, "ODEBUG: init active (active state 0) object: "));
+	ck_assert_ptr_nonnull(strstr(f->msg, " object type: timer_list hint: ctx_fn0"));
+	ck_assert_str_eq(f->site.func, "debug_print_object");
+	ck_assert(!R.pending_after_init);
+	ck_assert_int_eq(R.del_ret, 0);
+	ck_assert_int_eq(ci[0].ncalls + ci[1].ncalls, 0);
+	ck_assert_uint_eq(h_trace_count(REC_TIMER_CANCEL), 1);	/* the fixup's */
+}
+END_TEST
+
+/* 4.9's report has no "object: %p". */
+START_TEST(reinit_armed_debug_objects_on_v49)
+{
+	const struct sim_finding *f;
+
+	cfg = h_config(1);
+	cfg.debug_objects = 1;
+	cfg.era = SIM_ERA(4, 9);
+	h_init_cfg(&cfg);
+	sim_register_symbol((const void *)ctx_fn0, "ctx_fn0");
+	timer_setup(&tm, ctx_fn0, 0);
+	sim_spawn("t", reinit_armed, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	f = h_first(SIM_F_WARN);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->msg, "ODEBUG: init active (active state 0) object type: timer_list "
+				 "hint: ctx_fn0");
+}
+END_TEST
+
+/*
+ * Off, tm behind tm2 in one bucket (tm2 newer, first): unlinking tm2
+ * writes tm's pprev (__hlist_del), so tm is pending again and del_timer()
+ * takes it out: nothing fires.
+ */
+static int reinit_then_neighbour(void *arg)
+{
+	mod_timer(&tm, jiffies + 10);
+	mod_timer(&tm2, jiffies + 10);
+	timer_setup(&tm, ctx_fn0, 0);
+	R.pending_after_init = timer_pending(&tm);
+	R.del_ret = del_timer(&tm2);
+	R.pending_after_neighbour = timer_pending(&tm);
+	R.del2_ret = del_timer(&tm);
+	return 0;
+}
+
+START_TEST(reinit_armed_pending_again_by_its_neighbour)
+{
+	setup_debug_objects(0);
+	timer_setup(&tm, ctx_fn0, 0);
+	timer_setup(&tm2, ctx_fn1, 0);
+	sim_spawn("t", reinit_then_neighbour, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert(!R.pending_after_init);
+	ck_assert_int_eq(R.del_ret, 1);
+	ck_assert(R.pending_after_neighbour);
+	ck_assert_int_eq(R.del2_ret, 1);
+	ck_assert_int_eq(ci[0].ncalls + ci[1].ncalls, 0);
+}
+END_TEST
+
+/* Off: arming it while still linked would corrupt the wheel; the machine stops, saying so. */
+static int reinit_then_rearm(void *arg)
+{
+	mod_timer(&tm, jiffies + 10);
+	timer_setup(&tm, ctx_fn0, 0);
+	mod_timer(&tm, jiffies + 20);
+	return 0;
+}
+
+START_TEST(reinit_armed_then_rearmed_stops_the_machine)
+{
+	const struct sim_finding *f;
+
+	setup_debug_objects(0);
+	timer_setup(&tm, ctx_fn0, 0);
+	sim_spawn("t", reinit_then_rearm, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_BUG);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(strstr(f->msg, "timer wheel corrupted: ctx_fn0 re-armed while "
+					     "still linked in cpu0's wheel"));
+}
+END_TEST
+
+/*
+ * Initialised again while its callback runs on cpu1 (not pending: no
+ * report even with debug objects): the flags now name cpu0, so
+ * del_timer_sync() from cpu0 locks cpu0's base, sees no running timer
+ * there, and returns at once, while the callback still runs.
+ */
+static int reinit_deleter(void *arg)
+{
+	timer_setup(&tm, slow_fn, 0);
+	D.call = sim_now();
+	D.sync_ret = del_timer_sync(&tm);
+	D.ret_at = sim_now();
+	return 0;
+}
+
+START_TEST(reinit_during_callback_del_timer_sync_locks_wrong_base)
+{
+	setup(2);
+	timer_setup(&tm, slow_fn, 0);
+	sim_spawn("arm", arm_slow, NULL, 1, true, 0);
+	sim_spawn("del", reinit_deleter, NULL, 0, true, 8100000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert_int_eq(D.sync_ret, 0);
+	ck_assert_uint_lt(D.ret_at, D.cb_end);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("timer");
@@ -933,7 +1252,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, irqs_off_defers_callback);
 	tcase_add_test(tc, del_timer_sync_waits_for_callback);
 	tcase_add_test(tc, return_values);
-	tcase_add_test(tc, add_timer_pending_is_bug);
+	tcase_add_test(tc, add_timer_pending_is_bug_v49);
+	tcase_add_test(tc, add_timer_pending_warns_once_6x);
 	tcase_add_test(tc, same_expiry_newest_first);
 	tcase_add_test(tc, moved_timer_is_newest);
 	tcase_add_test(tc, higher_level_first);
@@ -943,6 +1263,14 @@ static Suite *suite(void)
 	tcase_add_test(tc, self_rearm_in_the_past);
 	tcase_add_test(tc, msleep_timer_start_base_locked);
 	tcase_add_test(tc, timer_ops_base_locked_under_caller_lock);
+	tcase_add_test(tc, rearm_while_running_stays_on_its_base);
+	tcase_add_test(tc, callback_rearm_counts_from_clk_plus_one);
+	tcase_add_test(tc, reinit_armed_debug_objects_off);
+	tcase_add_test(tc, reinit_armed_debug_objects_on);
+	tcase_add_test(tc, reinit_armed_debug_objects_on_v49);
+	tcase_add_test(tc, reinit_armed_pending_again_by_its_neighbour);
+	tcase_add_test(tc, reinit_armed_then_rearmed_stops_the_machine);
+	tcase_add_test(tc, reinit_during_callback_del_timer_sync_locks_wrong_base);
 	suite_add_tcase(s, tc);
 	return s;
 }

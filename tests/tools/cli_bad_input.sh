@@ -202,6 +202,12 @@ bad "misspelt keyword" "unknown call or name 'delayd_work'; did you mean 'delaye
 	run "$(scn typo4 'P0 { delayd_work E = f; }')"
 bad "misspelt setting" "unknown call or name 'cpu'; did you mean 'cpus'\?" \
 	run "$(scn typo7 'P0 { }' 'cpu = 2;')"
+bad "debug_objects neither off nor on" "debug_objects must be off or on, not 'yes'" \
+	run "$(scn dobj 'P0 { }' 'debug_objects = yes;')"
+bad "watchdog_thresh without a unit" "watchdog_thresh is a time: write it with a unit" \
+	run "$(scn wdt 'P0 { }' 'watchdog_thresh = 10;')"
+bad "usleep_range with one argument" "usleep_range takes 2 arguments, not 1" \
+	run "$(scn usr 'P0 { usleep_range(10); }')"
 bad "misspelt counter" "unknown name 'nn'; did you mean 'n'\?" \
 	run "$(scn typo5 'P0 { r0 = nn; }')"
 bad "unknown name, nothing close" "unknown call or name 'zzzzzzzzzz'$" \

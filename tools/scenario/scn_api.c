@@ -12,7 +12,8 @@ static const struct scn_api apis[] = {
 	{ "kthread_init_worker", API_INIT_WORKER, RET_VOID, 1, { ARG_WORKER } },
 	{ "kthread_run", API_KTHREAD_RUN, RET_VOID, 3, { ARG_WORKER_FN, ARG_WORKER, ARG_STR } },
 	{ "kthread_stop", API_KTHREAD_STOP, RET_INT, 1, { ARG_TASK } },
-	{ "kthread_init_work", API_INIT_WORK, RET_VOID, 2, { ARG_WORK, ARG_FN } },
+	/* on a delayed_work: kthread_init_work(&dwork->work, fn), the timer left alone */
+	{ "kthread_init_work", API_INIT_WORK, RET_VOID, 2, { ARG_ANYWORK, ARG_FN } },
 	{ "kthread_init_delayed_work", API_INIT_DELAYED_WORK, RET_VOID, 2, { ARG_DWORK, ARG_FN } },
 	{ "kthread_queue_work", API_QUEUE_WORK, RET_BOOL, 2, { ARG_WORKER, ARG_WORK } },
 	{ "kthread_queue_delayed_work", API_QUEUE_DELAYED_WORK, RET_BOOL, 3,
@@ -29,6 +30,8 @@ static const struct scn_api apis[] = {
 	{ "mdelay", API_MDELAY, RET_VOID, 1, { ARG_MSECS } },
 	{ "ndelay", API_NDELAY, RET_VOID, 1, { ARG_NSECS } },
 	{ "msleep", API_MSLEEP, RET_VOID, 1, { ARG_MSECS_UINT } },
+	{ "msleep_interruptible", API_MSLEEP_INTERRUPTIBLE, RET_INT, 1, { ARG_MSECS_UINT } },
+	{ "usleep_range", API_USLEEP_RANGE, RET_VOID, 2, { ARG_USECS, ARG_USECS } },
 	{ "cond_resched", API_COND_RESCHED, RET_INT, 0, { 0 } },
 	{ "cpu_relax", API_CPU_RELAX, RET_VOID, 0, { 0 } },
 	{ "spin_lock", API_SPIN_LOCK, RET_VOID, 1, { ARG_LOCK } },

@@ -32,6 +32,7 @@ enum setting_type { SET_NUMBER, SET_TIME, SET_NAME, SET_KERNEL };
 static const char *const preempt_names[] = { "none", "voluntary", "full", NULL };
 static const char *const strategy_names[] = { "faithful", "random", NULL };
 static const char *const unbounded_names[] = { "unbounded", NULL };
+static const char *const off_on_names[] = { "off", "on", NULL };
 
 #define CFG(field) offsetof(struct sim_config, field), sizeof(((struct sim_config *)0)->field)
 
@@ -49,6 +50,8 @@ static const struct setting {
 	{ "strategy", NULL, SET_NAME, CFG(strategy), 0, 0, strategy_names },
 	{ "seed", NULL, SET_NUMBER, CFG(seed), 0, LONG_MAX, NULL },
 	{ "hung_task", NULL, SET_TIME, CFG(hung_task_ns), 0, LONG_MAX, NULL },
+	{ "watchdog_thresh", NULL, SET_TIME, CFG(watchdog_thresh_ns), 0, LONG_MAX, NULL },
+	{ "debug_objects", NULL, SET_NAME, CFG(debug_objects), 0, 0, off_on_names },
 	{ "time_limit", NULL, SET_TIME, CFG(time_limit_ns), 0, LONG_MAX, NULL },
 	{ "max_decisions", NULL, SET_NUMBER, CFG(max_decisions), 0, LONG_MAX, NULL },
 	{ "max_steps", NULL, SET_NUMBER, CFG(max_steps), 0, LONG_MAX, NULL },

@@ -147,7 +147,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	const struct scn_expr *const *a = (const struct scn_expr *const *)e->args;
 	struct lock_obj *l = NULL;
 	void *w = NULL;
-	long v = 0, t = 0;	/* t: the time argument's value */
+	long v = 0, t = 0, t0 = 0;	/* t: the (last) time argument's value, t0 the first's */
 
 	for (int i = 0; i < e->nargs; i++) {
 		if (api->args[i] == ARG_WORKER &&
@@ -165,6 +165,8 @@ static long call(struct env *env, const struct scn_expr *e)
 		t = eval(env, a[i]);
 		if (failed)
 			return 0;
+		if (i == 0)
+			t0 = t;
 		if (!scn_api_arg_fits(api, i, t, why, sizeof(why))) {
 			runtime_error(&a[i]->loc, "%s", why);
 			return 0;
@@ -214,7 +216,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	}
 	case API_INIT_WORK:
 		/* obj->fn stays the declared fn: the next run starts from the declaration */
-		M->init_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
+		M->init_work(work_of(a[0]), trampoline(a[1]->obj->index));
 		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_INIT_DELAYED_WORK:
@@ -271,6 +273,11 @@ static long call(struct env *env, const struct scn_expr *e)
 		return 0;
 	case API_MSLEEP:
 		msleep((unsigned int)t);
+		return 0;
+	case API_MSLEEP_INTERRUPTIBLE:
+		return (long)msleep_interruptible((unsigned int)t);
+	case API_USLEEP_RANGE:
+		usleep_range((unsigned long)t0, (unsigned long)t);
 		return 0;
 	case API_COND_RESCHED:
 		return cond_resched();
@@ -698,6 +705,7 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 		memset(s->progs[i]->regs, 0, sizeof(s->progs[i]->regs));
 		memset(s->progs[i]->regset, 0, sizeof(s->progs[i]->regset));
 	}
+	s->cfg.era = model->era;	/* the machine is of the variant's era */
 	if (sim_init(&s->cfg)) {
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
 		return -1;

@@ -2,7 +2,9 @@
  * The freezer. Kernel threads start PF_NOFREEZE; set_freezable() opts in.
  * While kernel-thread freezing is on, a freezable kthread reaching
  * try_to_freeze() sleeps in the refrigerator, in TASK_FROZEN, until thawed:
- * no ordinary wake-up (wake_up_process, complete) matches that state.
+ * no ordinary wake-up (wake_up_process, complete) matches that state. On a
+ * 4.9 machine it sleeps in TASK_UNINTERRUPTIBLE instead, and any wake-up
+ * only sends it round the refrigerator's loop (sim/freezer.c).
  */
 #ifndef _LINUX_FREEZER_H
 #define _LINUX_FREEZER_H

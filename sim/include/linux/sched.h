@@ -52,6 +52,7 @@ struct task_struct {
 	void *data;
 	int exit_code;
 	bool should_stop;
+	bool notify_signal;		/* TIF_NOTIFY_SIGNAL: kthread_stop() sets it since 5.11 */
 	bool started;
 	struct completion exited;	/* kthread_stop waits here */
 	uint64_t nr_switches;		/* times it was switched in */
@@ -110,7 +111,8 @@ static inline bool cpu_online(int cpu) { return cpu >= 0 && cpu < num_online_cpu
 #define NUMA_NO_NODE	(-1)
 static inline int cpu_to_node(int cpu) { (void)cpu; return 0; }
 
-static inline bool signal_pending(struct task_struct *p) { (void)p; return false; }
+/* No signals reach a kthread here; TIF_NOTIFY_SIGNAL counts as one, as in the kernel. */
+static inline bool signal_pending(struct task_struct *p) { return p->notify_signal; }
 static inline bool fatal_signal_pending(struct task_struct *p) { (void)p; return false; }
 
 #endif

@@ -50,6 +50,8 @@ struct timer_list {
 	struct list_head node;		/* on its CPU's armed list */
 	bool queued;			/* on that list; entry.pprev says what the kernel sees */
 	int cpu;
+	int base_cpu;			/* the CPU its flags name: the base lock_timer_base() locks */
+	unsigned long wheel_expiry;	/* its bucket's expiry, as calc_wheel_index() has it */
 	unsigned long bucket_expiry;	/* the jiffy it really fires at */
 	int level;
 	unsigned int idx;		/* its wheel bucket, as timer_get_idx() */

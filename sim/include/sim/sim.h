@@ -39,13 +39,30 @@ struct sim_costs {
 	uint64_t alloc;
 };
 
+/*
+ * The kernel release whose services the machine follows (timers, the
+ * freezer, kthread_stop, the debug checks' messages): SIM_ERA(4, 9) for
+ * 4.9, SIM_ERA(6, 12) for 6.12. Tools set it from the model variant they
+ * run, so that the machine under a variant is of the variant's own era.
+ */
+#define SIM_ERA(major, minor)	((unsigned int)(major) << 8 | (unsigned int)(minor))
+
 struct sim_config {
 	int ncpus;			/* 1 .. SIM_MAX_CPUS */
+	unsigned int era;		/* SIM_ERA(major, minor); the default is 6.12 */
+	/*
+	 * CONFIG_DEBUG_OBJECTS_TIMERS: 1 reports misuse of timers (ODEBUG) and
+	 * repairs it as lib/debugobjects.c's fixups do; 0, as distribution
+	 * kernels are built, lets the misuse go on unseen.
+	 */
+	unsigned int debug_objects;
 	unsigned int hz;		/* jiffies per second */
 	enum sim_preempt preempt;
 	enum sim_strategy strategy;
 	uint64_t seed;
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
+	/* kernel.watchdog_thresh: a CPU that does not schedule for twice this is a soft lockup */
+	uint64_t watchdog_thresh_ns;	/* 0: no soft-lockup detector */
 	uint64_t time_limit_ns;		/* the run stops here; 0: no limit */
 	uint64_t max_decisions;		/* the run stops after this many; 0: no limit */
 	uint64_t max_steps;		/* ... or after this many scheduling points; 0: no limit */
@@ -62,8 +79,9 @@ struct sim_config {
 };
 
 /*
- * Fill in the defaults: 2 CPUs, HZ=250, voluntary preemption, faithful, 120 s
- * hung task, 20 us skew.
+ * Fill in the defaults: 2 CPUs, HZ=250, voluntary preemption, faithful,
+ * 120 s hung task, 10 s watchdog_thresh, 20 us skew, 6.12's services, no
+ * debug objects.
  */
 void sim_config_default(struct sim_config *cfg);
 
