@@ -186,6 +186,7 @@ uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs)
 {
 	uint64_t thresh = 2 * sim.cfg.watchdog_thresh_ns, period = thresh / 5, touch, t;
 
+	*secs = 0;
 	if (!period)
 		return 0;
 	touch = start / period * period;
