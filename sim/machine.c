@@ -127,7 +127,8 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
  * next task, and records the switch, after the task left its run queue.
  * An event records at its own time; the machine itself (a deadlock's
  * report) at the latest clock. A spinning context, when it gets its lock,
- * records how long it spun: that names the time the spin began. Outside
+ * records how long it spun: that names the time the spin began, until it
+ * has run after its spin ended (it records first thing). Outside
  * sim_run() (setting up, leaks found at the end) nothing is bounded: 0.
  */
 uint64_t sim_trace_watermark(void)
@@ -148,7 +149,8 @@ uint64_t sim_trace_watermark(void)
 		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
 			w = c->clock;
 		for (int i = 0; i < c->depth; i++)
-			if (c->stack[i]->wait == WAIT_SPIN && c->stack[i]->spin_start < w)
+			if ((c->stack[i]->wait == WAIT_SPIN || c->stack[i]->spin_woken) &&
+			    c->stack[i]->spin_start < w)
 				w = c->stack[i]->spin_start;
 	}
 	return w;
@@ -347,14 +349,16 @@ static void lockup_check(void *arg)
 		   sim_spin_owner_text(x->spin_obj));
 }
 
-void sim_spin_wait(struct sim_spin_obj *obj)
+static void spin(struct sim_spin_obj *obj, bool again)
 {
 	struct sim_ctx *x = sim.cur;
 
 	x->wait = WAIT_SPIN;
 	x->spin_obj = obj;
-	x->spin_start = x->cpu->clock;
+	if (!again)
+		x->spin_start = x->cpu->clock;
 	x->spin_seq++;
+	x->spin_ticket = sim.spin_tickets++;
 	obj->nspinners++;
 	if (sim.cfg.hung_task_ns) {
 		struct sim_event *ev = sim_event_add(x->spin_start + sim.cfg.hung_task_ns,
@@ -364,28 +368,58 @@ void sim_spin_wait(struct sim_spin_obj *obj)
 	sim.stats.points++;
 	x->cpu->preemptible_point = false;
 	switch_to(pick_next(), 0);
+	x->spin_woken = false;
+}
+
+void sim_spin_wait(struct sim_spin_obj *obj)
+{
+	spin(obj, false);
+}
+
+void sim_spin_wait_again(struct sim_spin_obj *obj)
+{
+	spin(obj, true);
+}
+
+unsigned int sim_spinners(const struct sim_spin_obj *obj, struct sim_ctx **out)
+{
+	unsigned int n = 0;
+	struct sim_cpu *c;
+
+	if (!obj->nspinners)
+		return 0;
+	for_each_sim_cpu(c) {
+		for (int i = 0; i < c->depth; i++) {
+			struct sim_ctx *x = c->stack[i];
+			unsigned int k;
+
+			if (x->wait != WAIT_SPIN || x->spin_obj != obj)
+				continue;
+			for (k = n; k > 0 && out[k - 1]->spin_ticket > x->spin_ticket; k--)
+				out[k] = out[k - 1];
+			out[k] = x;
+			n++;
+		}
+	}
+	return n;
+}
+
+void sim_spin_release_one(struct sim_spin_obj *obj, struct sim_ctx *x)
+{
+	x->wait = WAIT_NONE;
+	x->spin_obj = NULL;
+	x->spin_woken = true;
+	obj->nspinners--;
+	sim_handover(x->cpu, sim_now());	/* it spun until the release */
 }
 
 void sim_spin_release(struct sim_spin_obj *obj)
 {
-	uint64_t now;
-	struct sim_cpu *c;
+	struct sim_ctx *x[SIM_MAX_SPINNERS];
+	unsigned int n = sim_spinners(obj, x);
 
-	if (!obj->nspinners)
-		return;
-	now = sim_now();
-	for_each_sim_cpu(c) {
-		for (int i = 0; i < c->depth; i++) {
-			struct sim_ctx *x = c->stack[i];
-
-			if (x->wait != WAIT_SPIN || x->spin_obj != obj)
-				continue;
-			x->wait = WAIT_NONE;
-			x->spin_obj = NULL;
-			obj->nspinners--;
-			sim_handover(c, now);	/* it spun until the release */
-		}
-	}
+	for (unsigned int i = 0; i < n; i++)
+		sim_spin_release_one(obj, x[i]);
 }
 
 void sim_busy_wait(uint64_t ns)
