@@ -224,7 +224,9 @@ static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
 	uint64_t now = c->clock > p->woken_at ? c->clock : p->woken_at;
 	bool preempt;
 
-	if ((c->curr->flags & PF_IDLE) || c->need_resched) {
+	/* the idle task, and one that is exiting, leave whatever the wakee is */
+	if ((c->curr->flags & PF_IDLE) || (c->curr->flags & PF_EXITING) ||
+	    c->need_resched) {
 		c->need_resched = true;
 		return;
 	}
