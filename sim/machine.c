@@ -15,6 +15,15 @@
  * strategy may run a CPU whose clock is more than cfg.skew_ns ahead of the
  * earliest ready CPU's, so what a CPU reads from another without a hand-over
  * (a lockless READ_ONCE) comes from at most that far in its future.
+ *
+ * The scheduler's own choices are decisions too, made where the kernel
+ * makes them: where a woken task goes and whether it preempts the running
+ * one (sim_wake() and wakeup_preempt() in task.c), which spinner takes an
+ * unfair spinlock (lock.c). A preemption decided at a wake-up only sets
+ * need_resched; enter_cpu() honours it where the preemption model lets the
+ * running task go (preemptible()), or the task keeps the CPU until it
+ * sleeps or yields. Spinners are woken one at a time, in the order they
+ * began to spin (sim_spinners()), never all at once.
  */
 #include "machine.h"
 
