@@ -203,9 +203,12 @@ static uint64_t base_slice(void)
  * nice-0 tasks, by how long the running task has had the CPU:
  * - 6.6+ (EEVDF, check_preempt_wakeup_fair): with RUN_TO_PARITY the running
  *   task keeps the CPU while it is eligible and inside the slice it was
- *   picked for (protect_slice), and a wakee that slept with zero lag
- *   (DELAY_ZERO clips what a sleeper keeps) leaves it eligible: within the
- *   base slice, no preemption; after it, the wakee's earlier deadline wins.
+ *   picked for (protect_slice), and a wakee that slept with zero lag leaves
+ *   it eligible: within the base slice, no preemption; after it, the
+ *   wakee's earlier deadline wins. Zero lag is the common case: a task that
+ *   ran alone on its CPU has none, and one that ran more than its share
+ *   stays queued until it is eligible and then leaves with none
+ *   (DELAY_DEQUEUE, DELAY_ZERO).
  *   The other answer is the wakee that slept with lag in hand (it preempts
  *   at once), or a running task whose deadline still comes first.
  * - 4.9 (CFS, check_preempt_wakeup): the wakee preempts when the running
