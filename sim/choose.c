@@ -82,8 +82,9 @@ void sim_choose_fini(void)
 
 static const char *why_name(unsigned int why)
 {
-	static const char *const names[] = { "cpu", "irq", "place" };
+	static const char *const names[] = { "cpu", "irq", "place", "wake", "spin" };
 
+	_Static_assert(sizeof(names) / sizeof(names[0]) == SIM_WHY__COUNT, "a name per kind");
 	return why < SIM_WHY__COUNT ? names[why] : "?";
 }
 

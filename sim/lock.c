@@ -2,9 +2,22 @@
  * Spinlocks. The acquisition is a scheduling point taken before the lock
  * word is tested, so another CPU may win the race for it. A loser spins as
  * one wait on the lock, not as a loop of steps: it is woken once, when the
- * owner lets go, with its clock moved to the moment of release. The lock
- * word carries time as it carries ownership: whoever finds it taken or free
- * has seen the acquire or release that made it so, and comes after it.
+ * lock is its to take, with its clock moved to the moment of release. The
+ * lock word carries time as it carries ownership: whoever finds it taken or
+ * free has seen the acquire or release that made it so, and comes after it.
+ *
+ * Who gets a contended lock (cfg.spinlock):
+ * - fifo, the default: qspinlock, x86's spinlock since 4.2 (and arm64's
+ *   since 4.19). The first waiter sets the pending bit, later ones queue on
+ *   the MCS list; the unlock only clears the locked byte, and the pending
+ *   waiter or the queue's head takes it, while a newcomer sees the pending
+ *   or tail bits and queues behind (queued_spin_lock_slowpath). So the
+ *   release hands the lock to the longest waiter: no decision, no barging.
+ * - unfair: a plain test-and-set lock, as a guest without paravirt
+ *   spinlocks runs (virt_spin_lock()): the unlock frees the word and every
+ *   spinner and newcomer races to set it. Which spinner's attempt lands
+ *   first is a decision (answer 0: the longest waiter); the lock stays free
+ *   until it runs, so a newcomer on another CPU may still take it first.
  */
 #include "machine.h"
 #include <linux/spinlock.h>
@@ -18,9 +31,15 @@ void sim_lock_init(struct sim_lock *l, const char *name, struct lock_class_key *
 	l->spin.what = "spinlock";
 }
 
+/* Handed on but not yet taken is locked too: the pending bit or the queue holds it. */
+static bool taken(const struct sim_lock *l)
+{
+	return l->owner || (l->next && l->next != sim.cur);
+}
+
 bool sim_lock_is_locked(const struct sim_lock *l)
 {
-	return l->owner != NULL;
+	return l->owner || l->next;
 }
 
 /* The state changes that come with the flavour, before the lock is taken. */
@@ -49,6 +68,7 @@ static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 	sim_handover(this_cpu(), l->handed_at);
 	l->handed_at = sim_now();
 	l->owner = sim.cur;
+	l->next = NULL;
 	l->owner_site = site;
 	l->spin.obj = l;
 	if (trylock)
@@ -78,13 +98,13 @@ unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
 
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
 	sim_lockdep_acquire(l, site);
-	if (l->owner) {
-		uint64_t start = sim_now();
-
+	if (taken(l)) {
 		l->spin.obj = l;
-		while (l->owner)
-			sim_spin_wait(&l->spin);
-		sim_trace(REC_LOCK_CONTENDED, sim_fake_addr(l), sim_now() - start, 0, 0,
+		sim_spin_wait(&l->spin);
+		/* unfair: a newcomer took it first */
+		while (taken(l))
+			sim_spin_wait_again(&l->spin);
+		sim_trace(REC_LOCK_CONTENDED, sim_fake_addr(l), sim_now() - sim.cur->spin_start, 0, 0,
 			  l->name, NULL);
 	}
 	take(l, false, site);
@@ -101,7 +121,7 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 	int ok = 0;
 
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
-	if (l->owner) {
+	if (taken(l)) {
 		sim_handover(c, l->handed_at);
 		leave(c, how, saved);
 	} else {
@@ -115,6 +135,21 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 	return ok;
 }
 
+/* The unlock: whose the lock is next, of those spinning on it. */
+static void hand_on(struct sim_lock *l)
+{
+	struct sim_ctx *spinners[SIM_MAX_SPINNERS];
+	unsigned int n = sim_spinners(&l->spin, spinners), k = 0;
+
+	if (!n)
+		return;
+	if (sim.cfg.spinlock == SIM_SPINLOCK_UNFAIR)
+		k = sim_choose(n, SIM_WHY_SPIN);
+	else
+		l->next = spinners[0];
+	sim_spin_release_one(&l->spin, spinners[k]);
+}
+
 void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long flags,
 		      const struct sim_site *site)
 {
@@ -125,7 +160,7 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 	l->handed_at = sim_now();
 	l->owner = NULL;
 	l->owner_site = NULL;
-	sim_spin_release(&l->spin);
+	hand_on(l);
 	sim.cur->in_call = outer;
 	leave(c, how, flags);
 	sim_point(sim.cfg.costs.unlock, POINT_PLAIN);
@@ -148,6 +183,10 @@ const char *sim_spin_owner_text(const struct sim_spin_obj *obj)
 	if (strcmp(obj->what, "spinlock") || !obj->obj)
 		return "";
 	l = obj->obj;
+	if (!l->owner && l->next) {
+		snprintf(buf, sizeof(buf), " handed to %s", sim_ctx_name(l->next));
+		return buf;
+	}
 	if (!l->owner)
 		return "";
 	snprintf(buf, sizeof(buf), " held by %s (taken in %s at %s:%d)", sim_ctx_name(l->owner),

@@ -15,6 +15,15 @@
  * strategy may run a CPU whose clock is more than cfg.skew_ns ahead of the
  * earliest ready CPU's, so what a CPU reads from another without a hand-over
  * (a lockless READ_ONCE) comes from at most that far in its future.
+ *
+ * The scheduler's own choices are decisions too, made where the kernel
+ * makes them: where a woken task goes and whether it preempts the running
+ * one (sim_wake() and wakeup_preempt() in task.c), which spinner takes an
+ * unfair spinlock (lock.c). A preemption decided at a wake-up only sets
+ * need_resched; enter_cpu() honours it where the preemption model lets the
+ * running task go (preemptible()), or the task keeps the CPU until it
+ * sleeps or yields. Spinners are woken one at a time, in the order they
+ * began to spin (sim_spinners()), never all at once.
  */
 #include "machine.h"
 
@@ -127,7 +136,8 @@ static bool preemptible(struct sim_cpu *c, enum sim_point_kind kind)
  * next task, and records the switch, after the task left its run queue.
  * An event records at its own time; the machine itself (a deadlock's
  * report) at the latest clock. A spinning context, when it gets its lock,
- * records how long it spun: that names the time the spin began. Outside
+ * records how long it spun: that names the time the spin began, until it
+ * has run after its spin ended (it records first thing). Outside
  * sim_run() (setting up, leaks found at the end) nothing is bounded: 0.
  */
 uint64_t sim_trace_watermark(void)
@@ -148,7 +158,8 @@ uint64_t sim_trace_watermark(void)
 		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
 			w = c->clock;
 		for (int i = 0; i < c->depth; i++)
-			if (c->stack[i]->wait == WAIT_SPIN && c->stack[i]->spin_start < w)
+			if ((c->stack[i]->wait == WAIT_SPIN || c->stack[i]->spin_woken) &&
+			    c->stack[i]->spin_start < w)
 				w = c->stack[i]->spin_start;
 	}
 	return w;
@@ -351,7 +362,7 @@ static void lockup_check(void *arg)
 	sim_softlockup_report(x->cpu, secs, what);
 }
 
-void sim_spin_wait(struct sim_spin_obj *obj)
+static void spin(struct sim_spin_obj *obj, bool again)
 {
 	struct sim_ctx *x = sim.cur;
 	unsigned int secs;
@@ -359,8 +370,10 @@ void sim_spin_wait(struct sim_spin_obj *obj)
 
 	x->wait = WAIT_SPIN;
 	x->spin_obj = obj;
-	x->spin_start = x->cpu->clock;
+	if (!again)
+		x->spin_start = x->cpu->clock;
 	x->spin_seq++;
+	x->spin_ticket = sim.spin_tickets++;
 	obj->nspinners++;
 	lockup_at = sim_softlockup_time(x->cpu->sched_touch, &secs);
 	if (lockup_at) {
@@ -371,28 +384,58 @@ void sim_spin_wait(struct sim_spin_obj *obj)
 	sim.stats.points++;
 	x->cpu->preemptible_point = false;
 	switch_to(pick_next(), 0);
+	x->spin_woken = false;
+}
+
+void sim_spin_wait(struct sim_spin_obj *obj)
+{
+	spin(obj, false);
+}
+
+void sim_spin_wait_again(struct sim_spin_obj *obj)
+{
+	spin(obj, true);
+}
+
+unsigned int sim_spinners(const struct sim_spin_obj *obj, struct sim_ctx **out)
+{
+	unsigned int n = 0;
+	struct sim_cpu *c;
+
+	if (!obj->nspinners)
+		return 0;
+	for_each_sim_cpu(c) {
+		for (int i = 0; i < c->depth; i++) {
+			struct sim_ctx *x = c->stack[i];
+			unsigned int k;
+
+			if (x->wait != WAIT_SPIN || x->spin_obj != obj)
+				continue;
+			for (k = n; k > 0 && out[k - 1]->spin_ticket > x->spin_ticket; k--)
+				out[k] = out[k - 1];
+			out[k] = x;
+			n++;
+		}
+	}
+	return n;
+}
+
+void sim_spin_release_one(struct sim_spin_obj *obj, struct sim_ctx *x)
+{
+	x->wait = WAIT_NONE;
+	x->spin_obj = NULL;
+	x->spin_woken = true;
+	obj->nspinners--;
+	sim_handover(x->cpu, sim_now());	/* it spun until the release */
 }
 
 void sim_spin_release(struct sim_spin_obj *obj)
 {
-	uint64_t now;
-	struct sim_cpu *c;
+	struct sim_ctx *x[SIM_MAX_SPINNERS];
+	unsigned int n = sim_spinners(obj, x);
 
-	if (!obj->nspinners)
-		return;
-	now = sim_now();
-	for_each_sim_cpu(c) {
-		for (int i = 0; i < c->depth; i++) {
-			struct sim_ctx *x = c->stack[i];
-
-			if (x->wait != WAIT_SPIN || x->spin_obj != obj)
-				continue;
-			x->wait = WAIT_NONE;
-			x->spin_obj = NULL;
-			obj->nspinners--;
-			sim_handover(c, now);	/* it spun until the release */
-		}
-	}
+	for (unsigned int i = 0; i < n; i++)
+		sim_spin_release_one(obj, x[i]);
 }
 
 void sim_busy_wait(uint64_t ns)

@@ -95,6 +95,7 @@ struct sim {
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
 	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
+	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
 	enum sim_finding_kind fault_kind;
 
 	/* statistics */
@@ -140,7 +141,16 @@ void sim_point(uint64_t cost, enum sim_point_kind kind);
 bool sim_exit_ctx(void);
 /* Spin on obj until sim_spin_release(obj); the CPU stays busy. */
 void sim_spin_wait(struct sim_spin_obj *obj);
+/* The same spin again, after it ended and the condition did not hold: spin_start stays. */
+void sim_spin_wait_again(struct sim_spin_obj *obj);
+/* End every spin on obj. */
 void sim_spin_release(struct sim_spin_obj *obj);
+/* At most this many contexts spin at once: a task and its two interrupt frames per CPU. */
+#define SIM_MAX_SPINNERS (3 * SIM_MAX_CPUS)
+/* The contexts spinning on obj, longest waiter first; returns how many. */
+unsigned int sim_spinners(const struct sim_spin_obj *obj, struct sim_ctx **out);
+/* End x's spin on obj only: the others go on spinning. */
+void sim_spin_release_one(struct sim_spin_obj *obj, struct sim_ctx *x);
 /* Busy-wait ns of virtual time; interrupts may arrive meanwhile. */
 void sim_busy_wait(uint64_t ns);
 /* A task entered a sleep: arm the hung-task check. */

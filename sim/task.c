@@ -183,6 +183,65 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 }
 
 /*
+ * sysctl_sched_base_slice as the kernel scales it for the CPUs it has
+ * (update_sysctl(): 0.7 ms times 1 + ilog2(min(cpus, 8))); 4.9's
+ * sched_min_granularity is the same 0.75 ms scaled alike.
+ */
+static uint64_t base_slice(void)
+{
+	unsigned int cpus = sim.cfg.ncpus < 8 ? (unsigned int)sim.cfg.ncpus : 8, factor = 1;
+
+	while (cpus >>= 1)
+		factor++;
+	return 700000ULL * factor;
+}
+
+/*
+ * wakeup_preempt(): whether p, just queued on c, preempts the task running
+ * there. The idle task always yields. Between two tasks of the fair class
+ * the kernel can go either way, and which way rests on state the machine
+ * does not keep (each task's lag and virtual deadline, or vruntime), so it
+ * is a decision. Its first answer is the kernel's usual one for equal-weight
+ * nice-0 tasks, by how long the running task has had the CPU:
+ * - 6.6+ (EEVDF, check_preempt_wakeup_fair): with RUN_TO_PARITY the running
+ *   task keeps the CPU while it is eligible and inside the slice it was
+ *   picked for (protect_slice), and a wakee that slept with zero lag leaves
+ *   it eligible: within the base slice, no preemption; after it, the
+ *   wakee's earlier deadline wins. Zero lag is the common case: a task that
+ *   ran alone on its CPU has none, and one that ran more than its share
+ *   stays queued until it is eligible and then leaves with none
+ *   (DELAY_DEQUEUE, DELAY_ZERO).
+ *   The other answer is the wakee that slept with lag in hand (it preempts
+ *   at once), or a running task whose deadline still comes first.
+ * - 4.9 (CFS, check_preempt_wakeup): the wakee preempts when the running
+ *   task's vruntime leads its own by more than the wakeup granularity
+ *   (1 ms, scaled as above); a wakee that slept long gets sleeper credit
+ *   (half a latency period), and a freshly forked task starts a slice behind
+ *   (START_DEBIT), so there the other answer is the common one early on.
+ * The answer sets need_resched (resched_curr) or not; when it is honoured is
+ * the preemption model's business (enter_cpu): under full at the next point
+ * with preemption enabled (preempt_enable, the irq exit), under voluntary
+ * at might_sleep and cond_resched, under none only at cond_resched or when
+ * the running task blocks.
+ */
+static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
+{
+	uint64_t now = c->clock > p->woken_at ? c->clock : p->woken_at;
+	bool preempt;
+
+	/* the idle task, and one that is exiting, leave whatever the wakee is */
+	if ((c->curr->flags & PF_IDLE) || (c->curr->flags & PF_EXITING) ||
+	    c->need_resched) {
+		c->need_resched = true;
+		return;
+	}
+	preempt = now - c->slice_start >= base_slice();
+	if (sim_choose(2, SIM_WHY_WAKE))
+		preempt = !preempt;
+	c->need_resched = preempt;
+}
+
+/*
  * try_to_wake_up(). A wake-up from the machine's own event (a thread that
  * starts, an alarm) has no CPU of its own: the CPU it targets takes it, as
  * it would the IPI, at the event's time or its own if later, and it is
@@ -215,8 +274,8 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 	list_add_tail(&p->run_node, &c->runqueue);
 	if (c->curr->flags & PF_IDLE)
 		sim_handover(c, p->woken_at);	/* idle until now */
-	/* wakeup_preempt(): resched_curr(), for the idle task too: it shows 'N' until it switches */
-	c->need_resched = true;
+	/* resched_curr() for the idle task too: it shows 'N' until it switches */
+	wakeup_preempt(c, p);
 	return true;
 }
 

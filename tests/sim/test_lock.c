@@ -5,7 +5,9 @@
  * the nanoseconds spun); the interrupt state a spinner keeps (irqs off under
  * spin_lock_irq, on under spin_lock); irqsave/irqrestore; trylock; the
  * preempt count a lock holds; spin_lock_bh holding off the timer softirq;
- * and that a three-way race has one deterministic outcome.
+ * that a three-way race has one deterministic outcome; and who gets a
+ * contended lock: the longest waiter under fifo, whichever the machine
+ * decides (a newcomer too) under unfair.
  */
 #include "../harness.h"
 
@@ -455,6 +457,87 @@ START_TEST(race_is_deterministic)
 }
 END_TEST
 
+/* --- who gets a contended lock ----------------------------------------------------- */
+
+static int got[8], ngot;
+
+/* H (0) holds the lock 100 us, lets go and at once wants it again (3); S1 (1) and S2 (2) queue. */
+static int queuer(void *arg)
+{
+	int id = (int)(long)arg;
+
+	spin_lock(&lk);
+	got[ngot++] = id;
+	if (id == 0) {
+		udelay(100);
+		spin_unlock(&lk);
+		spin_lock(&lk);
+		got[ngot++] = 3;
+	}
+	spin_unlock(&lk);
+	return 0;
+}
+
+static size_t spin_decisions(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sim_decision_count(); i++)
+		n += sim_decisions()[i].why == SIM_WHY_SPIN;
+	return n;
+}
+
+/* The acquisition order of one run: got[0..3]. */
+static void queue_run(enum sim_spinlock mode, enum sim_strategy strategy, uint64_t seed)
+{
+	cfg = h_config(3);
+	cfg.spinlock = mode;
+	cfg.strategy = strategy;
+	cfg.seed = seed;
+	h_init_cfg(&cfg);
+	spin_lock_init(&lk);
+	ngot = 0;
+	sim_spawn("H", queuer, (void *)0L, 0, true, 0);
+	sim_spawn("S1", queuer, (void *)1L, 1, true, 10000);
+	sim_spawn("S2", queuer, (void *)2L, 2, true, 20000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_int_eq(ngot, 4);
+	ck_assert_int_eq(got[0], 0);
+}
+
+/* qspinlock: the waiters in the order they came, the releaser's second try behind them. */
+START_TEST(fifo_hands_on_to_the_longest_waiter)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		queue_run(SIM_SPINLOCK_FIFO, SIM_STRATEGY_RANDOM, seed);
+		ck_assert_int_eq(got[1], 1);
+		ck_assert_int_eq(got[2], 2);
+		ck_assert_int_eq(got[3], 3);
+		ck_assert_uint_eq(spin_decisions(), 0);
+		sim_fini();
+	}
+}
+END_TEST
+
+/* Test-and-set: faithful gives the longest waiter; random finds every winner, H barging too. */
+START_TEST(unfair_winner_is_a_decision)
+{
+	bool second[4] = { false };
+
+	queue_run(SIM_SPINLOCK_UNFAIR, SIM_STRATEGY_FAITHFUL, 1);
+	ck_assert_int_eq(got[1], 1);
+	ck_assert_uint_gt(spin_decisions(), 0);
+	sim_fini();
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		queue_run(SIM_SPINLOCK_UNFAIR, SIM_STRATEGY_RANDOM, seed);
+		second[got[1]] = true;
+		sim_fini();
+	}
+	ck_assert(second[1] && second[2] && second[3]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("lock");
@@ -470,6 +553,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, spin_lock_bh_blocks_timer_softirq);
 	tcase_add_test(tc, spin_lock_plain_lets_timer_softirq_in);
 	tcase_add_test(tc, race_is_deterministic);
+	tcase_add_test(tc, fifo_hands_on_to_the_longest_waiter);
+	tcase_add_test(tc, unfair_winner_is_a_decision);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -513,7 +513,7 @@ static int cr_ret = -1;
 static int udelay_loop(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 20; i++)
 		udelay(100);
 	t_loop_end = sim_now();
 	might_sleep();
@@ -535,27 +535,111 @@ static const struct {
 	uint64_t b_start;
 	int cr_ret;
 } preempt_table[] = {
-	/* the udelay under way at 250 us ends at 301500: the next point */
-	{ SIM_PREEMPT_FULL, 301500 + C_SWITCH, 0 },
-	/* might_sleep() after the loop, at 1001500 */
-	{ SIM_PREEMPT_VOLUNTARY, 1001500 + C_POINT + C_SWITCH, 0 },
+	/* the udelay under way at 1.6 ms ends at 1601500: the next point */
+	{ SIM_PREEMPT_FULL, 1601500 + C_SWITCH, 0 },
+	/* might_sleep() after the loop, at 2001500 */
+	{ SIM_PREEMPT_VOLUNTARY, 2001500 + C_POINT + C_SWITCH, 0 },
 	/* only cond_resched(), 100 us later */
-	{ SIM_PREEMPT_NONE, 1101505 + C_POINT + C_SWITCH, 1 },
+	{ SIM_PREEMPT_NONE, 2101505 + C_POINT + C_SWITCH, 1 },
 };
 
+/*
+ * B wakes when A has had cpu0 for longer than the base slice (1.4 ms with
+ * 2 CPUs), so the faithful answer is to preempt; where A yields is the
+ * preemption model's.
+ */
 START_TEST(preemption_models)
 {
 	init_preempt(2, preempt_table[_i].model);
 	/* the loop owns cpu0 from 1500 ns; cpu1 stays idle, but B is bound to cpu0 */
 	sim_spawn("A", udelay_loop, NULL, 0, true, 0);
-	sim_spawn("B", note_start, NULL, 0, true, 250000);
+	sim_spawn("B", note_start, NULL, 0, true, 1600000);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	if (preempt_table[_i].model != SIM_PREEMPT_FULL)
-		ck_assert_uint_eq(t_loop_end, 1001500);
+		ck_assert_uint_eq(t_loop_end, 2001500);
 	if (preempt_table[_i].model == SIM_PREEMPT_NONE)
-		ck_assert_uint_eq(t_before_cr, 1101505);
+		ck_assert_uint_eq(t_before_cr, 2101505);
 	ck_assert_uint_eq(b_start, preempt_table[_i].b_start);
 	ck_assert_int_eq(cr_ret, preempt_table[_i].cr_ret);
+}
+END_TEST
+
+/* --- wake-up preemption is a decision ------------------------------------------------------ */
+
+static uint64_t t_a_end;
+
+static int short_loop(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		udelay(100);
+	t_a_end = sim_now();
+	return 0;
+}
+
+static size_t count_why(enum sim_why why)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sim_decision_count(); i++)
+		n += sim_decisions()[i].why == why;
+	return n;
+}
+
+/* One CPU, full preemption: B wakes 50 us into A's 0.7 ms slice. */
+static void run_wake_in_slice(enum sim_strategy strategy, uint64_t seed)
+{
+	struct sim_config cfg = h_config(1);
+
+	cfg.preempt = SIM_PREEMPT_FULL;
+	cfg.strategy = strategy;
+	cfg.seed = seed;
+	h_init_cfg(&cfg);
+	sim_spawn("A", short_loop, NULL, 0, true, 0);
+	sim_spawn("B", note_start, NULL, 0, true, 50000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(count_why(SIM_WHY_WAKE), 1);
+}
+
+/*
+ * EEVDF's RUN_TO_PARITY: a task inside the slice it was picked for keeps
+ * the CPU against a zero-lag wakee, even under full preemption: B runs
+ * when A is done.
+ */
+START_TEST(wakeup_within_slice_does_not_preempt)
+{
+	run_wake_in_slice(SIM_STRATEGY_FAITHFUL, 1);
+	ck_assert_uint_eq(t_a_end, C_SWITCH + 300000);
+	ck_assert_uint_gt(b_start, t_a_end);
+	ck_assert_uint_eq(h_trace_count(REC_SCHED_SWITCH), 3);	/* A in, B in, idle in */
+}
+END_TEST
+
+/* Either way the kernel could go, the random strategy goes, over a bounded set of seeds. */
+START_TEST(wakeup_preemption_is_a_decision)
+{
+	int preempted = 0, waited = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		run_wake_in_slice(SIM_STRATEGY_RANDOM, seed);
+		preempted += b_start < t_a_end;
+		waited += b_start > t_a_end;
+		sim_fini();
+	}
+	ck_assert_int_eq(preempted + waited, 40);
+	ck_assert_int_gt(preempted, 0);
+	ck_assert_int_gt(waited, 0);
+}
+END_TEST
+
+/* Onto an idle CPU there is nothing to decide: the idle task always yields. */
+START_TEST(wakeup_onto_idle_is_no_decision)
+{
+	h_init(1);
+	sim_spawn("B", note_start, NULL, 0, true, 50000);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(count_why(SIM_WHY_WAKE), 0);
+	ck_assert_uint_eq(b_start, 50000 + C_SWITCH);
 }
 END_TEST
 
@@ -581,7 +665,7 @@ static int sleep_then_note(void *arg)
 static int might_sleep_after_udelay(void *arg)
 {
 	(void)arg;
-	udelay(100);
+	udelay(800);
 	might_sleep();		/* the interrupt is taken here, before the resched check */
 	t_after_might = sim_now();
 	udelay(100);
@@ -589,8 +673,9 @@ static int might_sleep_after_udelay(void *arg)
 }
 
 /*
- * VOLUNTARY: A's might_sleep() point at 111505 finds an interrupt that came
- * in at 111502; its handler (entered at 112005) wakes B onto A's CPU. Back
+ * VOLUNTARY: A's might_sleep() point at 811505 finds an interrupt that came
+ * in at 811502; its handler (entered at 812005) wakes B onto A's CPU, A
+ * having had it for more than the base slice (0.7 ms on one CPU). Back
  * from the interrupt A is still at its might_sleep point, a preemption
  * point: B runs at once, A only after B is done.
  */
@@ -599,9 +684,9 @@ START_TEST(irq_wakeup_preempts_at_might_sleep)
 	init_preempt(1, SIM_PREEMPT_VOLUNTARY);
 	irq_wakee = sim_spawn("B", sleep_then_note, NULL, 0, true, 0);
 	sim_spawn("A", might_sleep_after_udelay, NULL, 0, true, 10000);
-	sim_irq_at(111502, 0, "dev", wake_from_irq, NULL);
+	sim_irq_at(811502, 0, "dev", wake_from_irq, NULL);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	ck_assert_uint_eq(b_start, 111505 + C_IRQ + C_WAKEUP + C_SWITCH);
+	ck_assert_uint_eq(b_start, 811505 + C_IRQ + C_WAKEUP + C_SWITCH);
 	ck_assert_uint_gt(t_after_might, b_start);
 }
 END_TEST
@@ -612,7 +697,7 @@ static int preempt_off_loop(void *arg)
 {
 	(void)arg;
 	preempt_disable();
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 8; i++)
 		udelay(100);
 	t_enable = sim_now();
 	preempt_enable();
@@ -622,10 +707,11 @@ static int preempt_off_loop(void *arg)
 START_TEST(preempt_disable_defers_preemption)
 {
 	init_preempt(1, SIM_PREEMPT_FULL);
+	/* past A's base slice (0.7 ms on one CPU): B would preempt at once */
 	sim_spawn("A", preempt_off_loop, NULL, 0, true, 0);
-	sim_spawn("B", note_start, NULL, 0, true, 50000);
+	sim_spawn("B", note_start, NULL, 0, true, 750000);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	ck_assert_uint_eq(t_enable, C_SWITCH + C_TOGGLE + 300000);
+	ck_assert_uint_eq(t_enable, C_SWITCH + C_TOGGLE + 800000);
 	ck_assert_uint_eq(b_start, t_enable + C_TOGGLE + C_SWITCH);
 }
 END_TEST
@@ -1223,6 +1309,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, wake_placement_prefers_idle);
 	tcase_add_loop_test(tc, preemption_models, 0, N(preempt_table));
 	tcase_add_test(tc, preempt_disable_defers_preemption);
+	tcase_add_test(tc, wakeup_within_slice_does_not_preempt);
+	tcase_add_test(tc, wakeup_preemption_is_a_decision);
+	tcase_add_test(tc, wakeup_onto_idle_is_no_decision);
 	tcase_add_test(tc, irq_wakeup_preempts_at_might_sleep);
 	tcase_add_test(tc, cond_resched_without_competition);
 	tcase_add_loop_test(tc, msleep_exact_jiffies, 0, N(msleep_table));

@@ -2,7 +2,9 @@
  * The causality checker over the scenario library: every file on every
  * variant built in (ours and the kernel trees'), once time-faithfully and
  * under the random strategy for a number of seeds, with the default skew
- * and with skew = unbounded; race scenarios get more seeds. A run whose
+ * and with skew = unbounded, and with an unfair spinlock under full
+ * preemption (where a wake-up's preemption takes effect at once); race
+ * scenarios get more seeds. A run whose
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
  *
@@ -68,7 +70,7 @@ static FILE *quiet;	/* a random run may stop on a scenario's own error: not ours
 
 /* One run; returns its violations (0 also for a file that does not load on this variant). */
 static size_t check_one(const char *path, const struct kw_model *m, enum sim_strategy strat,
-			uint64_t seed, uint64_t skew)
+			uint64_t seed, uint64_t skew, bool unfair)
 {
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run;
@@ -81,19 +83,23 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 	s->cfg.strategy = strat;
 	s->cfg.seed = seed;
 	s->cfg.skew_ns = skew;
+	if (unfair) {
+		s->cfg.spinlock = SIM_SPINLOCK_UNFAIR;
+		s->cfg.preempt = SIM_PREEMPT_FULL;
+	}
 	if (scn_run(s, m, &run, quiet) == 0) {
 		v = sim_causal_check(sim_trace_records(), sim_trace_count(), first, sizeof(first));
 		runs++;
 		if (v) {
 			bad_runs++;
 			if (bad_runs <= 20)
-				printf("%s on %s, %s%s%llu, skew %s: %zu violation%s; first: %s\n",
+				printf("%s on %s, %s%s%llu, skew %s%s: %zu violation%s; first: %s\n",
 				       path, m->name,
 				       strat == SIM_STRATEGY_RANDOM ? "random" : "faithful",
 				       strat == SIM_STRATEGY_RANDOM ? " seed " : "",
 				       strat == SIM_STRATEGY_RANDOM ? (unsigned long long)seed : 0ULL,
 				       skew == SIM_SKEW_UNBOUNDED ? "unbounded" : "default",
-				       v, v == 1 ? "" : "s", first);
+				       unfair ? ", spinlock unfair, preempt full" : "", v, v == 1 ? "" : "s", first);
 		}
 	}
 	sim_fini();
@@ -145,14 +151,17 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < nmodels; k++) {
 			total += check_one(files[f], models[k], SIM_STRATEGY_FAITHFUL, 1,
-					   SIM_SKEW_DEFAULT_NS);
+					   SIM_SKEW_DEFAULT_NS, false);
 			for (long seed = 1; seed <= n; seed++) {
 				total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS);
+						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, false);
 				/* a stalled vCPU reorders more, but hand-overs still carry time */
-				if (seed <= n / 4 + 1)
+				if (seed <= n / 4 + 1) {
 					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_UNBOUNDED);
+							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, false);
+					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
+							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, true);
+				}
 			}
 		}
 		free(files[f]);

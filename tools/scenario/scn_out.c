@@ -597,7 +597,7 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 
 int scn_write_with_schedule(FILE *out, const struct scn *s)
 {
-	static const char whys[] = "cip";
+	static const char whys[] = SIM_WHY_LETTERS;
 	const struct sim_decision *d = sim_decisions();
 	size_t n = sim_decision_count();
 	size_t keep = s->schedule_at;

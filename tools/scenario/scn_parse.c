@@ -30,6 +30,7 @@
 enum setting_type { SET_NUMBER, SET_TIME, SET_NAME, SET_KERNEL };
 
 static const char *const preempt_names[] = { "none", "voluntary", "full", NULL };
+static const char *const spinlock_names[] = { "fifo", "unfair", NULL };
 static const char *const strategy_names[] = { "faithful", "random", NULL };
 static const char *const unbounded_names[] = { "unbounded", NULL };
 static const char *const off_on_names[] = { "off", "on", NULL };
@@ -47,6 +48,7 @@ static const struct setting {
 	{ "cpus", NULL, SET_NUMBER, CFG(ncpus), 1, SIM_MAX_CPUS, NULL },
 	{ "hz", NULL, SET_NUMBER, CFG(hz), 1, 10000, NULL },
 	{ "preempt", NULL, SET_NAME, CFG(preempt), 0, 0, preempt_names },
+	{ "spinlock", NULL, SET_NAME, CFG(spinlock), 0, 0, spinlock_names },
 	{ "strategy", NULL, SET_NAME, CFG(strategy), 0, 0, strategy_names },
 	{ "seed", NULL, SET_NUMBER, CFG(seed), 0, LONG_MAX, NULL },
 	{ "hung_task", NULL, SET_TIME, CFG(hung_task_ns), 0, LONG_MAX, NULL },
@@ -885,6 +887,7 @@ struct setting_block {
 };
 
 _Static_assert(sizeof(enum sim_preempt) == sizeof(unsigned int) &&
+	       sizeof(enum sim_spinlock) == sizeof(unsigned int) &&
 	       sizeof(enum sim_strategy) == sizeof(unsigned int),
 	       "named settings are stored as unsigned int");
 
@@ -1079,6 +1082,20 @@ static bool is_setting(const char *w)
 		if (!strcmp(settings[i].name, w))
 			return true;
 	return false;
+}
+
+/* "spinlock = fifo;" sets, "spinlock L;" declares: the '=' after the word tells. */
+static bool setting_follows(struct parser *p)
+{
+	size_t i = p->pos;
+
+	if (p->tok != T_IDENT || !is_setting(p->ident) || find_obj(p, p->ident))
+		return false;
+	if (strcmp(p->ident, "spinlock"))
+		return true;
+	while (i < p->len && strchr(" \t\r\n", p->text[i]))
+		i++;
+	return i < p->len && p->text[i] == '=';
 }
 
 const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t len)
@@ -1313,7 +1330,7 @@ static void parse_init(struct parser *p)
 
 		if (starts_part(p))
 			missing_brace(p, opened);
-		if (p->tok == T_IDENT && is_setting(p->ident) && !find_obj(p, p->ident)) {
+		if (setting_follows(p)) {
 			parse_setting(p, &settings_given);
 		} else if (lex_is_word(p, "fn")) {
 			lex_next(p);
@@ -1800,7 +1817,7 @@ static void parse_schedule(struct parser *p)
 		fail(p, "expected '{' after decisions");
 	/* Decisions are read by hand: WHY PICK '/' N, e.g. c1/2 is candidate 1 of 2 of a cpu choice. */
 	for (;;) {
-		static const char whys[] = "cip";
+		static const char whys[] = SIM_WHY_LETTERS;
 		const char *w;
 		unsigned long pick, n;
 		char *end;

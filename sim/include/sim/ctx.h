@@ -34,8 +34,10 @@ struct sim_ctx {
 	enum sim_ctx_kind kind;
 	enum sim_ctx_wait wait;
 	struct sim_spin_obj *spin_obj;
-	uint64_t spin_start;
+	uint64_t spin_start;		/* when its spin for the thing it waits on began */
+	bool spin_woken;		/* its spin has ended, and it has not run since */
 	uint64_t spin_seq;
+	uint64_t spin_ticket;		/* its place among all spinners, by arrival */
 	uint64_t delay_until;
 	struct sim_cpu *cpu;		/* where it runs now */
 	bool below_preemptible;		/* interrupt frames: the interrupted point's preemptibility */

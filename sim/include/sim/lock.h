@@ -28,6 +28,7 @@ struct sim_lock {
 	struct sim_lock_class *cls;
 	unsigned long cls_gen;			/* the machine cls was looked up in */
 	uint64_t handed_at;			/* the clock of its last acquire or release */
+	struct sim_ctx *next;			/* fifo: the spinner it was handed to, until it takes it */
 };
 
 /* The machine's own (lock.c to lockdep.c): a trylock succeeded. */

@@ -14,6 +14,15 @@
 
 enum sim_preempt { SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
 
+/*
+ * Who gets a contended spinlock when its holder lets go: the longest
+ * waiter, as qspinlock's pending bit and MCS queue hand it on (x86 since
+ * 4.2); or whoever's test-and-set lands first, a newcomer included, as in
+ * a guest whose spinlocks fall back to test-and-set without paravirt
+ * spinlocks (virt_spin_lock()): which spinner wins is then a decision.
+ */
+enum sim_spinlock { SIM_SPINLOCK_FIFO, SIM_SPINLOCK_UNFAIR };
+
 /* skew_ns: no bound at all. */
 #define SIM_SKEW_UNBOUNDED	UINT64_MAX
 /* The default skew, 20 us: the reasons are in machine.c. */
@@ -58,6 +67,7 @@ struct sim_config {
 	unsigned int debug_objects;
 	unsigned int hz;		/* jiffies per second */
 	enum sim_preempt preempt;
+	enum sim_spinlock spinlock;
 	enum sim_strategy strategy;
 	uint64_t seed;
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
@@ -178,7 +188,16 @@ size_t sim_finding_count_kind(enum sim_finding_kind kind);
 
 /* --- decisions ---------------------------------------------------------- */
 
-enum sim_why { SIM_WHY_CPU, SIM_WHY_IRQ, SIM_WHY_PLACE, SIM_WHY__COUNT };
+/*
+ * What a choice is about: which CPU advances, whether an interrupt waits a
+ * step, where a woken task is placed, whether it preempts the task running
+ * there (wakeup_preempt), which spinner takes an unfair spinlock. New kinds
+ * go at the end: a saved schedule names them by these letters.
+ */
+enum sim_why {
+	SIM_WHY_CPU, SIM_WHY_IRQ, SIM_WHY_PLACE, SIM_WHY_WAKE, SIM_WHY_SPIN, SIM_WHY__COUNT
+};
+#define SIM_WHY_LETTERS "cipws"
 
 struct sim_decision {
 	uint16_t n;		/* how many candidates there were */
