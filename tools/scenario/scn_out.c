@@ -128,8 +128,12 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 	case REC_FREEZER:
 		if (r->s2)
 			snprintf(what, len, "freezer: %s %s", r->s2, r->s);
+		else if (!strcmp(r->s, "machine_suspend") && !r->c)
+			snprintf(what, len, "suspend: the machine wakes; its clock and jiffies stood "
+				 "still, the boot clock reads %llu.%03llu ms more",
+				 (unsigned long long)(r->d / 1000000), (unsigned long long)(r->d / 1000 % 1000));
 		else
-			snprintf(what, len, "freezer: %s", r->s);
+			snprintf(what, len, "suspend: %s %s", r->s, r->c ? "begin" : "end");
 		return true;
 	default:
 		return false;
