@@ -17,17 +17,23 @@
  *    and the suspend is aborted.
  *  - suspend_enter(): devices, non-boot CPUs, interrupts and timekeeping go
  *    down and the machine sleeps ("machine_suspend") until the wake-up, the
- *    first `resume at T` not yet taken (one due already wakes it at once, as
- *    a pending wake-up aborts the kernel's suspend; with none, the machine
- *    sleeps for good and the run ends there). While it sleeps nothing runs,
- *    and nothing that counts in jiffies or the monotonic clock advances: the
- *    machine's clock (and the trace's, as sched_clock()) stands still, the
- *    boot clock alone counts the sleep (sim/clock.c). So a timer or a sleep
+ *    first `resume at T` not yet taken. One already past wakes it at once (a
+ *    simplification: the kernel aborts for a wake-up event it registered,
+ *    and sleeps on for one it did not); with none the machine sleeps for
+ *    good and the run ends there. The sleep is one step at the suspend
+ *    task's clock: what another CPU does before that time (within the skew
+ *    window) came before the stop. While it sleeps nothing runs, and nothing
+ *    that counts in jiffies or the monotonic clock advances: the machine's
+ *    clock (and the trace's, as sched_clock()) stands still, the boot clock
+ *    alone counts the sleep (sim/clock.c). So a timer, a sleep or a busy-wait
  *    has, after the wake-up, exactly what it had left before; what the
- *    outside world meant to do meanwhile (a thread's start, an irq: the
- *    boot clock's events) happens as the machine wakes.
+ *    outside world meant to do meanwhile (a thread's start, an irq: the boot
+ *    clock's events, sim_event_add_boot()) happens as the machine wakes. An
+ *    irq for the suspending CPU is taken at arch_suspend_enable_irqs(),
+ *    before the thaw.
  *  - suspend_finish(): thaw_processes() thaws every frozen task in task-list
- *    order, kernel threads and user space in one pass.
+ *    order, kernel threads and user space in one pass (thaw_kernel_threads()
+ *    is only freeze_kernel_threads()'s way out when it fails).
  * The devices' own callbacks are not modelled: those phases take only the
  * steps' costs, so between the freeze and the sleep, and between the wake-up
  * and the thaw, only what is already running or due gets to run.
@@ -275,11 +281,11 @@ static void machine_suspend(void)
 	sim_events_slept(sim_now(), slept);
 	sim.slept_ns += slept;
 	nsleeps++;
-	/* as timekeeping_resume()'s tk_debug_account_sleep_time() */
+	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
+	/* syscore_resume(): timekeeping_resume()'s tk_debug_account_sleep_time() */
 	printk(KERN_INFO "PM: Timekeeping suspended for %llu.%03llu seconds\n",
 	       (unsigned long long)(slept / 1000000000ULL),
 	       (unsigned long long)(slept % 1000000000ULL / 1000000ULL));
-	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
 }
 
 /* enter_state(PM_SUSPEND_MEM), its steps as 6.12 traces them. */
