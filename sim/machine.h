@@ -25,7 +25,6 @@ struct sim_irq_req {
 	struct list_head node;
 	int irq;			/* its number, by name */
 	int cpu;
-	uint64_t at;
 	const char *name;
 	void (*handler)(void *);
 	void *arg;

@@ -106,15 +106,15 @@ void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *),
 void sim_event_at(uint64_t at, void (*fn)(void *), void *arg);
 
 /*
- * A suspend to RAM starting at boot-clock time 'at', and a wake-up at 'at'
- * (sim/freezer.c): the machine sleeps from when its suspend has frozen
+ * A suspend to RAM that starts at boot-clock time 'at', and a wake-up at
+ * 'at' (sim/freezer.c): the machine sleeps from when its suspend has frozen
  * everything until the first wake-up not yet taken.
  */
 void sim_suspend_at(uint64_t at);
 void sim_resume_at(uint64_t at);
 /* Whether tasks are frozen for a suspend: from the freeze until the thaw. */
 bool sim_suspended(void);
-/* How many times the machine went to sleep, and for how long in all. */
+/* How many times the machine has slept (sim_slept_ns(): for how long in all). */
 unsigned int sim_sleeps(void);
 
 /* --- time ---------------------------------------------------------------- */
