@@ -47,6 +47,7 @@
 #include <linux/jiffies.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FREEZE_TIMEOUT_MS	20000U
@@ -58,8 +59,9 @@ bool pm_nosig_freezing;
 
 static bool suspended;
 /* The wake-ups to come (boot-clock times), taken in order by the sleeps. */
-static uint64_t wakeups[64];
-static unsigned int nwakeups, nsleeps;
+static uint64_t *wakeups;
+static size_t nwakeups, capwakeups;
+static unsigned int nsleeps;
 
 void sim_freezer_init(void)
 {
@@ -67,8 +69,15 @@ void sim_freezer_init(void)
 	pm_freezing = false;
 	pm_nosig_freezing = false;
 	suspended = false;
-	nwakeups = 0;
+	sim_freezer_fini();
 	nsleeps = 0;
+}
+
+void sim_freezer_fini(void)
+{
+	free(wakeups);
+	wakeups = NULL;
+	nwakeups = capwakeups = 0;
 }
 
 bool freezing_slow_path(struct task_struct *p)
@@ -326,10 +335,14 @@ void sim_suspend_at(uint64_t at)
 /* A wake-up (an RTC alarm, a key press): the next sleep ends at the earliest one left. */
 void sim_resume_at(uint64_t at)
 {
-	unsigned int i = nwakeups;
+	size_t i = nwakeups;
 
-	if (nwakeups == sizeof(wakeups) / sizeof(wakeups[0]))
-		return;
+	if (nwakeups == capwakeups) {
+		capwakeups = capwakeups ? 2 * capwakeups : 8;
+		wakeups = realloc(wakeups, capwakeups * sizeof(*wakeups));
+		if (!wakeups)
+			abort();
+	}
 	for (; i > 0 && wakeups[i - 1] > at; i--)
 		wakeups[i] = wakeups[i - 1];
 	wakeups[i] = at;

@@ -231,6 +231,7 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
+void sim_freezer_fini(void);
 
 /* --- trace.c -------------------------------------------------------------------- */
 void sim_trace_init(void);
