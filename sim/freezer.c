@@ -304,6 +304,9 @@ static int suspend_main(void *arg)
 
 	(void)arg;
 	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, true, 0);
+	/* ksys_sync_helper(): no file systems here, nothing to write back */
+	trace_suspend_resume("sync_filesystems", 0, true, 0);
+	trace_suspend_resume("sync_filesystems", 0, false, 0);
 	trace_suspend_resume("freeze_processes", 0, true, 0);
 	error = freeze_processes();
 	if (!error) {

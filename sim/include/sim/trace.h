@@ -22,7 +22,7 @@ enum sim_rec_type {
 	REC_SOFTIRQ_EXIT,
 	REC_FINDING,		/* a: finding index; s: kind name */
 	REC_FREEZER,		/* the suspend's steps as suspend_resume traces them (s: action
-				   "suspend_enter", "freeze_processes", "machine_suspend",
+				   "suspend_enter", "sync_filesystems", "freeze_processes", "machine_suspend",
 				   "thaw_processes"; b: val, c: 1 begin / 0 end, d: ns slept in all),
 				   or a task's ("frozen", "thawed": a: its pid, s2: its comm) */
 	REC_TASK_NEW,		/* a: pid; s: comm */
