@@ -14,11 +14,12 @@
  * CPU's clock, on every CPU.
  *
  * A suspend to RAM stops it all: the machine's clock is the kernel's
- * monotonic clock (and the trace's, as sched_clock()'s), which a sleeping
- * machine does not advance, so jiffies stand still too (6.12 and 4.9 alike:
- * timekeeping_resume() injects the sleep into CLOCK_BOOTTIME's offset only,
- * and tick_do_update_jiffies64() counts from the monotonic clock). Only the
- * boot clock, sim_boot_now(), counts the sleep (slept_ns).
+ * monotonic clock, which a sleeping machine does not advance, so jiffies
+ * stand still too (6.12 and 4.9 alike: timekeeping_resume() injects the
+ * sleep into CLOCK_BOOTTIME's offset only, and tick_do_update_jiffies64()
+ * counts ticks from ktime_get()), and so does the trace's clock
+ * (sched_clock_resume() re-bases its epoch at the cycles of the wake-up).
+ * Only the boot clock, sim_boot_now(), counts the sleep (slept_ns).
  */
 #include "machine.h"
 #include <linux/jiffies.h>
