@@ -573,6 +573,42 @@ START_TEST(timers_fire_while_frozen)
 }
 END_TEST
 
+/*
+ * The wake-up came while the freezer still waited for the slow task: the
+ * machine goes down and comes straight back, having slept no time, and the
+ * next wake-up is left for the next sleep.
+ */
+START_TEST(a_wakeup_before_the_sleep_wakes_at_once)
+{
+	const struct sim_rec *down, *up;
+
+	h_init(2);
+	slow_until = 60 * MS;
+	sim_spawn("slow", slow_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(30 * MS);
+	sim_resume_at(500 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(sim_sleeps(), 1);
+	ck_assert_uint_eq(sim_slept_ns(), 0);
+	down = find_rec(REC_FREEZER, "machine_suspend", 0);
+	ck_assert_ptr_nonnull(down);
+	ck_assert_uint_ge(down->time, 60 * MS);
+	/* the next step of the suspend is the wake-up, at once */
+	up = NULL;
+	for (size_t i = (size_t)(down - sim_trace_records()) + 1; i < sim_trace_count() && !up; i++)
+		if (sim_trace_records()[i].type == REC_FREEZER)
+			up = &sim_trace_records()[i];
+	ck_assert_ptr_nonnull(up);
+	ck_assert_str_eq(up->s, "machine_suspend");
+	ck_assert_uint_eq(up->c, 0);
+	ck_assert_uint_eq(up->time, down->time);
+	ck_assert(!sim_suspended());
+}
+END_TEST
+
 /* --- the freeze timeout ------------------------------------------------------------------ */
 
 static struct task_struct *refuser;
@@ -753,6 +789,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, timer_counts_running_jiffies_only);
 	tcase_add_test(tc, irq_during_the_sleep_comes_at_the_wakeup);
 	tcase_add_test(tc, repeated_suspends);
+	tcase_add_test(tc, a_wakeup_before_the_sleep_wakes_at_once);
 	tcase_add_test(tc, set_freezable_opts_in);
 	tcase_add_test(tc, idle_freezable_kthread_freezes_and_thaws);
 	tcase_add_test(tc, frozen_forever_is_quiescent);
