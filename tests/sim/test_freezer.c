@@ -11,8 +11,9 @@
  * and jiffies are counted from the monotonic clock), so timers, sleeps and
  * busy-waits have after the wake-up what they had left before it, while
  * what the outside world timed meanwhile (an irq) comes as it wakes; the
- * thaw comes after; a task that does not freeze within
- * freeze_timeout fails the suspend at the first retry after jiffies pass
+ * thaw comes after; each sleep takes the next wake-up, one already past
+ * at once, and with none the run ends asleep; a task that does not freeze
+ * within freeze_timeout fails the suspend at the first retry after jiffies pass
  * the timeout (retries of 1, 2, 4 ms then 8 ms), naming the task, and
  * everything is thawed; the 4.9-era kthread loop calls try_to_freeze() in
  * TASK_INTERRUPTIBLE and might_sleep reports it.
