@@ -12,6 +12,14 @@
  * stale jiffies and its sleeps would end early by its own clock. So jiffies
  * never goes back, and a timer armed at jiffies + n is due after the arming
  * CPU's clock, on every CPU.
+ *
+ * A suspend to RAM stops it all: the machine's clock is the kernel's
+ * monotonic clock, which a sleeping machine does not advance, so jiffies
+ * stand still too (6.12 and 4.9 alike: timekeeping_resume() injects the
+ * sleep into CLOCK_BOOTTIME's offset only, and tick_do_update_jiffies64()
+ * counts ticks from ktime_get()), and so does the trace's clock
+ * (sched_clock_resume() re-bases its epoch at the cycles of the wake-up).
+ * Only the boot clock, sim_boot_now(), counts the sleep (slept_ns).
  */
 #include "machine.h"
 #include <linux/jiffies.h>
@@ -21,6 +29,16 @@ uint64_t sim_now(void)
 	if (sim.in_event)
 		return sim.ev_time;
 	return sim.cur_cpu ? sim.cur_cpu->clock : 0;
+}
+
+uint64_t sim_boot_now(void)
+{
+	return sim_now() + sim.slept_ns;
+}
+
+uint64_t sim_slept_ns(void)
+{
+	return sim.slept_ns;
 }
 
 uint64_t sim_max_time(void)

@@ -183,7 +183,7 @@ static void irq_event(void *arg)
 	struct sim_irq_req *r = arg;
 	struct sim_cpu *c = &sim.cpus[r->cpu];
 
-	sim_handover(c, r->at);
+	sim_handover(c, sim.ev_time);	/* its time: a boot-clock time, less any sleep */
 	list_add_tail(&r->node, &c->irqs);
 }
 
@@ -210,8 +210,7 @@ void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *),
 	r->handler = handler;
 	r->arg = arg;
 	r->cpu = cpu;
-	r->at = at;
-	sim_event_add(at, irq_event, r, false);
+	sim_event_add_boot(at, irq_event, r);
 }
 
 /* --- the kernel-facing calls ------------------------------------------------------ */

@@ -62,19 +62,33 @@ static void sleep_until_event(void *arg)
 	sim_wake(arg, TASK_UNINTERRUPTIBLE);
 }
 
-void sim_sleep_until(uint64_t t)
+static void sleep_until(uint64_t t, bool boot)
 {
 	struct task_struct *p = current;
+	uint64_t (*now)(void) = boot ? sim_boot_now : sim_now;
 
 	sim_might_sleep(NULL);
-	if (t <= sim_now())
+	if (t <= now())
 		return;
-	sim_event_add(t, sleep_until_event, p, false);
+	if (boot)
+		sim_event_add_boot(t, sleep_until_event, p);
+	else
+		sim_event_add(t, sleep_until_event, p, false);
 	/* someone else's wake-up is not the alarm: sleep on until it rings */
-	while (sim_now() < t) {
+	while (now() < t) {
 		__set_current_state(TASK_UNINTERRUPTIBLE);
 		sim_block("sleep_until", NULL, NULL);
 	}
+}
+
+void sim_sleep_until(uint64_t t)
+{
+	sleep_until(t, false);
+}
+
+void sim_sleep_until_boot(uint64_t t)
+{
+	sleep_until(t, true);
 }
 
 void sim_msleep(unsigned int msecs, const struct sim_site *site)

@@ -119,6 +119,58 @@ struct sim_event *sim_event_pop(void)
 	return ev;
 }
 
+/*
+ * An event of the outside world (a scenario's thread starting, a device's
+ * interrupt): 'at' is on the boot clock, which counts the time the machine
+ * slept; the machine's own clock does not.
+ */
+struct sim_event *sim_event_add_boot(uint64_t at, void (*fn)(void *), void *arg)
+{
+	struct sim_event *ev = sim_event_add(at > sim.slept_ns ? at - sim.slept_ns : 0, fn, arg,
+					     false);
+
+	ev->boot = true;
+	return ev;
+}
+
+/*
+ * The machine slept 'slept' ns at its time 'at': its clock, jiffies and
+ * everything timed by them (timers, hrtimer sleeps, watchdogs) stood still,
+ * so their events keep their times. The outside world's events came that
+ * much closer; those that fell due while it slept happen as it wakes, in
+ * the order they fell due.
+ */
+void sim_events_slept(uint64_t at, uint64_t slept)
+{
+	struct sim_event **due = calloc(sim.nheap + 1, sizeof(*due));
+	size_t n = 0;
+
+	if (!due)
+		abort();
+	for (size_t i = 0; i < sim.nheap; i++) {
+		struct sim_event *ev = sim.heap[i];
+
+		if (!ev->boot || ev->time < at)
+			continue;
+		if (ev->time - at >= slept) {
+			ev->time -= slept;
+			continue;
+		}
+		/* insertion by the time it fell due: a few events at most */
+		size_t k = n++;
+		for (; k > 0 && before(ev, due[k - 1]); k--)
+			due[k] = due[k - 1];
+		due[k] = ev;
+	}
+	for (size_t k = 0; k < n; k++) {
+		due[k]->time = at;
+		due[k]->seq = sim.next_seq++;
+	}
+	free(due);
+	for (size_t i = sim.nheap / 2; i-- > 0;)
+		sift_down(i);
+}
+
 void sim_event_at(uint64_t at, void (*fn)(void *), void *arg)
 {
 	sim_event_add(at, fn, arg, false);

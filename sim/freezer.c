@@ -1,11 +1,42 @@
 /*
- * The freezer and suspend, as kernel/freezer.c and kernel/power/process.c
- * of 6.12 have them. Suspend runs as a task of its own ("suspend"): it
- * freezes the kernel threads, waking every freezable one that sleeps
- * (wake_up_state(p, TASK_NORMAL): uninterruptible sleepers too), and retries
- * with sleeps of 1 ms doubling to 8 ms until all are frozen or jiffies pass
- * freeze_timeout (20 s). A timeout fails the suspend: the refusing tasks are
- * reported, everything is thawed, and the suspend is aborted.
+ * The freezer and suspend to RAM, as kernel/freezer.c, kernel/power/process.c
+ * and kernel/power/suspend.c of 6.12 have them (4.9's sequence is the same).
+ *
+ * Suspend runs as a task of its own ("suspend", the writer of
+ * /sys/power/state) through enter_state():
+ *  - freeze_processes(): pm_freezing is set first, then try_to_freeze_tasks()
+ *    walks the task list calling freeze_task() on each; user space only, so
+ *    no kernel thread is asked (scenario threads are non-freezable kthreads).
+ *  - freeze_kernel_threads(): pm_nosig_freezing is set, and the walk again:
+ *    every freezable kthread that sleeps is woken to see the request. Each
+ *    freeze_task() takes freezer_lock, a scheduling point, so other CPUs run
+ *    between two tasks of the walk. Tasks left to freeze are retried after
+ *    usleep_range(sleep_usecs / 2, sleep_usecs) with sleep_usecs 1, 2, 4, then
+ *    8 ms for good, until none is left or jiffies pass freeze_timeout (20 s):
+ *    then "Freezing of tasks failed", thaw_kernel_threads(), thaw_processes(),
+ *    and the suspend is aborted.
+ *  - suspend_enter(): devices, non-boot CPUs, interrupts and timekeeping go
+ *    down and the machine sleeps ("machine_suspend") until the wake-up, the
+ *    first `resume at T` not yet taken. One already past wakes it at once (a
+ *    simplification: the kernel aborts for a wake-up event it registered,
+ *    and sleeps on for one it did not); with none the machine sleeps for
+ *    good and the run ends there. The sleep is one step at the suspend
+ *    task's clock: what another CPU does before that time (within the skew
+ *    window) came before the stop. While it sleeps nothing runs, and nothing
+ *    that counts in jiffies or the monotonic clock advances: the machine's
+ *    clock (and the trace's, as sched_clock()) stands still, the boot clock
+ *    alone counts the sleep (sim/clock.c). So a timer, a sleep or a busy-wait
+ *    has, after the wake-up, exactly what it had left before; what the
+ *    outside world meant to do meanwhile (a thread's start, an irq: the boot
+ *    clock's events, sim_event_add_boot()) happens as the machine wakes. An
+ *    irq for the suspending CPU is taken at arch_suspend_enable_irqs(),
+ *    before the thaw.
+ *  - suspend_finish(): thaw_processes() thaws every frozen task in task-list
+ *    order, kernel threads and user space in one pass (thaw_kernel_threads()
+ *    is only freeze_kernel_threads()'s way out when it fails).
+ * The devices' own callbacks are not modelled: those phases take only the
+ * steps' costs, so between the freeze and the sleep, and between the wake-up
+ * and the thaw, only what is already running or due gets to run.
  *
  * A frozen task sleeps in TASK_FROZEN, which no ordinary wake-up matches:
  * only the thaw wakes it. Under a 4.9 variant the refrigerator and
@@ -13,9 +44,12 @@
  */
 #include "machine.h"
 #include <linux/freezer.h>
+#include <linux/irqflags.h>
 #include <linux/jiffies.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define FREEZE_TIMEOUT_MS	20000U
 #define FREEZE_SLEEP_MAX_US	8000U
@@ -25,6 +59,12 @@ bool pm_freezing;
 bool pm_nosig_freezing;
 
 static bool suspended;
+/* system_transition_mutex: held from enter_state() until the suspend ends */
+static bool in_transition;
+/* The wake-ups to come (boot-clock times), taken in order by the sleeps. */
+static uint64_t *wakeups;
+static size_t nwakeups, capwakeups;
+static unsigned int nsleeps;
 
 void sim_freezer_init(void)
 {
@@ -32,6 +72,16 @@ void sim_freezer_init(void)
 	pm_freezing = false;
 	pm_nosig_freezing = false;
 	suspended = false;
+	in_transition = false;
+	sim_freezer_fini();
+	nsleeps = 0;
+}
+
+void sim_freezer_fini(void)
+{
+	free(wakeups);
+	wakeups = NULL;
+	nwakeups = capwakeups = 0;
 }
 
 bool freezing_slow_path(struct task_struct *p)
@@ -166,11 +216,21 @@ static void refusing_names(char *names, size_t len)
 	}
 }
 
-static int try_to_freeze_tasks(void)
+/* The suspend_resume tracepoint: "freeze_processes[0] begin" and the like. */
+static void trace_suspend_resume(const char *action, int val, bool start, uint64_t slept)
 {
+	/* d: the boot clock's lead over the machine's, once it has slept */
+	sim_trace(REC_FREEZER, 0, (uint64_t)val, start, slept, action, NULL);
+}
+
+#define PM_SUSPEND_MEM	3
+
+static int try_to_freeze_tasks(bool user_only)
+{
+	const char *what = user_only ? "user space processes" : "remaining freezable tasks";
 	unsigned long end_time = jiffies + msecs_to_jiffies(FREEZE_TIMEOUT_MS);
 	unsigned int sleep_usecs = 1000, todo;
-	uint64_t start = sim_now(), elapsed_ms;
+	uint64_t start = sim_boot_now(), elapsed_ms;
 	struct task_struct *p;
 	char names[256];
 
@@ -179,6 +239,8 @@ static int try_to_freeze_tasks(void)
 		list_for_each_entry(p, &sim.tasks, all_node) {
 			if (p == current || p->__state == TASK_DEAD)
 				continue;
+			/* freeze_task() takes freezer_lock: the other CPUs go on meanwhile */
+			sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
 			if (freeze_task(p))
 				todo++;
 		}
@@ -190,56 +252,151 @@ static int try_to_freeze_tasks(void)
 	}
 	if (!todo)
 		return 0;
-	elapsed_ms = (sim_now() - start) / 1000000ULL;
+	elapsed_ms = (sim_boot_now() - start) / 1000000ULL;
 	refusing_names(names, sizeof(names));
 	sim_report(SIM_F_FREEZE_FAILED, NULL,
-		   "Freezing remaining freezable tasks failed after %llu.%03llu seconds "
-		   "(%u tasks refusing to freeze, wq_busy=0): %s",
+		   "Freezing %s failed after %llu.%03llu seconds "
+		   "(%u tasks refusing to freeze, wq_busy=0): %s", what,
 		   (unsigned long long)(elapsed_ms / 1000), (unsigned long long)(elapsed_ms % 1000),
 		   todo, names);
 	return -EBUSY;
 }
 
-/* __thaw_task() for everyone: a frozen task is woken from TASK_FROZEN, and is no longer frozen. */
-static void thaw(void)
+/* __thaw_task() for each task in list order: a frozen task is woken from TASK_FROZEN. */
+static void thaw_tasks(bool kthreads_only)
 {
 	struct task_struct *p;
 
-	pm_freezing = false;
-	pm_nosig_freezing = false;
+	list_for_each_entry(p, &sim.tasks, all_node)
+		if (!kthreads_only || (p->flags & PF_KTHREAD))
+			thaw_task(p);
+}
+
+static void thaw_processes(void)
+{
+	trace_suspend_resume("thaw_processes", 0, true, 0);
 	if (system_freezing_cnt)
 		system_freezing_cnt--;
-	sim_trace(REC_FREEZER, 0, 0, 0, 0, "thaw", NULL);
-	list_for_each_entry(p, &sim.tasks, all_node)
-		thaw_task(p);
+	pm_freezing = false;
+	pm_nosig_freezing = false;
+	thaw_tasks(false);
+	current->flags &= ~PF_SUSPEND_TASK;
+	suspended = false;
+	trace_suspend_resume("thaw_processes", 0, false, 0);
 }
 
-static int suspend_main(void *arg)
+/* On failure only the kernel threads: the caller thaws user space (thaw_processes). */
+static int freeze_kernel_threads(void)
 {
-	(void)arg;
+	int error;
+
+	pm_nosig_freezing = true;
+	error = try_to_freeze_tasks(false);
+	if (error) {
+		pm_nosig_freezing = false;
+		thaw_tasks(true);
+	}
+	return error;
+}
+
+static int freeze_processes(void)
+{
+	int error;
+
 	current->flags |= PF_SUSPEND_TASK;
-	sim_trace(REC_FREEZER, 0, 0, 0, 0, "freeze", NULL);
 	system_freezing_cnt++;
 	pm_freezing = true;
-	pm_nosig_freezing = true;
-	if (try_to_freeze_tasks()) {
-		sim_trace(REC_FREEZER, 0, 0, 0, 0, "failed", NULL);
-		thaw();
-		return -EBUSY;
+	error = try_to_freeze_tasks(true);
+	if (error)
+		thaw_processes();
+	return error;
+}
+
+static bool next_wakeup(uint64_t *at)
+{
+	if (!nwakeups)
+		return false;
+	*at = wakeups[0];
+	memmove(wakeups, wakeups + 1, --nwakeups * sizeof(wakeups[0]));
+	return true;
+}
+
+/*
+ * suspend_enter()'s heart: with the other CPUs down and interrupts off, the
+ * machine sleeps until the wake-up. Nothing runs in between, so it is one
+ * step: the boot clock jumps, the machine's clock does not.
+ */
+static void machine_suspend(void)
+{
+	uint64_t wake, now = sim_boot_now(), slept;
+
+	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, true, 0);
+	if (!next_wakeup(&wake)) {
+		/* no wake-up is coming: the machine sleeps for good, the run is over */
+		sim_halt(SIM_END_QUIESCENT);
+		__set_current_state(TASK_UNINTERRUPTIBLE);
+		sim_block("machine_suspend", NULL, NULL);
+		return;
 	}
-	suspended = true;
-	sim_trace(REC_FREEZER, 0, 0, 0, 0, "suspended", NULL);
+	slept = wake > now ? wake - now : 0;
+	sim_events_slept(sim_now(), slept);
+	sim.slept_ns += slept;
+	nsleeps++;
+	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
+	/* syscore_resume(): timekeeping_resume()'s tk_debug_account_sleep_time() */
+	printk(KERN_INFO "PM: Timekeeping suspended for %llu.%03llu seconds\n",
+	       (unsigned long long)(slept / 1000000000ULL),
+	       (unsigned long long)(slept % 1000000000ULL / 1000000ULL));
+}
+
+/* enter_state(PM_SUSPEND_MEM), its steps as 6.12 traces them. */
+static int suspend(void)
+{
+	int error;
+
+	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, true, 0);
+	/* ksys_sync_helper(): no file systems here, nothing to write back */
+	trace_suspend_resume("sync_filesystems", 0, true, 0);
+	trace_suspend_resume("sync_filesystems", 0, false, 0);
+	trace_suspend_resume("freeze_processes", 0, true, 0);
+	error = freeze_processes();
+	if (!error) {
+		suspended = true;
+		error = freeze_kernel_threads();
+		if (error)
+			thaw_processes();
+	}
+	trace_suspend_resume("freeze_processes", 0, false, 0);
+	if (error)
+		return error;
+	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, false, 0);
+	local_irq_disable();	/* arch_suspend_disable_irqs() */
+	machine_suspend();
+	/*
+	 * arch_suspend_enable_irqs(): an interrupt that came while the machine
+	 * slept is taken here, before any frozen task is thawed.
+	 */
+	local_irq_enable();
+	thaw_processes();
 	return 0;
 }
 
-static int resume_main(void *arg)
+/*
+ * A write to /sys/power/state: enter_state() takes system_transition_mutex
+ * with mutex_trylock(), so a suspend asked for while another is under way
+ * fails at once with -EBUSY; it is not queued behind it.
+ */
+static int suspend_main(void *arg)
 {
+	int error;
+
 	(void)arg;
-	if (!suspended)
-		return 0;
-	suspended = false;
-	thaw();
-	return 0;
+	if (in_transition)
+		return -EBUSY;	/* the writer's error: the kernel traces nothing */
+	in_transition = true;
+	error = suspend();
+	in_transition = false;
+	return error;
 }
 
 void sim_suspend_at(uint64_t at)
@@ -247,9 +404,26 @@ void sim_suspend_at(uint64_t at)
 	sim_spawn("suspend", suspend_main, NULL, 0, false, at);
 }
 
+/* A wake-up (an RTC alarm, a key press): the next sleep ends at the earliest one left. */
 void sim_resume_at(uint64_t at)
 {
-	sim_spawn("resume", resume_main, NULL, 0, false, at);
+	size_t i = nwakeups;
+
+	if (nwakeups == capwakeups) {
+		capwakeups = capwakeups ? 2 * capwakeups : 8;
+		wakeups = realloc(wakeups, capwakeups * sizeof(*wakeups));
+		if (!wakeups)
+			abort();
+	}
+	for (; i > 0 && wakeups[i - 1] > at; i--)
+		wakeups[i] = wakeups[i - 1];
+	wakeups[i] = at;
+	nwakeups++;
+}
+
+unsigned int sim_sleeps(void)
+{
+	return nsleeps;
 }
 
 bool sim_suspended(void)

@@ -121,6 +121,6 @@ struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
 
 	if (bind)
 		p->bound_cpu = p->cpu;
-	sim_event_add(at, spawn_event, p, false);
+	sim_event_add_boot(at, spawn_event, p);
 	return p;
 }

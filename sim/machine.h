@@ -25,7 +25,6 @@ struct sim_irq_req {
 	struct list_head node;
 	int irq;			/* its number, by name */
 	int cpu;
-	uint64_t at;
 	const char *name;
 	void (*handler)(void *);
 	void *arg;
@@ -65,6 +64,7 @@ struct sim_event {
 	void *arg;
 	uint64_t data;		/* a second argument, for callbacks that need one */
 	bool watchdog;		/* does not keep the machine alive */
+	bool boot;		/* set by the outside world's clock, which runs on through a suspend */
 	size_t heap_idx;
 };
 
@@ -96,6 +96,7 @@ struct sim {
 	bool in_event;			/* an event callback runs: no CPU is current */
 	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
 	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
+	uint64_t slept_ns;		/* time spent suspended: boot clock - machine clock */
 	enum sim_finding_kind fault_kind;
 
 	/* statistics */
@@ -179,6 +180,8 @@ bool sim_on_stack(const void *p);
 
 /* --- event.c ----------------------------------------------------------------- */
 struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog);
+struct sim_event *sim_event_add_boot(uint64_t at, void (*fn)(void *), void *arg);
+void sim_events_slept(uint64_t at, uint64_t slept);
 void sim_event_cancel(struct sim_event *ev);
 struct sim_event *sim_event_peek(void);
 struct sim_event *sim_event_pop(void);
@@ -252,6 +255,7 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
+void sim_freezer_fini(void);
 
 /* --- trace.c -------------------------------------------------------------------- */
 void sim_trace_init(void);

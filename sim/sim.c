@@ -79,6 +79,7 @@ void sim_fini(void)
 	sim_tasks_fini();
 	sim_cpus_fini();
 	sim_events_fini();
+	sim_freezer_fini();
 	sim_slab_fini();
 	sim_lockdep_fini();
 	sim_oracles_fini();

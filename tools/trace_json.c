@@ -782,6 +782,11 @@ static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *
 		json_ctx_task(out, r);
 		break;
 	case REC_FREEZER:
+		if (!r->a && !r->s2) {	/* a suspend_resume step */
+			fprintf(out, "\"val\":%u,\"start\":%s,\"slept_ns\":%llu",
+				(unsigned int)r->b, r->c ? "true" : "false", (unsigned long long)r->d);
+			break;
+		}
 		fprintf(out, "\"pid\":%llu,\"comm\":", (unsigned long long)r->a);
 		json_vstr(out, r->s2);
 		break;

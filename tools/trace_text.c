@@ -345,8 +345,12 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 		fprintf(out, "kwsim_finding: kind=%s index=%llu\n", trace_view_str(r->s), a);
 		break;
 	case REC_FREEZER:
-		fprintf(out, "kwsim_freezer: %s pid=%llu comm=%s\n", trace_view_str(r->s), a,
-			trace_view_str(r->s2));
+		if (r->s2)	/* a task's: frozen, thawed */
+			fprintf(out, "kwsim_freezer: %s pid=%llu comm=%s\n", trace_view_str(r->s), a,
+				trace_view_str(r->s2));
+		else	/* the suspend's steps, as power.h's suspend_resume prints them */
+			fprintf(out, "suspend_resume: %s[%u] %s\n", trace_view_str(r->s),
+				(unsigned int)b, r->c ? "begin" : "end");
 		break;
 	case REC_TASK_NEW:
 		fprintf(out, "task_newtask: pid=%d comm=%s clone_flags=%lx oom_score_adj=0\n",

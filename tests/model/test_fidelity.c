@@ -1382,9 +1382,10 @@ static void examine_run(const struct program *p, struct reach *r)
 			armed[k].level = (int)((rec->d >> 32) / 64);
 			break;
 		case REC_FREEZER:
-			if (!strcmp(rec->s, "freeze"))
+			/* suspend_resume steps: c is begin (1) or end (0) */
+			if (!strcmp(rec->s, "freeze_processes") && rec->c)
 				freezes++;
-			else if (!strcmp(rec->s, "suspended"))
+			else if (!strcmp(rec->s, "machine_suspend") && rec->c)
 				suspended++;
 			else if (!strcmp(rec->s, "frozen") && freezes >= 2 && rec->s2 &&
 				 !strncmp(rec->s2, "kw", 2))

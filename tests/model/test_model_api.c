@@ -972,12 +972,28 @@ END_TEST
 /* --- the freezer --------------------------------------------------------------------------- */
 
 #define SUSPEND_NS	(10 * NSEC_PER_MSEC)
-#define RESUME_NS	(100 * NSEC_PER_MSEC)
+#define SLOW_NS		(90 * NSEC_PER_MSEC)
+#define RESUME_NS	(150 * NSEC_PER_MSEC)
 
 static bool was_suspended, was_frozen;
 static size_t fired_while_suspended;
 static bool pending_while_suspended[2];
 static int runs_while_suspended;
+
+/*
+ * A freezable kthread that freezes only at SLOW_NS: the freezer retries
+ * until then, and the system runs with the worker frozen. (Once every
+ * task is frozen the machine sleeps, and nothing runs until the thaw.)
+ */
+static int slow_to_freeze(void *arg)
+{
+	(void)arg;
+	set_freezable();
+	while (sim_now() < SLOW_NS)
+		udelay(1000);
+	try_to_freeze();
+	return 0;
+}
 
 static int freezer_main(void *arg)
 {
@@ -996,7 +1012,7 @@ static int freezer_main(void *arg)
 	pending_while_suspended[1] = M->work_pending(M->dwork_work(dw[1]));
 	runs_while_suspended = nlog;
 	M->flush_worker(W);
-	M_CHECK(sim_now() >= RESUME_NS || !(flags & KTW_FREEZABLE_FLAG));
+	M_CHECK(sim_boot_now() >= RESUME_NS || !(flags & KTW_FREEZABLE_FLAG));
 	M->destroy_worker(W);
 	return 0;
 }
@@ -1008,9 +1024,11 @@ START_TEST(freezable_worker_runs_nothing_until_thaw)
 	setup(2, SIM_PREEMPT_VOLUNTARY, _i % (int)kw_model_count());
 	sim_spawn("P0", freezer_main, (void *)(long)(freezable ? KTW_FREEZABLE_FLAG : 0), 0, true,
 		  0);
+	sim_spawn("slow", slow_to_freeze, NULL, 1, true, 0);
 	sim_suspend_at(SUSPEND_NS);
 	sim_resume_at(RESUME_NS);
 	run_clean();
+	ck_assert_uint_eq(sim_sleeps(), 1);
 	ck_assert(was_suspended);
 	ck_assert_uint_eq(fired_while_suspended, 1);
 	ck_assert_int_eq(nlog, 2);
@@ -1019,13 +1037,13 @@ START_TEST(freezable_worker_runs_nothing_until_thaw)
 		ck_assert(pending_while_suspended[0]);
 		ck_assert(pending_while_suspended[1]);
 		ck_assert_int_eq(runs_while_suspended, 0);
-		/* right after the thaw, in queueing order */
+		/* right after the wake-up's thaw, in queueing order (boot clock) */
 		ck_assert_int_eq(log_[0].id, 1);
 		ck_assert_int_eq(log_[1].id, 101);
-		ck_assert_uint_ge(log_[0].ns, RESUME_NS);
-		ck_assert_uint_lt(log_[1].ns, RESUME_NS + NSEC_PER_MSEC);
+		ck_assert_uint_ge(log_[0].ns + sim_slept_ns(), RESUME_NS);
+		ck_assert_uint_lt(log_[1].ns + sim_slept_ns(), RESUME_NS + NSEC_PER_MSEC);
 	} else {
-		/* the control: a worker that is not freezable runs during the suspend */
+		/* the control: a worker that is not freezable runs while the freezer waits */
 		ck_assert(!was_frozen);
 		ck_assert(!pending_while_suspended[0]);
 		ck_assert(!pending_while_suspended[1]);

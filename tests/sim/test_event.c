@@ -7,6 +7,9 @@
  *    cancelled) come out sorted by (time, insertion order), both popped
  *    directly and fired by a run;
  *  - watchdog events do not keep the machine alive;
+ *  - a suspend's sleep leaves the machine's events where they are and moves
+ *    the outside world's (boot-clock) ones closer by the sleep; those that
+ *    fell due meanwhile come at the wake-up, in the order they fell due;
  *  - time-faithful interleaving: an event fires only once no CPU that has
  *    work is earlier than it, and before a CPU that resumes at the same time.
  * The heap is the machine's private API, so this suite includes machine.h.
@@ -188,6 +191,69 @@ START_TEST(many_random_events_pop_sorted)
 }
 END_TEST
 
+/*
+ * A sleep at 40 for 100: the boot events of 60 and 120 fell due (in that
+ * order, though 120's was added first), 300's comes at 200, 5's was before
+ * the sleep; the machine's own events stay.
+ */
+START_TEST(a_sleep_moves_boot_events_only)
+{
+	static const char order[] = "awyxbcz";
+	static const uint64_t times[] = { 5, 5, 40, 40, 50, 200, 200 };
+
+	h_init(1);
+	sim_event_at(5, on_event, (void *)(uintptr_t)'a');
+	sim_event_at(50, on_event, (void *)(uintptr_t)'b');
+	sim_event_at(200, on_event, (void *)(uintptr_t)'c');
+	sim_event_add_boot(120, on_event, (void *)(uintptr_t)'x');
+	sim_event_add_boot(60, on_event, (void *)(uintptr_t)'y');
+	sim_event_add_boot(300, on_event, (void *)(uintptr_t)'z');
+	sim_event_add_boot(5, on_event, (void *)(uintptr_t)'w');
+	sim_events_slept(40, 100);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(log_len, 7);
+	for (size_t i = 0; i < log_len; i++) {
+		ck_assert_int_eq(log_buf[i].who, order[i]);
+		ck_assert_uint_eq(log_buf[i].time, times[i]);
+	}
+}
+END_TEST
+
+/* The same over many random events: the heap stays a heap. */
+START_TEST(a_sleep_keeps_the_heap_sorted)
+{
+	const uint64_t at = 500000, slept = 300000;
+	const struct sim_event *prev = NULL;
+	size_t n = 0;
+
+	h_init(1);
+	for (int i = 0; i < 4000; i++) {
+		uint64_t t = lcg() % 1000000;
+		struct sim_event *e = i % 2 ? sim_event_add_boot(t, on_event, NULL)
+					    : sim_event_add(t, on_event, NULL, false);
+
+		e->data = t;
+	}
+	sim_events_slept(at, slept);
+	while (sim_event_peek()) {
+		struct sim_event *e = sim_event_pop();
+		uint64_t t = e->data, want = t;
+
+		if (e->boot && t >= at)
+			want = t - at >= slept ? t - slept : at;
+		ck_assert_uint_eq(e->time, want);
+		if (prev)
+			ck_assert(prev->time < e->time ||
+				  (prev->time == e->time && prev->seq < e->seq));
+		free((void *)prev);
+		prev = e;
+		n++;
+	}
+	free((void *)prev);
+	ck_assert_uint_eq(n, 4000);
+}
+END_TEST
+
 START_TEST(watchdog_events_do_not_keep_alive)
 {
 	h_init(1);
@@ -258,6 +324,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, cancel_removes);
 	tcase_add_test(tc, many_random_events_fire_sorted);
 	tcase_add_test(tc, many_random_events_pop_sorted);
+	tcase_add_test(tc, a_sleep_moves_boot_events_only);
+	tcase_add_test(tc, a_sleep_keeps_the_heap_sorted);
 	tcase_add_test(tc, watchdog_events_do_not_keep_alive);
 	tcase_add_test(tc, events_wait_for_earlier_cpus);
 	suite_add_tcase(s, tc);

@@ -5,8 +5,15 @@
  * woken by the suspend and frozen within the first 1 ms retry; frozen tasks
  * sleep in TASK_FROZEN, which ordinary wake-ups do not match and the
  * hung-task detector ignores; timers fire and non-freezable tasks run while
- * others are frozen; resume thaws; a task that does not freeze within
- * freeze_timeout fails the suspend at the first retry after jiffies pass
+ * others are frozen; then the machine sleeps: nothing runs, its clock and
+ * jiffies stand still, only the boot clock counts the sleep (6.12's
+ * timekeeping_resume() injects the sleep into CLOCK_BOOTTIME's offset alone,
+ * and jiffies are counted from the monotonic clock), so timers, sleeps and
+ * busy-waits have after the wake-up what they had left before it, while
+ * what the outside world timed meanwhile (an irq) comes as it wakes; the
+ * thaw comes after; each sleep takes the next wake-up, one already past
+ * at once, and with none the run ends asleep; a task that does not freeze
+ * within freeze_timeout fails the suspend at the first retry after jiffies pass
  * the timeout (retries of 1, 2, 4 ms then 8 ms), naming the task, and
  * everything is thawed; the 4.9-era kthread loop calls try_to_freeze() in
  * TASK_INTERRUPTIBLE and might_sleep reports it. On a 4.9 machine the
@@ -70,7 +77,7 @@ static struct {
 	bool nofreeze_at_start, nofreeze_after;
 	bool freezing_during;
 	int iterations_while_suspended;
-	uint64_t done_at;
+	uint64_t done_at, done_at_boot, longest_step, longest_step_boot;
 } plain;
 
 static int plain_fn(void *arg)
@@ -78,6 +85,8 @@ static int plain_fn(void *arg)
 	(void)arg;
 	plain.nofreeze_at_start = current->flags & PF_NOFREEZE;
 	while (sim_now() < 100 * MS) {
+		uint64_t t0 = sim_now(), b0 = sim_boot_now();
+
 		udelay(500);
 		msleep(1);
 		if (sim_suspended()) {
@@ -85,37 +94,242 @@ static int plain_fn(void *arg)
 			plain.freezing_during |= freezing(current);
 		}
 		try_to_freeze();
+		if (sim_now() - t0 > plain.longest_step)
+			plain.longest_step = sim_now() - t0;
+		if (sim_boot_now() - b0 > plain.longest_step_boot)
+			plain.longest_step_boot = sim_boot_now() - b0;
 	}
 	plain.nofreeze_after = current->flags & PF_NOFREEZE;
 	plain.done_at = sim_now();
+	plain.done_at_boot = sim_boot_now();
 	return 0;
 }
 
-START_TEST(kthread_starts_nofreeze_and_keeps_running)
+/*
+ * A kthread that never asked to be frozen is not, but it stops with the
+ * machine: its loop of 0.5 ms busy and msleep(1) (2 jiffies at HZ=250, and
+ * a level-0 timer fires one jiffy after its expiry: up to 12.5 ms) takes no
+ * longer by the machine's clock, while one of its steps spans the whole
+ * 290 ms sleep by the boot clock.
+ */
+START_TEST(kthread_starts_nofreeze_and_stops_with_the_machine)
 {
 	const struct sim_rec *r;
 
 	h_init(2);
 	sim_spawn("plain", plain_fn, NULL, 1, true, 0);
 	sim_suspend_at(10 * MS);
+	sim_resume_at(300 * MS);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	h_dump_findings();
 	ck_assert_uint_eq(sim_finding_count(), 0);
 	ck_assert(plain.nofreeze_at_start);
 	ck_assert(plain.nofreeze_after);
 	ck_assert(!plain.freezing_during);
-	/* nothing freezable: the first pass finds nothing to do */
-	r = find_rec(REC_FREEZER, "suspended", 0);
+	/* nothing freezable: each pass finds nothing to do, the machine sleeps at once */
+	r = find_rec(REC_FREEZER, "machine_suspend", 0);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_uint_lt(r->time, 10 * MS + 10000);
-	ck_assert(sim_suspended());
-	/*
-	 * It ran on through the suspend: 90 ms of iterations of 0.5 ms busy and
-	 * msleep(1), which is 2 jiffies rounded up to the next: 9 or 10.
-	 */
-	ck_assert_int_ge(plain.iterations_while_suspended, 8);
+	ck_assert_uint_eq(sim_sleeps(), 1);
+	ck_assert_uint_eq(sim_slept_ns(), 300 * MS - r->time);
+	ck_assert(!sim_suspended());
+	ck_assert_uint_le(plain.longest_step, 13 * MS);
+	ck_assert_uint_ge(plain.longest_step_boot, sim_slept_ns());
 	ck_assert_uint_ge(plain.done_at, 100 * MS);
+	ck_assert_uint_eq(plain.done_at_boot, plain.done_at + sim_slept_ns());
 	ck_assert_uint_eq(count_rec(REC_FREEZER, "frozen"), 0);
+}
+END_TEST
+
+/*
+ * Busy-waits and sleeps count the machine's time, which stands still while
+ * it sleeps. Free steps, HZ=250: the suspend finds nothing to freeze and the
+ * machine sleeps at 10 ms exactly, until 300 ms, 290 ms. udelay(20000)
+ * from 0 ends at 20 ms of the machine's clock, 310 ms of the boot clock.
+ * msleep(20) from 5 ms (jiffy 1) is schedule_timeout(msecs_to_jiffies(20) + 1
+ * = 6): expires at jiffy 7, which level 0 rounds up to jiffy 8 (calc_index()
+ * never fires early), so it ends at 32 ms, 322 ms of the boot clock.
+ */
+static struct {
+	uint64_t end, end_boot;
+} spans[2];
+
+static int udelay_fn(void *arg)
+{
+	(void)arg;
+	udelay(20000);
+	spans[0].end = sim_now();
+	spans[0].end_boot = sim_boot_now();
+	return 0;
+}
+
+static int msleep_fn(void *arg)
+{
+	(void)arg;
+	msleep(20);
+	spans[1].end = sim_now();
+	spans[1].end_boot = sim_boot_now();
+	return 0;
+}
+
+START_TEST(busy_wait_and_sleep_span_the_sleep)
+{
+	struct sim_config cfg = free_steps(2);
+
+	h_init_cfg(&cfg);
+	sim_spawn("busy", udelay_fn, NULL, 1, true, 0);
+	sim_spawn("sleeper", msleep_fn, NULL, 0, true, 5 * MS);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(300 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(find_rec(REC_FREEZER, "machine_suspend", 0)->time, 10 * MS);
+	ck_assert_uint_eq(sim_slept_ns(), 290 * MS);
+	ck_assert_uint_eq(spans[0].end, 20 * MS);
+	ck_assert_uint_eq(spans[0].end_boot, 310 * MS);
+	ck_assert_uint_eq(spans[1].end, 32 * MS);
+	ck_assert_uint_eq(spans[1].end_boot, 322 * MS);
+}
+END_TEST
+
+/*
+ * A timer armed before the suspend fires after its jiffies of running time.
+ * HZ=1000, free steps: armed at 0 for 100 jiffies, level 1 (8-jiffy
+ * granules; INITIAL_JIFFIES is a multiple of 8), so its bucket expires at
+ * jiffy 104: 104 ms of the machine's clock. A 10 ms -> 300 ms suspend
+ * stops jiffies for 290 ms: it fires at 394 ms of the boot clock, not at
+ * 104 ms, where a machine whose jiffies ran on through the sleep fired it.
+ */
+static struct timer_list long_timer;
+static struct {
+	uint64_t at, at_boot;
+	unsigned long j;
+} lt;
+
+static void long_timer_fn(struct timer_list *t)
+{
+	(void)t;
+	lt.at = sim_now();
+	lt.at_boot = sim_boot_now();
+	lt.j = jiffies;
+}
+
+static int long_arm_fn(void *arg)
+{
+	(void)arg;
+	timer_setup(&long_timer, long_timer_fn, 0);
+	mod_timer(&long_timer, jiffies + 100);
+	return 0;
+}
+
+START_TEST(timer_counts_running_jiffies_only)
+{
+	struct sim_config cfg = free_steps(2);
+
+	cfg.hz = 1000;
+	h_init_cfg(&cfg);
+	sim_spawn("arm", long_arm_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(300 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(lt.at, 104 * MS);
+	ck_assert_uint_eq(lt.at_boot, 394 * MS);
+	ck_assert_uint_eq(lt.j, INITIAL_JIFFIES + 104);
+}
+END_TEST
+
+/*
+ * An interrupt the outside world raised while the machine slept comes as
+ * it wakes: on the boot CPU, where the suspend task runs with interrupts
+ * off, at arch_suspend_enable_irqs(), before the thaw, so it sees the
+ * freezable kthread still frozen. Free steps: the idler is woken by the
+ * first pass at 10 ms and frozen when the 1 ms retry looks again, so the
+ * machine sleeps at 11 ms until 300 ms, and the irq of 100 ms comes at
+ * 11 ms of the machine's clock.
+ */
+static struct task_struct *idler;
+static struct {
+	uint64_t at, at_boot, thaw_begin;
+	bool frozen_then;
+} irq_seen;
+
+static void during_sleep_irq(void *arg)
+{
+	(void)arg;
+	irq_seen.at = sim_now();
+	irq_seen.at_boot = sim_boot_now();
+	irq_seen.frozen_then = frozen(idler);
+}
+
+static int idle_fn(void *arg);
+static int stopper_fn(void *arg);
+
+START_TEST(irq_during_the_sleep_comes_at_the_wakeup)
+{
+	struct sim_config cfg = free_steps(2);
+	const struct sim_rec *thaw;
+
+	h_init_cfg(&cfg);
+	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
+	sim_irq_at(100 * MS, 0, "late", during_sleep_irq, NULL);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(300 * MS);
+	sim_spawn("stopper", stopper_fn, idler, 0, true, 400 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(sim_slept_ns(), 289 * MS);
+	ck_assert_uint_eq(irq_seen.at, 11 * MS);
+	ck_assert_uint_eq(irq_seen.at_boot, 300 * MS);
+	ck_assert(irq_seen.frozen_then);
+	thaw = find_rec(REC_FREEZER, "thaw_processes", 0);
+	ck_assert_ptr_nonnull(thaw);
+	ck_assert_uint_eq(thaw->time, 11 * MS);
+	/* the stopper of 400 ms starts 289 ms early by the machine's clock */
+	ck_assert_uint_eq(h_trace_count(REC_TASK_EXIT), 3);
+}
+END_TEST
+
+/*
+ * Two suspends, each woken by its own wake-up; a timer spans the first.
+ * Free steps, HZ=1000. Each freeze takes the idler's 1 ms retry. First:
+ * 10 ms, asleep at 11 ms until 100 ms (89 ms). The second suspend, at
+ * 200 ms of the boot clock, starts at 111 ms of the machine's, sleeps at
+ * 112 ms (201 ms boot) until 250 ms: 49 ms more, 138 ms in all. The
+ * 100-jiffy timer armed at 0 (bucket jiffy 104) fires at 104 ms, which is
+ * 193 ms of the boot clock: between the two sleeps.
+ */
+static int repeat_idle_fn(void *arg)
+{
+	long_arm_fn(arg);
+	return idle_fn(arg);
+}
+
+START_TEST(repeated_suspends)
+{
+	struct sim_config cfg = free_steps(2);
+
+	cfg.hz = 1000;
+	h_init_cfg(&cfg);
+	idler = sim_spawn("idler", repeat_idle_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(100 * MS);
+	sim_suspend_at(200 * MS);
+	sim_resume_at(250 * MS);
+	sim_spawn("stopper", stopper_fn, idler, 0, true, 300 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(sim_sleeps(), 2);
+	ck_assert_uint_eq(sim_slept_ns(), 138 * MS);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "frozen"), 2);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "thawed"), 2);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "machine_suspend"), 4);	/* begin, end twice */
+	ck_assert_uint_eq(lt.at, 104 * MS);
+	ck_assert_uint_eq(lt.at_boot, 193 * MS);
 }
 END_TEST
 
@@ -123,7 +337,7 @@ static struct {
 	bool nofreeze_before, nofreeze_after, freezing_before, set_froze;
 	uint64_t first_freezing;
 	bool froze;
-	uint64_t back_at;
+	uint64_t back_at_boot;
 } opt;
 
 static int opt_in_fn(void *arg)
@@ -137,7 +351,7 @@ static int opt_in_fn(void *arg)
 		udelay(100);
 	opt.first_freezing = sim_now();
 	opt.froze = try_to_freeze();
-	opt.back_at = sim_now();
+	opt.back_at_boot = sim_boot_now();
 	return 0;
 }
 
@@ -158,17 +372,16 @@ START_TEST(set_freezable_opts_in)
 	ck_assert_uint_ge(opt.first_freezing, 10 * MS);
 	ck_assert_uint_lt(opt.first_freezing, 10 * MS + 200000);
 	ck_assert(opt.froze);
-	ck_assert_uint_ge(opt.back_at, 50 * MS);
+	ck_assert_uint_ge(opt.back_at_boot, 50 * MS);
 	ck_assert(!sim_suspended());
 }
 END_TEST
 
 /* --- the idle freezable kthread ---------------------------------------------------- */
 
-static struct task_struct *idler;
 static struct {
 	int loops, thaws;
-	uint64_t thawed_at;
+	uint64_t thawed_at_boot;
 	bool frozen_at_50, state_frozen_at_50, woke_frozen;
 	int ret;
 } idle;
@@ -186,7 +399,7 @@ static int idle_fn(void *arg)
 			schedule();
 		if (try_to_freeze()) {
 			idle.thaws++;
-			idle.thawed_at = sim_now();
+			idle.thawed_at_boot = sim_boot_now();
 		}
 		idle.loops++;
 	}
@@ -214,7 +427,8 @@ START_TEST(idle_freezable_kthread_freezes_and_thaws)
 	h_init(2);
 	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
 	sim_suspend_at(10 * MS);
-	sim_event_at(50 * MS, look_at_idler, NULL);
+	/* an irq of the sleep, on the boot CPU: it comes at the wake-up, before the thaw */
+	sim_irq_at(50 * MS, 0, "look", look_at_idler, NULL);
 	sim_resume_at(100 * MS);
 	sim_spawn("stopper", stopper_fn, idler, 0, true, 200 * MS);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
@@ -222,7 +436,7 @@ START_TEST(idle_freezable_kthread_freezes_and_thaws)
 	ck_assert_uint_eq(sim_finding_count(), 0);
 
 	/* woken by the first pass, frozen before the 1 ms retry looks again */
-	susp = find_rec(REC_FREEZER, "suspended", 0);
+	susp = find_rec(REC_FREEZER, "machine_suspend", 0);
 	fr = find_rec(REC_FREEZER, "frozen", idler->pid);
 	ck_assert_ptr_nonnull(susp);
 	ck_assert_ptr_nonnull(fr);
@@ -233,33 +447,59 @@ START_TEST(idle_freezable_kthread_freezes_and_thaws)
 	ck_assert(idle.frozen_at_50);
 	ck_assert(idle.state_frozen_at_50);
 
-	/* resume thaws it; it goes on, and kthread_stop() ends it */
+	/* the wake-up at 100 ms thaws it; it goes on, and kthread_stop() ends it */
 	th = find_rec(REC_FREEZER, "thawed", idler->pid);
 	ck_assert_ptr_nonnull(th);
-	ck_assert_uint_ge(th->time, 100 * MS);
+	ck_assert_uint_ge(th->time, susp->time);
+	ck_assert_uint_lt(th->time, susp->time + 20000);
 	ck_assert_int_eq(idle.thaws, 1);
-	ck_assert_uint_ge(idle.thawed_at, 100 * MS);
-	ck_assert_uint_lt(idle.thawed_at, 101 * MS);
+	ck_assert_uint_ge(idle.thawed_at_boot, 100 * MS);
+	ck_assert_uint_lt(idle.thawed_at_boot, 101 * MS);
 	ck_assert_int_eq(idle.loops, 2);
 	ck_assert_int_eq(idle.ret, 7);
 	ck_assert(!sim_suspended());
-	ck_assert_uint_eq(count_rec(REC_FREEZER, "thaw"), 1);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "thaw_processes"), 2);	/* begin, end */
 }
 END_TEST
 
-/* A machine whose freezable tasks are all frozen, with nothing pending, is at rest. */
+/*
+ * A suspend with no wake-up to come: the machine sleeps for good and the
+ * run ends there, at rest, with its freezable tasks frozen; a thread due
+ * later never starts.
+ */
 START_TEST(frozen_forever_is_quiescent)
 {
 	h_init(2);
 	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
 	sim_suspend_at(10 * MS);
+	sim_spawn("stopper", stopper_fn, idler, 0, true, 50 * MS);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	ck_assert_uint_eq(sim_finding_count(), 0);
 	ck_assert(sim_suspended());
 	ck_assert(frozen(idler));
-	ck_assert_uint_eq(h_trace_count(REC_TASK_EXIT), 1);	/* the suspend task only */
+	ck_assert_ptr_nonnull(find_rec(REC_FREEZER, "machine_suspend", 0));
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "machine_suspend"), 1);	/* begun, never ended */
+	ck_assert_uint_eq(sim_sleeps(), 0);
+	ck_assert_uint_eq(h_trace_count(REC_TASK_EXIT), 0);
 }
 END_TEST
+
+/*
+ * A freezable kthread busy until slow_until, which freezes only then: the
+ * freezer retries meanwhile, and the tasks frozen already stay frozen with
+ * the machine awake. (Once the machine sleeps, no time passes for it.)
+ */
+static uint64_t slow_until;
+
+static int slow_fn(void *arg)
+{
+	(void)arg;
+	set_freezable();
+	while (sim_now() < slow_until)
+		udelay(1000);
+	try_to_freeze();
+	return 0;
+}
 
 /* Ten seconds in the refrigerator with a 2 s hung-task timeout: TASK_FROZEN is no D state. */
 START_TEST(frozen_is_not_hung)
@@ -268,13 +508,17 @@ START_TEST(frozen_is_not_hung)
 
 	cfg.hung_task_ns = 2 * SEC;
 	h_init_cfg(&cfg);
+	slow_until = 10 * SEC;
 	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
+	sim_spawn("slow", slow_fn, NULL, 0, true, 0);
 	sim_suspend_at(10 * MS);
-	sim_resume_at(10 * SEC);
-	sim_spawn("stopper", stopper_fn, idler, 0, true, 11 * SEC);
+	sim_resume_at(30 * SEC);
+	sim_spawn("stopper", stopper_fn, idler, 0, true, 31 * SEC);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	h_dump_findings();
 	ck_assert_uint_eq(h_count(SIM_F_HUNG), 0);
+	ck_assert_uint_ge(find_rec(REC_FREEZER, "machine_suspend", 0)->time, 10 * SEC);
+	ck_assert_uint_lt(find_rec(REC_FREEZER, "frozen", idler->pid)->time, 11 * MS);
 	ck_assert_int_eq(idle.thaws, 1);
 }
 END_TEST
@@ -301,7 +545,8 @@ static void look_at_idler_state(void *arg)
 }
 
 /*
- * A wake-up of a frozen kthread at 30 ms: 6.1+'s TASK_FROZEN does not match
+ * A wake-up of a frozen kthread at 30 ms, while the freezer still waits for
+ * another task and the machine is awake: 6.1+'s TASK_FROZEN does not match
  * it; 4.9's TASK_UNINTERRUPTIBLE does, and the task goes round the
  * refrigerator's loop and sleeps again, still PF_FROZEN. Either way it is
  * frozen at 50 ms, thawed once by the resume, and enters the refrigerator once.
@@ -312,7 +557,10 @@ static void refrigerator_of_era(unsigned int era, int woke, unsigned int state)
 
 	cfg.era = era;
 	h_init_cfg(&cfg);
+	/* the freezer waits for "slow" until 60 ms: the machine is awake, idler frozen */
+	slow_until = 60 * MS;
 	idler = sim_spawn("idler", idle_fn, NULL, 1, true, 0);
+	sim_spawn("slow", slow_fn, NULL, 0, true, 0);
 	sim_suspend_at(10 * MS);
 	sim_event_at(30 * MS, wake_idler, NULL);
 	sim_event_at(50 * MS, look_at_idler_state, NULL);
@@ -325,8 +573,8 @@ static void refrigerator_of_era(unsigned int era, int woke, unsigned int state)
 	ck_assert(era_look.frozen_then);
 	ck_assert_uint_eq(era_look.state_then, state);
 	ck_assert_int_eq(idle.thaws, 1);
-	ck_assert_uint_eq(count_rec(REC_FREEZER, "frozen"), 1);
-	ck_assert_uint_eq(count_rec(REC_FREEZER, "thawed"), 1);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "frozen"), 2);	/* idler and slow */
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "thawed"), 2);
 	ck_assert_int_eq(idle.ret, 7);
 }
 
@@ -421,10 +669,13 @@ static int arming_idle_fn(void *arg)
 	return idle_fn(arg);
 }
 
+/* The freeze lasts until 60 ms, the slow task's: the timer comes in between. */
 START_TEST(timers_fire_while_frozen)
 {
 	h_init(2);
+	slow_until = 60 * MS;
 	idler = sim_spawn("idler", arming_idle_fn, NULL, 1, true, 0);
+	sim_spawn("slow", slow_fn, NULL, 0, true, 0);
 	sim_suspend_at(10 * MS);
 	sim_resume_at(100 * MS);
 	sim_spawn("stopper", stopper_fn, idler, 0, true, 200 * MS);
@@ -437,10 +688,47 @@ START_TEST(timers_fire_while_frozen)
 	ck_assert_uint_lt(tmr.fired_at, 44 * MS + 10000);
 	ck_assert(tmr.frozen_then);
 	ck_assert_int_eq(tmr.woke, 0);
-	/* still frozen until the resume, thawed once */
+	/* still frozen until the wake-up, thawed once */
+	ck_assert_uint_gt(find_rec(REC_FREEZER, "machine_suspend", 0)->time, tmr.fired_at);
 	ck_assert_int_eq(idle.thaws, 1);
-	ck_assert_uint_ge(idle.thawed_at, 100 * MS);
+	ck_assert_uint_ge(idle.thawed_at_boot, 100 * MS);
 	ck_assert_int_eq(idle.ret, 7);
+}
+END_TEST
+
+/*
+ * The wake-up came while the freezer still waited for the slow task: the
+ * machine goes down and comes straight back, having slept no time, and the
+ * next wake-up is left for the next sleep.
+ */
+START_TEST(a_wakeup_before_the_sleep_wakes_at_once)
+{
+	const struct sim_rec *down, *up;
+
+	h_init(2);
+	slow_until = 60 * MS;
+	sim_spawn("slow", slow_fn, NULL, 1, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_resume_at(30 * MS);
+	sim_resume_at(500 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_eq(sim_sleeps(), 1);
+	ck_assert_uint_eq(sim_slept_ns(), 0);
+	down = find_rec(REC_FREEZER, "machine_suspend", 0);
+	ck_assert_ptr_nonnull(down);
+	ck_assert_uint_ge(down->time, 60 * MS);
+	/* the next step of the suspend is the wake-up, at once */
+	up = NULL;
+	for (size_t i = (size_t)(down - sim_trace_records()) + 1; i < sim_trace_count() && !up; i++)
+		if (sim_trace_records()[i].type == REC_FREEZER)
+			up = &sim_trace_records()[i];
+	ck_assert_ptr_nonnull(up);
+	ck_assert_str_eq(up->s, "machine_suspend");
+	ck_assert_uint_eq(up->c, 0);
+	ck_assert_uint_eq(up->time, down->time);
+	ck_assert(!sim_suspended());
 }
 END_TEST
 
@@ -484,10 +772,10 @@ static void check_timeout_failure(const char *name, int pid)
 	ck_assert_ptr_nonnull(strstr(f->msg, "(1 tasks refusing to freeze"));
 	snprintf(who, sizeof(who), "%s:%d", name, pid);
 	ck_assert_msg(strstr(f->msg, who), "'%s' does not name %s", f->msg, who);
-	/* aborted: thawed at once, nobody frozen, not suspended */
-	ck_assert_ptr_nonnull(find_rec(REC_FREEZER, "failed", 0));
-	ck_assert_uint_eq(find_rec(REC_FREEZER, "thaw", 0)->time, f->time);
-	ck_assert_ptr_null(find_rec(REC_FREEZER, "suspended", 0));
+	/* aborted: thawed at once, nobody frozen, the machine never slept */
+	ck_assert_uint_eq(find_rec(REC_FREEZER, "thaw_processes", 0)->time, f->time);
+	ck_assert_ptr_null(find_rec(REC_FREEZER, "machine_suspend", 0));
+	ck_assert_uint_eq(sim_sleeps(), 0);
 	ck_assert_ptr_null(find_rec(REC_FREEZER, "frozen", 0));
 	ck_assert(!sim_suspended());
 	ck_assert(!frozen(refuser));
@@ -613,7 +901,7 @@ START_TEST(old_loop_freezes_in_interruptible_state)
 	ck_assert_str_eq(f->context, "oldloop");
 	ck_assert_str_eq(f->site.func, "try_to_freeze");
 	ck_assert_int_eq(old.froze, 1);
-	ck_assert_ptr_nonnull(find_rec(REC_FREEZER, "suspended", 0));
+	ck_assert_ptr_nonnull(find_rec(REC_FREEZER, "machine_suspend", 0));
 }
 END_TEST
 
@@ -622,7 +910,12 @@ static Suite *suite(void)
 	Suite *s = suite_create("freezer");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_test(tc, kthread_starts_nofreeze_and_keeps_running);
+	tcase_add_test(tc, kthread_starts_nofreeze_and_stops_with_the_machine);
+	tcase_add_test(tc, busy_wait_and_sleep_span_the_sleep);
+	tcase_add_test(tc, timer_counts_running_jiffies_only);
+	tcase_add_test(tc, irq_during_the_sleep_comes_at_the_wakeup);
+	tcase_add_test(tc, repeated_suspends);
+	tcase_add_test(tc, a_wakeup_before_the_sleep_wakes_at_once);
 	tcase_add_test(tc, set_freezable_opts_in);
 	tcase_add_test(tc, idle_freezable_kthread_freezes_and_thaws);
 	tcase_add_test(tc, frozen_forever_is_quiescent);

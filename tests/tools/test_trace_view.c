@@ -419,10 +419,10 @@ static struct case_line *all_types(size_t *n)
 	     2060000000, 0, 3, "kworker/0:1", 0, 0, REC_FREEZER, 3, 0, 0, 0, "frozen",
 	     "kworker/0:1");
 	/* a 15-character comm fills the field; a 7-digit pid fills its own */
-	CASE(" abcdefghijklmno-1234567 [000] .....     2.070000: kwsim_freezer: freeze pid=0 "
-	     "comm=(null)",
-	     2070000000, 0, 1234567, "abcdefghijklmno", 0, 0, REC_FREEZER, 0, 0, 0, 0, "freeze",
-	     NULL);
+	CASE(" abcdefghijklmno-1234567 [000] .....     2.070000: suspend_resume: "
+	     "machine_suspend[3] begin",
+	     2070000000, 0, 1234567, "abcdefghijklmno", 0, 0, REC_FREEZER, 0, 3, 1, 0,
+	     "machine_suspend", NULL);
 	CASE("     kworker/0:1-3       [000] .....     2.080000: sched_process_exit: comm=kworker/0:1 "
 	     "pid=3 prio=120",
 	     2080000000, 0, 3, "kworker/0:1", 0, 0, REC_TASK_EXIT, 3, 0, 0, 0, NULL, NULL);

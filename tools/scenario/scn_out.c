@@ -126,10 +126,23 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");
 		return true;
 	case REC_FREEZER:
-		if (r->s2)
+		if (r->s2) {
 			snprintf(what, len, "freezer: %s %s", r->s2, r->s);
-		else
-			snprintf(what, len, "freezer: %s", r->s);
+		} else if (!strcmp(r->s, "freeze_processes")) {
+			snprintf(what, len, "suspend: %s", r->c ? "freezing tasks" : "freezing ends");
+		} else if (!strcmp(r->s, "machine_suspend")) {
+			if (r->c)
+				snprintf(what, len, "suspend: the machine sleeps");
+			else
+				snprintf(what, len, "suspend: the machine wakes; its clock and jiffies "
+					 "stood still, the boot clock reads %llu.%03llu ms more",
+					 (unsigned long long)(r->d / 1000000),
+					 (unsigned long long)(r->d / 1000 % 1000));
+		} else if (!strcmp(r->s, "thaw_processes") && !r->c) {
+			snprintf(what, len, "suspend: tasks thawed");
+		} else {	/* the other steps are the trace's */
+			return false;
+		}
 		return true;
 	default:
 		return false;

@@ -466,8 +466,8 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		}
 		break;
 	case ST_AT:
-		if (st->ns > sim_now())
-			sim_sleep_until(st->ns);
+		if (st->ns > sim_boot_now())	/* scenario time counts a suspend's sleep */
+			sim_sleep_until_boot(st->ns);
 		break;
 	case ST_LOG:
 		printk(KERN_INFO "%s\n", st->str);

@@ -133,18 +133,32 @@ void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *),
 /* A plain event on the machine's own stack: fn must not block. */
 void sim_event_at(uint64_t at, void (*fn)(void *), void *arg);
 
-/* Suspend (freeze kernel threads) and resume (thaw) at a virtual time. */
+/*
+ * A suspend to RAM that starts at boot-clock time 'at', and a wake-up at
+ * 'at' (sim/freezer.c): the machine sleeps from when its suspend has frozen
+ * everything until the first wake-up not yet taken.
+ */
 void sim_suspend_at(uint64_t at);
 void sim_resume_at(uint64_t at);
-/* Whether the last suspend succeeded and no resume has come yet. */
+/* Whether tasks are frozen for a suspend: from the freeze until the thaw. */
 bool sim_suspended(void);
+/* How many times the machine has slept (sim_slept_ns(): for how long in all). */
+unsigned int sim_sleeps(void);
 
 /* --- time ---------------------------------------------------------------- */
 
 uint64_t sim_now(void);			/* local clock of the running CPU */
+/*
+ * The boot clock (CLOCK_BOOTTIME): sim_now() plus the time spent suspended.
+ * The machine's clock, jiffies and the trace stand still while it sleeps;
+ * scenario times (thread starts, irqs, suspend, resume) are boot-clock times.
+ */
+uint64_t sim_boot_now(void);
+uint64_t sim_slept_ns(void);
 uint64_t sim_max_time(void);		/* the latest local clock: how far the run got */
 /* Sleep (uninterruptibly) until the virtual time t, exactly; from a task. */
 void sim_sleep_until(uint64_t t);
+void sim_sleep_until_boot(uint64_t t);	/* ... until the boot clock reads t */
 unsigned long sim_ns_to_jiffies(uint64_t ns);
 uint64_t sim_jiffies_to_ns(unsigned long j);	/* when jiffies first reads j */
 int sim_this_cpu(void);

@@ -21,7 +21,9 @@ enum sim_rec_type {
 	REC_SOFTIRQ_ENTRY,
 	REC_SOFTIRQ_EXIT,
 	REC_FINDING,		/* a: finding index; s: kind name */
-	REC_FREEZER,		/* s: the suspend's steps ("freeze", "failed", "suspended", "thaw"),
+	REC_FREEZER,		/* the suspend's steps as suspend_resume traces them (s: action
+				   "suspend_enter", "sync_filesystems", "freeze_processes", "machine_suspend",
+				   "thaw_processes"; b: val, c: 1 begin / 0 end, d: ns slept in all),
 				   or a task's ("frozen", "thawed": a: its pid, s2: its comm) */
 	REC_TASK_NEW,		/* a: pid; s: comm */
 	REC_TASK_EXIT,		/* a: pid, b: exit code */
