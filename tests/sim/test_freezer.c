@@ -523,6 +523,41 @@ START_TEST(frozen_is_not_hung)
 }
 END_TEST
 
+/*
+ * A second suspend while the first still waits for a slow task: enter_state()'s
+ * mutex_trylock(&system_transition_mutex) fails it at once with -EBUSY, so the
+ * machine sleeps once, and the second wake-up is left for a later suspend.
+ */
+START_TEST(overlapping_suspend_is_busy)
+{
+	uint64_t second = 0;
+	const struct sim_rec *exit = NULL;
+
+	h_init(2);
+	slow_until = 60 * MS;
+	sim_spawn("slow", slow_fn, NULL, 0, true, 0);
+	sim_suspend_at(10 * MS);
+	sim_suspend_at(20 * MS);
+	sim_resume_at(100 * MS);
+	sim_resume_at(200 * MS);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	h_dump_findings();
+	ck_assert_uint_eq(sim_sleeps(), 1);
+	ck_assert_uint_eq(count_rec(REC_FREEZER, "freeze_processes"), 2);	/* begin, end */
+	/* the second "suspend" task born is the one at 20 ms: its write failed */
+	for (size_t i = 0; i < sim_trace_count(); i++) {
+		const struct sim_rec *r = &sim_trace_records()[i];
+
+		if (r->type == REC_TASK_NEW && !strcmp(r->s, "suspend"))
+			second = r->a;
+		if (r->type == REC_TASK_EXIT && second && r->a == second)
+			exit = r;
+	}
+	ck_assert_ptr_nonnull(exit);
+	ck_assert_int_eq((int)(long)exit->b, -EBUSY);
+}
+END_TEST
+
 /* --- the refrigerator of each era ------------------------------------------------------ */
 
 static struct {
@@ -929,6 +964,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, busy_task_fails_the_suspend_default_costs);
 	tcase_add_test(tc, uninterruptible_waiter_fails_the_suspend);
 	tcase_add_test(tc, old_loop_freezes_in_interruptible_state);
+	tcase_add_test(tc, overlapping_suspend_is_busy);
 	suite_add_tcase(s, tc);
 	return s;
 }
