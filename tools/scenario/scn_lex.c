@@ -41,6 +41,18 @@ char *scn_strndup(struct scn *s, const char *p, size_t n)
 	return d;
 }
 
+void *scn_append(struct scn *s, void *array, int n, size_t size)
+{
+	char *grown;
+
+	if (n & (n - 1))
+		return array;
+	grown = scn_alloc(s, (size_t)(n ? 2 * n : 1) * size);
+	if (n)
+		memcpy(grown, array, (size_t)n * size);
+	return grown;
+}
+
 void lex_fail_at(struct parser *p, struct scn_loc loc, const char *fmt, ...)
 {
 	va_list ap;

@@ -1,6 +1,7 @@
 /*
  * The .kws lexer and the parser's state, shared by scn_lex.c (tokens, the
- * arena, errors) and scn_parse.c (the grammar). Private to tools/scenario.
+ * arena, errors) and the grammar's files (scn_parse.h lists them). Private
+ * to tools/scenario.
  */
 #ifndef KWSIM_SCN_LEX_H
 #define KWSIM_SCN_LEX_H
@@ -53,6 +54,8 @@ struct parser {
 /* The arena: every node of a scenario lives in it, freed with the scenario. */
 void *scn_alloc(struct scn *s, size_t size);
 char *scn_strndup(struct scn *s, const char *p, size_t n);
+/* Make room for element n of an array in the arena, doubling it at each power of two. */
+void *scn_append(struct scn *s, void *array, int n, size_t size);
 
 /* Print "file:line:col: error: ..." and abandon the parse. */
 __attribute__((format(printf, 3, 4), noreturn))

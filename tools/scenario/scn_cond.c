@@ -1,0 +1,311 @@
+/*
+ * The condition after the programs: exists, ~exists or forall over
+ * registers (P0:r0, 0:r0, r0), findings (warn, warn("fn"): the function
+ * must be one a finding can name), ran(f), before(f, g), and C's operators
+ * joined with /\ and \/.
+ */
+#include "scn_parse.h"
+
+#include <model.h>
+#include <sim/site.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct scn_prog *prog_by_name(struct scn *s, const char *name)
+{
+	for (int i = 0; i < s->nprogs; i++)
+		if (!strcmp(s->progs[i]->name, name))
+			return s->progs[i];
+	return NULL;
+}
+
+/* A register in the condition: P0:r0, 0:r0, or a bare r0 assigned by one program only. */
+static struct scn_expr *parse_cond_reg(struct parser *p, const char *progname, bool numbered)
+{
+	struct scn_expr *e = expr_new(p, EX_REG);
+	struct scn_prog *prog = NULL;
+
+	if (progname) {
+		char name[24];
+
+		snprintf(name, sizeof(name), numbered ? "P%s" : "%s", progname);
+		prog = prog_by_name(p->s, name);
+		if (!prog)
+			fail(p, "no program %s", name);
+		if (p->tok != T_IDENT || (e->reg = decl_find_reg(prog, p->ident, false)) < 0)
+			fail(p, "%s has no register %s", name, p->tok == T_IDENT ? p->ident : "here");
+	} else {
+		for (int i = 0; i < p->s->nprogs; i++) {
+			if (decl_find_reg(p->s->progs[i], p->ident, false) < 0)
+				continue;
+			if (prog)
+				fail(p, "'%s' is assigned by %s and %s: write %s:%s", p->ident,
+				     prog->name, p->s->progs[i]->name, prog->name, p->ident);
+			prog = p->s->progs[i];
+		}
+		if (!prog)
+			fail(p, "no program assigns register '%s'", p->ident);
+		e->reg = decl_find_reg(prog, p->ident, false);
+	}
+	for (int i = 0; i < p->s->nprogs; i++)
+		if (p->s->progs[i] == prog)
+			e->prog = i;
+	lex_next(p);
+	return e;
+}
+
+/* --- the functions a finding can name ----------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every model variant: our own and the kernel trees'. */
+static const struct kw_model *any_model(size_t i)
+{
+	return i < kw_model_count() ? kw_model_get(i) : kw_tree_get(i - kw_model_count());
+}
+
+/* A model variant's function as findings name it: without the variant's symbol prefix. */
+static const char *unprefixed(const char *func)
+{
+	for (size_t i = 0; i < kw_model_count() + kw_tree_count(); i++) {
+		const struct kw_model *m = any_model(i);
+		size_t n = strlen(m->ns);
+
+		if (!strncmp(func, m->ns, n))
+			return func + n;
+	}
+	return func;
+}
+
+/*
+ * A finding's site is a SIM_HERE: in a function of a model variant (any of
+ * them, the kernel trees' too), of the machine (its timers, sleeps, locks)
+ * or of the interpreter. Those functions, and those the variants name in
+ * traces (a report may name the function that was running), sorted, once.
+ */
+static void collect_site_funcs(struct parser *p)
+{
+	size_t nmodels = kw_model_count() + kw_tree_count(), n = sim_site_count(), k = 0;
+	const char **names;
+
+	for (size_t i = 0; i < nmodels; i++)
+		for (const char *const *sym = any_model(i)->symbols; *sym; sym++)
+			k++;
+	names = scn_alloc(p->s, (n + k + 1) * sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = unprefixed(sim_site_get(i)->func);
+	for (size_t i = 0; i < nmodels; i++)
+		for (const char *const *sym = any_model(i)->symbols; *sym; sym++)
+			names[n++] = *sym;
+	k = 0;
+	qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++)
+		if (!k || strcmp(names[k - 1], names[i]))
+			names[k++] = names[i];
+	p->site_funcs = names;
+	p->nsite_funcs = k;
+}
+
+/* warn("fn") and the like: fn must be a function a finding can name, or one of the scenario's. */
+static void check_finding_func(struct parser *p, const char *kind)
+{
+	struct scn_obj *o = decl_find(p, p->str);
+	const char **words;
+	const char *hint;
+	size_t n;
+
+	if (o && o->kind == OBJ_FN)
+		return;
+	if (!p->site_funcs)
+		collect_site_funcs(p);
+	if (bsearch(&p->str, p->site_funcs, p->nsite_funcs, sizeof(*p->site_funcs), by_name))
+		return;
+	words = scn_alloc(p->s, (p->nsite_funcs + (size_t)p->s->nfns + 1) * sizeof(*words));
+	memcpy(words, p->site_funcs, p->nsite_funcs * sizeof(*words));
+	n = p->nsite_funcs;
+	for (int i = 0; i < p->s->nfns; i++)
+		words[n++] = p->s->fns[i]->name;
+	hint = scn_did_you_mean(p->str, words, n);
+	fail(p, "no function '%s' in the model, the machine or the scenario: %s(\"%s\") could "
+	     "never count anything%s%s%s", p->str, kind, p->str, hint ? "; did you mean '" : "",
+	     hint ? hint : "", hint ? "'?" : "");
+}
+
+static struct scn_expr *parse_cond(struct parser *p);
+
+static struct scn_expr *parse_cond_atom(struct parser *p)
+{
+	struct scn_expr *e;
+
+	if (p->tok == T_NOT) {
+		enter(p);
+		e = expr_new(p, EX_UNARY);
+		e->op = OP_NOT;
+		lex_next(p);
+		e->lhs = parse_cond_atom(p);
+		p->depth--;
+		return expr_built(p, e);
+	}
+	if (p->tok == T_LPAREN) {
+		enter(p);
+		lex_next(p);
+		e = parse_cond(p);
+		lex_expect(p, T_RPAREN, "')'");
+		p->depth--;
+		return e;
+	}
+	if (p->tok == T_INT) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%ld", p->num);
+		lex_next(p);
+		if (p->tok == T_COLON) {
+			lex_next(p);
+			return parse_cond_reg(p, num, true);
+		}
+		e = expr_new(p, EX_INT);
+		e->value = strtol(num, NULL, 10);
+		return e;
+	}
+	if (p->tok == T_IDENT) {
+		for (int i = 0; i < SIM_F__COUNT; i++) {
+			if (!lex_is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
+				continue;
+			e = expr_new(p, EX_FINDING);
+			e->value = (long)i;
+			lex_next(p);
+			if (lex_accept(p, T_LPAREN)) {
+				if (p->tok == T_STR) {
+					check_finding_func(p, sim_finding_kind_name(
+						(enum sim_finding_kind)i));
+					e->str = p->str;
+					lex_next(p);
+				}
+				lex_expect(p, T_RPAREN, "')'");
+			}
+			return e;
+		}
+		if (lex_is_word(p, "ran") || lex_is_word(p, "before")) {
+			bool ran = lex_is_word(p, "ran");
+
+			e = expr_new(p, ran ? EX_RAN : EX_BEFORE);
+			lex_next(p);
+			lex_expect(p, T_LPAREN, "'('");
+			for (int i = 0; i < (ran ? 1 : 2); i++) {
+				struct scn_obj *o;
+
+				if (i)
+					lex_expect(p, T_COMMA, "','");
+				if (p->tok != T_IDENT || !(o = decl_find(p, p->ident)) ||
+				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK))
+					fail(p, "expected a fn, work or delayed_work name");
+				if (o->kind != OBJ_FN)
+					o = o->fn;
+				if (i)
+					e->obj2 = o;
+				else
+					e->obj = o;
+				lex_next(p);
+			}
+			lex_expect(p, T_RPAREN, "')'");
+			return e;
+		}
+		if (decl_is_thread(p->ident) || prog_by_name(p->s, p->ident)) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%s", p->ident);
+			lex_next(p);
+			lex_expect(p, T_COLON, "':' after a program name");
+			return parse_cond_reg(p, name, false);
+		}
+		if (decl_is_reg(p->ident))
+			return parse_cond_reg(p, NULL, false);
+	}
+	{
+		struct scn_prog *saved = p->prog;
+
+		p->prog = NULL;
+		e = expr_primary(p);
+		p->prog = saved;
+		return e;
+	}
+}
+
+/* Sums and differences of atoms, as in 0:r1 - 0:r0 == 2. */
+static struct scn_expr *parse_cond_sum(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_atom(p);
+
+	while (p->tok == T_PLUS || p->tok == T_MINUS) {
+		struct scn_expr *e = expr_new(p, EX_BINARY);
+
+		e->op = expr_op(p->tok, false);
+		lex_next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_atom(p);
+		lhs = expr_built(p, e);
+	}
+	return lhs;
+}
+
+static struct scn_expr *parse_cond_cmp(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_sum(p);
+	int prec = expr_precedence(p->tok);
+
+	if (prec == 3 || prec == 4) {
+		struct scn_expr *e = expr_new(p, EX_BINARY);
+
+		e->op = expr_op(p->tok, false);
+		lex_next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_sum(p);
+		return expr_built(p, e);
+	}
+	return lhs;
+}
+
+static struct scn_expr *parse_cond(struct parser *p)
+{
+	struct scn_expr *lhs = parse_cond_cmp(p);
+
+	while (p->tok == T_AND || p->tok == T_OR) {
+		struct scn_expr *e = expr_new(p, EX_BINARY);
+
+		enter(p);
+		e->op = expr_op(p->tok, false);
+		lex_next(p);
+		e->lhs = lhs;
+		e->rhs = parse_cond_cmp(p);
+		lhs = expr_built(p, e);
+		p->depth--;
+	}
+	return lhs;
+}
+
+void cond_parse(struct parser *p)
+{
+	size_t start;
+
+	if (p->tok == T_NOT) {
+		lex_next(p);
+		if (!lex_is_word(p, "exists"))
+			fail(p, "expected 'exists' after '~'");
+		p->s->quant = Q_NOT_EXISTS;
+	} else {
+		p->s->quant = lex_is_word(p, "exists") ? Q_EXISTS : Q_FORALL;
+	}
+	lex_next(p);
+	start = p->tstart;
+	lex_expect(p, T_LPAREN, "'(' after the quantifier");
+	p->s->cond = parse_cond(p);
+	expr_want_value(p, p->s->cond);
+	if (p->tok != T_RPAREN)
+		fail(p, "expected ')' to close the condition, found %s", lex_tok_text(p));
+	p->s->cond_text = scn_strndup(p->s, p->text + start, p->tend - start);
+	lex_next(p);
+}
