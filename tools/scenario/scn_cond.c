@@ -141,23 +141,10 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 {
 	struct scn_expr *e;
 
-	if (p->tok == T_NOT) {
-		enter(p);
-		e = expr_new(p, EX_UNARY);
-		e->op = OP_NOT;
-		lex_next(p);
-		e->lhs = parse_cond_atom(p);
-		p->depth--;
-		return expr_built(p, e);
-	}
-	if (p->tok == T_LPAREN) {
-		enter(p);
-		lex_next(p);
-		e = parse_cond(p);
-		lex_expect(p, T_RPAREN, "')'");
-		p->depth--;
-		return e;
-	}
+	if (p->tok == T_NOT)
+		return expr_prefix(p, OP_NOT, parse_cond_atom);
+	if (p->tok == T_LPAREN)
+		return expr_bracket(p, parse_cond);
 	if (p->tok == T_INT) {
 		char num[24];
 
@@ -235,20 +222,26 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 	}
 }
 
+/* lhs, the operator at the current token, and the right operand that rhs reads */
+static struct scn_expr *infix(struct parser *p, struct scn_expr *lhs,
+			      struct scn_expr *(*rhs)(struct parser *))
+{
+	struct scn_expr *e = expr_new(p, EX_BINARY);
+
+	e->op = expr_op(p->tok, false);
+	lex_next(p);
+	e->lhs = lhs;
+	e->rhs = rhs(p);
+	return expr_built(p, e);
+}
+
 /* Sums and differences of atoms, as in 0:r1 - 0:r0 == 2. */
 static struct scn_expr *parse_cond_sum(struct parser *p)
 {
 	struct scn_expr *lhs = parse_cond_atom(p);
 
-	while (p->tok == T_PLUS || p->tok == T_MINUS) {
-		struct scn_expr *e = expr_new(p, EX_BINARY);
-
-		e->op = expr_op(p->tok, false);
-		lex_next(p);
-		e->lhs = lhs;
-		e->rhs = parse_cond_atom(p);
-		lhs = expr_built(p, e);
-	}
+	while (p->tok == T_PLUS || p->tok == T_MINUS)
+		lhs = infix(p, lhs, parse_cond_atom);
 	return lhs;
 }
 
@@ -257,15 +250,8 @@ static struct scn_expr *parse_cond_cmp(struct parser *p)
 	struct scn_expr *lhs = parse_cond_sum(p);
 	int prec = expr_precedence(p->tok);
 
-	if (prec == 3 || prec == 4) {
-		struct scn_expr *e = expr_new(p, EX_BINARY);
-
-		e->op = expr_op(p->tok, false);
-		lex_next(p);
-		e->lhs = lhs;
-		e->rhs = parse_cond_sum(p);
-		return expr_built(p, e);
-	}
+	if (prec == 3 || prec == 4)
+		return infix(p, lhs, parse_cond_sum);
 	return lhs;
 }
 
@@ -274,14 +260,8 @@ static struct scn_expr *parse_cond(struct parser *p)
 	struct scn_expr *lhs = parse_cond_cmp(p);
 
 	while (p->tok == T_AND || p->tok == T_OR) {
-		struct scn_expr *e = expr_new(p, EX_BINARY);
-
 		enter(p);
-		e->op = expr_op(p->tok, false);
-		lex_next(p);
-		e->lhs = lhs;
-		e->rhs = parse_cond_cmp(p);
-		lhs = expr_built(p, e);
+		lhs = infix(p, lhs, parse_cond_cmp);
 		p->depth--;
 	}
 	return lhs;

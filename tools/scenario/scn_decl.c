@@ -142,9 +142,10 @@ int decl_find_reg(struct scn_prog *prog, const char *name, bool create)
 	return prog->nregs++;
 }
 
-bool decl_is_reg(const char *s)
+/* A letter and a number: r0, P12. */
+static bool letter_number(const char *s, char letter)
 {
-	if (s[0] != 'r' || !s[1])
+	if (s[0] != letter || !s[1])
 		return false;
 	for (s++; *s; s++)
 		if (!isdigit((unsigned char)*s))
@@ -152,12 +153,12 @@ bool decl_is_reg(const char *s)
 	return true;
 }
 
+bool decl_is_reg(const char *s)
+{
+	return letter_number(s, 'r');
+}
+
 bool decl_is_thread(const char *w)
 {
-	if (w[0] != 'P' || !w[1])
-		return false;
-	for (w++; *w; w++)
-		if (!isdigit((unsigned char)*w))
-			return false;
-	return true;
+	return letter_number(w, 'P');
 }

@@ -246,6 +246,32 @@ struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 	return expr_built(p, e);
 }
 
+struct scn_expr *expr_bracket(struct parser *p, struct scn_expr *(*inner)(struct parser *))
+{
+	struct scn_expr *e;
+
+	enter(p);
+	lex_next(p);
+	e = inner(p);
+	lex_expect(p, T_RPAREN, "')'");
+	p->depth--;
+	return e;
+}
+
+struct scn_expr *expr_prefix(struct parser *p, enum scn_op op,
+			     struct scn_expr *(*operand)(struct parser *))
+{
+	struct scn_expr *e;
+
+	enter(p);
+	e = expr_new(p, EX_UNARY);
+	e->op = op;
+	lex_next(p);
+	e->lhs = operand(p);
+	p->depth--;
+	return expr_built(p, e);
+}
+
 struct scn_expr *expr_primary(struct parser *p)
 {
 	struct scn_expr *e;
@@ -268,12 +294,7 @@ struct scn_expr *expr_primary(struct parser *p)
 		lex_next(p);
 		return e;
 	case T_LPAREN:
-		enter(p);
-		lex_next(p);
-		e = expr_parse(p);
-		lex_expect(p, T_RPAREN, "')'");
-		p->depth--;
-		return e;
+		return expr_bracket(p, expr_parse);
 	case T_IDENT:
 		break;
 	default:
@@ -336,17 +357,8 @@ struct scn_expr *expr_primary(struct parser *p)
 
 static struct scn_expr *parse_unary(struct parser *p)
 {
-	struct scn_expr *e;
-
-	if (p->tok == T_NOT || p->tok == T_MINUS) {
-		enter(p);
-		e = expr_new(p, EX_UNARY);
-		e->op = expr_op(p->tok, true);
-		lex_next(p);
-		e->lhs = parse_unary(p);
-		p->depth--;
-		return expr_built(p, e);
-	}
+	if (p->tok == T_NOT || p->tok == T_MINUS)
+		return expr_prefix(p, expr_op(p->tok, true), parse_unary);
 	return expr_primary(p);
 }
 

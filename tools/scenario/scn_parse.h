@@ -40,6 +40,10 @@ void expr_want_value(struct parser *p, const struct scn_expr *e);
 void expr_want_number(struct parser *p, const struct scn_expr *e, const char *use);
 enum scn_op expr_op(enum tok t, bool unary);
 int expr_precedence(enum tok t);
+/* '(' inner ')', and a prefix operator before its operand: each one level deeper. */
+struct scn_expr *expr_bracket(struct parser *p, struct scn_expr *(*inner)(struct parser *));
+struct scn_expr *expr_prefix(struct parser *p, enum scn_op op,
+			     struct scn_expr *(*operand)(struct parser *));
 struct scn_expr *expr_call(struct parser *p, const struct scn_api *api);
 struct scn_expr *expr_primary(struct parser *p);
 struct scn_expr *expr_parse(struct parser *p);
