@@ -72,12 +72,16 @@ void sim_choose_init(void)
 	where[0] = '\0';
 }
 
-void sim_choose_fini(void)
+void sim_choose_fini(bool keep)
 {
-	free(log_buf);
 	free(replay);
-	log_buf = replay = NULL;
-	log_len = log_cap = replay_len = 0;
+	replay = NULL;
+	log_len = replay_len = 0;
+	if (keep)
+		return;
+	free(log_buf);
+	log_buf = NULL;
+	log_cap = 0;
 }
 
 static const char *why_name(unsigned int why)

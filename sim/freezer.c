@@ -73,12 +73,15 @@ void sim_freezer_init(void)
 	pm_nosig_freezing = false;
 	suspended = false;
 	in_transition = false;
-	sim_freezer_fini();
+	nwakeups = 0;
 	nsleeps = 0;
 }
 
-void sim_freezer_fini(void)
+void sim_freezer_fini(bool keep)
 {
+	nwakeups = 0;
+	if (keep)
+		return;
 	free(wakeups);
 	wakeups = NULL;
 	nwakeups = capwakeups = 0;

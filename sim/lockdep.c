@@ -52,12 +52,15 @@ void sim_lockdep_init(void)
 	generation++;
 }
 
-void sim_lockdep_fini(void)
+void sim_lockdep_fini(bool keep)
 {
 	for (int i = 0; i < nclasses; i++) {
 		free(classes[i]->after);
 		free(classes[i]);
 	}
+	nclasses = 0;
+	if (keep)
+		return;
 	free(classes);
 	classes = NULL;
 	nclasses = capclasses = 0;

@@ -1,6 +1,7 @@
 /*
  * The machine's private state, shared by the sim/ modules and nobody else.
- * One machine per process: sim_init() builds it, sim_fini() tears it down.
+ * One machine per process: sim_init() builds it, sim_reset() makes it ready
+ * for the next run keeping its pools and capacities, sim_fini() tears it down.
  */
 #ifndef SIM_MACHINE_H
 #define SIM_MACHINE_H
@@ -70,7 +71,6 @@ struct sim_event {
 
 struct sim {
 	struct sim_config cfg;
-	struct sim_cpu cpus[SIM_MAX_CPUS];
 	struct sim_ctx *cur;		/* the running context */
 	struct sim_cpu *cur_cpu;
 	struct coro host;
@@ -101,6 +101,16 @@ struct sim {
 
 	/* statistics */
 	struct sim_stats stats;
+
+	/* kept by sim_reset() (with the heap's array above) */
+	bool built;			/* sim_init() done, sim_fini() not yet */
+	struct coro_pool stacks;	/* every context's stack comes from here */
+
+	/*
+	 * Last, so that a reset clears the CPUs the run used and no more: those
+	 * from cfg.ncpus up are all zeroes between runs.
+	 */
+	struct sim_cpu cpus[SIM_MAX_CPUS];
 };
 
 extern struct sim sim;
@@ -119,6 +129,9 @@ static inline struct sim_ctx *top_ctx(struct sim_cpu *c)
 }
 
 /* --- machine.c: the scheduling loop -------------------------------------- */
+
+/* Give the host back its SIGSEGV and SIGBUS handlers (sim_run() takes them). */
+void sim_fault_handler_remove(void);
 
 /* Why a context stops at a scheduling point: decides whether it may be preempted. */
 enum sim_point_kind {
@@ -157,9 +170,15 @@ void sim_busy_wait(uint64_t ns);
 /* A task entered a sleep: arm the hung-task check. */
 void sim_hung_watch(struct task_struct *p);
 
+/*
+ * Each module's fini(keep) ends what a run made; with keep (sim_reset()) it
+ * keeps its buffers' capacity and its pools for the next run, which its
+ * init then starts as if on a fresh machine.
+ */
+
 /* --- task.c ----------------------------------------------------------------- */
 void sim_tasks_init(void);
-void sim_tasks_fini(void);
+void sim_tasks_fini(bool keep);
 struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu);
 /* Put the next runnable task on c, or leave it idle. */
 void sim_switch_task(struct sim_cpu *c);
@@ -187,11 +206,11 @@ struct sim_event *sim_event_peek(void);
 struct sim_event *sim_event_pop(void);
 /* Take ev out of the queue without freeing it (its caller runs it). */
 void sim_event_unlink(struct sim_event *ev);
-void sim_events_fini(void);
+void sim_events_fini(bool keep);
 
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
-void sim_cpus_fini(void);
+void sim_cpus_fini(bool keep);
 bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
@@ -204,14 +223,14 @@ const char *sim_timer_fn_name(const struct timer_list *timer);
 
 /* --- choose.c ---------------------------------------------------------------- */
 void sim_choose_init(void);
-void sim_choose_fini(void);
+void sim_choose_fini(bool keep);
 uint64_t sim_random(void);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 
 /* --- oracle.c ----------------------------------------------------------------- */
 void sim_oracles_init(void);
-void sim_oracles_fini(void);
+void sim_oracles_fini(bool keep);
 /* The soft-lockup detector: when a CPU that stops scheduling at start is reported. */
 uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs);
 void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what);
@@ -233,7 +252,7 @@ void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out);
 
 /* --- lockdep.c ---------------------------------------------------------------- */
 void sim_lockdep_init(void);
-void sim_lockdep_fini(void);
+void sim_lockdep_fini(bool keep);
 /* Before spinning: recursion, order and irq-safety checks. */
 void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site);
 void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site);
@@ -242,7 +261,7 @@ void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site);
 
 /* --- slab.c -------------------------------------------------------------------- */
 void sim_slab_init(void);
-void sim_slab_fini(void);
+void sim_slab_fini(bool keep);
 void sim_slab_check_leaks(void);
 /*
  * A touch of freed memory at addr, by context x in function func (NULL:
@@ -255,12 +274,12 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
-void sim_freezer_fini(void);
+void sim_freezer_fini(bool keep);
 
 /* --- trace.c -------------------------------------------------------------------- */
 void sim_trace_init(void);
-void sim_trace_fini(void);
-void sim_objects_fini(void);
+void sim_trace_fini(bool keep);
+void sim_objects_fini(bool keep);
 
 const char *sim_intern(const char *s);
 /* Record on behalf of CPU c (which need not be running). */

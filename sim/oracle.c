@@ -27,13 +27,19 @@ void sim_oracles_init(void)
 	sim_boot_seq++;		/* a new boot: every *_ONCE site may warn again */
 }
 
-void sim_oracles_fini(void)
+void sim_oracles_fini(bool keep)
 {
+	nfindings = 0;
+	for (size_t i = 0; i < capsites; i++) {
+		free(sites[i]);
+		sites[i] = NULL;
+	}
+	nsites = 0;
+	if (keep)
+		return;
 	free(findings);
 	findings = NULL;
-	nfindings = capfindings = 0;
-	for (size_t i = 0; i < capsites; i++)
-		free(sites[i]);
+	capfindings = 0;
 	free(sites);
 	sites = NULL;
 	nsites = capsites = 0;

@@ -5,6 +5,10 @@
  * where it was freed. Blocks are numbered in allocation order, which gives
  * them stable fake addresses. What is live when the machine comes to rest
  * is a leak. kmalloc(0) returns ZERO_SIZE_PTR, as the kernel's does.
+ *
+ * A reset keeps the run's mappings for the next run's blocks of the same
+ * size: a freed one is made accessible again only when it is handed out,
+ * so a block freed in this run faults on touch as in the first run.
  */
 #include "machine.h"
 #include <linux/slab.h>
@@ -43,19 +47,75 @@ static struct block *blocks;	/* sorted by ptr, for lookups only */
 static size_t nblocks, capblocks;
 static uint64_t next_id;
 
+struct spare {
+	void *base;
+	size_t map_size;
+	bool inaccessible;	/* a freed block's: PROT_NONE */
+};
+static struct spare *spares;	/* mappings of earlier runs, last kept last */
+static size_t nspares, capspares;
+
 void sim_slab_init(void)
 {
 	nblocks = 0;
 	next_id = 0;
 }
 
-void sim_slab_fini(void)
+static void keep_mapping(const struct block *b)
 {
-	for (size_t i = 0; i < nblocks; i++)
-		munmap(blocks[i].base, blocks[i].map_size);
+	if (nspares == capspares) {
+		capspares = capspares ? 2 * capspares : 64;
+		spares = realloc(spares, capspares * sizeof(*spares));
+		if (!spares)
+			abort();
+	}
+	spares[nspares++] = (struct spare){ b->base, b->map_size, b->freed };
+}
+
+void sim_slab_fini(bool keep)
+{
+	for (size_t i = 0; i < nblocks; i++) {
+		if (keep)
+			keep_mapping(&blocks[i]);
+		else
+			munmap(blocks[i].base, blocks[i].map_size);
+	}
+	nblocks = 0;
+	if (keep)
+		return;
+	for (size_t i = 0; i < nspares; i++)
+		munmap(spares[i].base, spares[i].map_size);
+	free(spares);
+	spares = NULL;
+	nspares = capspares = 0;
 	free(blocks);
 	blocks = NULL;
-	nblocks = capblocks = 0;
+	capblocks = 0;
+}
+
+/* A mapping of map_size bytes, read-write and zeroed as a fresh one is; NULL if none. */
+static void *map_block(size_t map_size)
+{
+	void *p;
+
+	for (size_t i = nspares; i > 0; i--) {
+		struct spare *s = &spares[i - 1];
+
+		if (s->map_size != map_size)
+			continue;
+		p = s->base;
+		if (s->inaccessible && mprotect(p, map_size, PROT_READ | PROT_WRITE))
+			return NULL;
+		*s = spares[--nspares];
+		fresh_mapping(p, map_size);
+		memset(p, 0, map_size);
+		return p;
+	}
+	p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	fresh_mapping(p, map_size);
+	return p;
 }
 
 /* The block whose mapping holds addr, or NULL. */
@@ -99,10 +159,9 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 		sim_might_sleep(site);
 	if (!size)
 		return ZERO_SIZE_PTR;
-	b.base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b.base == MAP_FAILED)
+	b.base = map_block(map_size);
+	if (!b.base)
 		return NULL;
-	fresh_mapping(b.base, map_size);
 	/* place the block at the end of its pages, so overruns leave the mapping */
 	b.ptr = (char *)b.base + ((map_size - size) & ~(size_t)15);
 	b.map_size = map_size;

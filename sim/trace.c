@@ -77,33 +77,46 @@ void sim_trace_init(void)
 	hash = FNV_OFFSET;
 }
 
-void sim_trace_fini(void)
+void sim_trace_fini(bool keep)
 {
+	nrecs = 0;
+	for (size_t i = 0; i < capstrs; i++) {
+		free(strs[i].s);
+		strs[i].s = NULL;
+	}
+	nstrs = 0;
+	/* a sink set before sim_init() serves every run until the machine's teardown */
+	if (keep)
+		return;
 	free(recs);
 	recs = NULL;
-	nrecs = caprecs = 0;
+	caprecs = 0;
 	sink = NULL;
 	sink_arg = NULL;
-	for (size_t i = 0; i < capstrs; i++)
-		free(strs[i].s);
 	free(strs);
 	strs = NULL;
 	nstrs = capstrs = 0;
 }
 
-void sim_objects_fini(void)
+void sim_objects_fini(bool keep)
 {
-	free(objs);
-	objs = NULL;
-	nobjs = capobjs = 0;
-	free(syms);
-	syms = NULL;
-	nsyms = capsyms = 0;
-	free(unknown);
-	unknown = NULL;
-	nunknown = capunknown = 0;
+	nobjs = nsyms = nunknown = 0;
 	next_unknown_id = 0;
 	nprefixes = 0;
+	if (keep) {
+		if (unknown)	/* open addressing: an empty table is all empty slots */
+			memset(unknown, 0, capunknown * sizeof(*unknown));
+		return;
+	}
+	free(objs);
+	objs = NULL;
+	capobjs = 0;
+	free(syms);
+	syms = NULL;
+	capsyms = 0;
+	free(unknown);
+	unknown = NULL;
+	capunknown = 0;
 }
 
 const char *sim_intern(const char *s)
