@@ -137,6 +137,8 @@ int sim_reset(const struct sim_config *cfg)
 
 void sim_fini(void)
 {
+	if (!sim.built)		/* never set up, or torn down already */
+		return;
 	teardown(false);
 	coro_pool_drain(&sim.stacks);
 	sim_fault_handler_remove();

@@ -106,7 +106,7 @@ int sim_init(const struct sim_config *cfg);
  * On a bad cfg the machine is left as it was.
  */
 int sim_reset(const struct sim_config *cfg);
-/* Tear the machine down and give back all it holds. */
+/* Tear the machine down and give back all it holds; nothing on a machine not set up. */
 void sim_fini(void);
 const char *sim_error(void);
 
