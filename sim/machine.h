@@ -69,6 +69,46 @@ struct sim_event {
 	size_t heap_idx;
 };
 
+/*
+ * The modules' parts of the machine that a reset keeps (their buffers'
+ * capacity); each module's init starts its run over.
+ */
+struct sim_choice_log {			/* choose.c */
+	uint64_t rng[4];		/* xoshiro256** state */
+	struct sim_decision *log_buf;
+	size_t log_len, log_cap;
+	struct sim_decision *replay;	/* the log being followed, if any */
+	size_t replay_len;
+	char divergence[256];
+	char where[192];
+};
+
+struct sim_findings {			/* oracle.c */
+	struct sim_finding *findings;
+	size_t nfindings, capfindings;
+	/* sim_site_at()'s sites: open addressing over (file, line, func), lookups only */
+	struct sim_site **sites;
+	size_t nsites, capsites;
+};
+
+struct sim_slab {			/* slab.c */
+	struct slab_block *blocks;	/* sorted by ptr, for lookups only */
+	size_t nblocks, capblocks;
+	uint64_t next_id;
+	struct slab_spare *spares;	/* mappings of earlier runs, last kept last */
+	size_t nspares, capspares;
+};
+
+struct sim_suspend {			/* freezer.c */
+	bool suspended;
+	/* system_transition_mutex: held from enter_state() until the suspend ends */
+	bool in_transition;
+	/* The wake-ups to come (boot-clock times), taken in order by the sleeps. */
+	uint64_t *wakeups;
+	size_t nwakeups, capwakeups;
+	unsigned int nsleeps;
+};
+
 struct sim {
 	struct sim_config cfg;
 	struct sim_ctx *cur;		/* the running context */
@@ -102,9 +142,13 @@ struct sim {
 	/* statistics */
 	struct sim_stats stats;
 
-	/* kept by sim_reset() (with the heap's array above) */
+	/* kept by sim_reset() (with the heap's array above): from built on */
 	bool built;			/* sim_init() done, sim_fini() not yet */
 	struct coro_pool stacks;	/* every context's stack comes from here */
+	struct sim_choice_log choose;
+	struct sim_findings oracle;
+	struct sim_slab slab;
+	struct sim_suspend suspend;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those

@@ -106,7 +106,8 @@ int sim_init(const struct sim_config *cfg)
 }
 
 /*
- * The run's part of struct sim is cleared whole; of the CPUs only those the
+ * The run's part of struct sim is cleared whole, the modules' kept parts by
+ * their own init; of the CPUs only those the
  * run had, since the rest stayed zeroes: they are 4 KiB each, most of the
  * machine's 277 KiB.
  */
@@ -126,7 +127,7 @@ int sim_reset(const struct sim_config *cfg)
 	heap = sim.heap;
 	capheap = sim.capheap;
 	stacks = sim.stacks;
-	memset(&sim, 0, offsetof(struct sim, cpus));
+	memset(&sim, 0, offsetof(struct sim, built));
 	memset(sim.cpus, 0, (size_t)ncpus * sizeof(sim.cpus[0]));
 	sim.heap = heap;
 	sim.capheap = capheap;
