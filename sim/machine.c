@@ -36,7 +36,6 @@
 struct sim sim;
 
 static sigjmp_buf fatal_jump;
-static struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 
 struct cand {
 	struct sim_cpu *cpu;
@@ -155,7 +154,7 @@ uint64_t sim_trace_watermark(void)
 	for_each_sim_cpu(c) {
 		uint64_t when;
 
-		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
+		if ((c == sim.entering || cpu_ready(c, &when)) && c->clock < w)
 			w = c->clock;
 		for (int i = 0; i < c->depth; i++)
 			if ((c->stack[i]->wait == WAIT_SPIN || c->stack[i]->spin_woken) &&
@@ -291,9 +290,9 @@ static struct sim_ctx *pick_next(void)
 		 */
 		if (c->tick && c->tick->time <= cand[k].when)
 			fire(c->tick);
-		entering = c;
+		sim.entering = c;
 		x = enter_cpu(c);
-		entering = NULL;
+		sim.entering = NULL;
 		if (x)
 			return x;
 	}
@@ -587,7 +586,7 @@ enum sim_end sim_run(void)
 	 */
 	if (sigsetjmp(fatal_jump, 0)) {
 		coro_abandoned();
-		entering = NULL;
+		sim.entering = NULL;
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;

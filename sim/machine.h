@@ -109,6 +109,29 @@ struct sim_suspend {			/* freezer.c */
 	unsigned int nsleeps;
 };
 
+struct sim_trace {			/* trace.c */
+	struct sim_rec *recs;
+	size_t nrecs, caprecs;
+	uint64_t hash;
+	struct trace_interned *strs;
+	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
+	struct trace_object *objs;	/* sorted by address, for lookups only */
+	size_t nobjs, capobjs;
+	struct trace_symbol *syms;
+	size_t nsyms, capsyms;
+	const char *prefixes[8];
+	size_t nprefixes;
+	/* Open addressing over pointer values: lookups only, never iterated. */
+	struct trace_unknown *unknown;
+	size_t nunknown, capunknown;
+	uint64_t next_unknown_id;
+};
+
+struct sim_lockdep {			/* lockdep.c */
+	struct sim_lock_class **classes;
+	int nclasses, capclasses;
+};
+
 struct sim {
 	struct sim_config cfg;
 	struct sim_ctx *cur;		/* the running context */
@@ -134,6 +157,7 @@ struct sim {
 	uint64_t ev_data;		/* the firing event's data */
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
+	struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
 	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
 	uint64_t slept_ns;		/* time spent suspended: boot clock - machine clock */
@@ -149,6 +173,8 @@ struct sim {
 	struct sim_findings oracle;
 	struct sim_slab slab;
 	struct sim_suspend suspend;
+	struct sim_trace trace;
+	struct sim_lockdep lockdep;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
