@@ -43,6 +43,13 @@ struct slab_block {
 	const char *free_note;		/* and its sim_note() then (interned), or NULL */
 };
 
+/*
+ * At most this many mappings are kept for the next run: an allocation
+ * searches them for one of its size, and the search must stay short. A run
+ * of more blocks maps the rest anew.
+ */
+#define SLAB_KEEP	1024
+
 struct slab_spare {
 	void *base;
 	size_t map_size;
@@ -69,7 +76,7 @@ static void keep_mapping(const struct slab_block *b)
 void sim_slab_fini(bool keep)
 {
 	for (size_t i = 0; i < sim.slab.nblocks; i++) {
-		if (keep)
+		if (keep && sim.slab.nspares < SLAB_KEEP)
 			keep_mapping(&sim.slab.blocks[i]);
 		else
 			munmap(sim.slab.blocks[i].base, sim.slab.blocks[i].map_size);
