@@ -7,6 +7,7 @@
  *    clean and the same as ever, and the fault itself repeats: the kept
  *    stacks keep their guard pages, the kept blocks fault when freed again;
  *  - a kept block comes back as a fresh one would: kzalloc zeroes it;
+ *  - a reset with a bad configuration leaves the machine and its run as they were;
  *  - the process's mappings stay bounded over a thousand runs.
  */
 #include "../harness.h"
@@ -16,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/compiler.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +223,24 @@ START_TEST(kept_blocks_come_back_fresh)
 }
 END_TEST
 
+START_TEST(a_bad_reset_leaves_the_run)
+{
+	struct sim_config cfg = h_config(1), bad = cfg;
+
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	sim_spawn("dirty", dirty_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	bad.ncpus = 0;
+	ck_assert_int_eq(sim_reset(&bad), -EINVAL);
+	ck_assert_str_eq(sim_error(), "cpus must be 1 to 64, not 0");
+	/* the run's findings are still there to read */
+	ck_assert_uint_eq(h_count(SIM_F_LEAK), 1);
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	sim_fini();
+}
+END_TEST
+
 /* --- what is kept stays bounded ------------------------------------------------------------ */
 
 static size_t mappings(void)
@@ -268,6 +288,7 @@ static Suite *reset_suite(void)
 	tcase_add_test(tc, resets_repeat_a_fresh_process);
 	tcase_add_test(tc, a_run_after_a_fault_is_clean);
 	tcase_add_test(tc, kept_blocks_come_back_fresh);
+	tcase_add_test(tc, a_bad_reset_leaves_the_run);
 	tcase_add_test(tc, kept_mappings_stay_bounded);
 	suite_add_tcase(s, tc);
 	return s;
