@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng[4];			/* xoshiro256** state */
-static struct sim_decision *log_buf;
-static size_t log_len, log_cap;
-static struct sim_decision *replay;	/* the log being followed, if any */
-static size_t replay_len;
-static char divergence[256];
-static char where[192];
-
 static uint64_t splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -35,15 +27,15 @@ static uint64_t rotl(uint64_t x, int k)
 
 uint64_t sim_random(void)
 {
-	uint64_t result = rotl(rng[1] * 5, 7) * 9;
-	uint64_t t = rng[1] << 17;
+	uint64_t result = rotl(sim.choose.rng[1] * 5, 7) * 9;
+	uint64_t t = sim.choose.rng[1] << 17;
 
-	rng[2] ^= rng[0];
-	rng[3] ^= rng[1];
-	rng[1] ^= rng[2];
-	rng[0] ^= rng[3];
-	rng[2] ^= t;
-	rng[3] = rotl(rng[3], 45);
+	sim.choose.rng[2] ^= sim.choose.rng[0];
+	sim.choose.rng[3] ^= sim.choose.rng[1];
+	sim.choose.rng[1] ^= sim.choose.rng[2];
+	sim.choose.rng[0] ^= sim.choose.rng[3];
+	sim.choose.rng[2] ^= t;
+	sim.choose.rng[3] = rotl(sim.choose.rng[3], 45);
 	return result;
 }
 
@@ -66,18 +58,22 @@ void sim_choose_init(void)
 	uint64_t x = sim.cfg.seed;
 
 	for (int i = 0; i < 4; i++)
-		rng[i] = splitmix64(&x);
-	log_len = 0;
-	divergence[0] = '\0';
-	where[0] = '\0';
+		sim.choose.rng[i] = splitmix64(&x);
+	sim.choose.log_len = 0;
+	sim.choose.divergence[0] = '\0';
+	sim.choose.where[0] = '\0';
 }
 
-void sim_choose_fini(void)
+void sim_choose_fini(bool keep)
 {
-	free(log_buf);
-	free(replay);
-	log_buf = replay = NULL;
-	log_len = log_cap = replay_len = 0;
+	free(sim.choose.replay);
+	sim.choose.replay = NULL;
+	sim.choose.log_len = sim.choose.replay_len = 0;
+	if (keep)
+		return;
+	free(sim.choose.log_buf);
+	sim.choose.log_buf = NULL;
+	sim.choose.log_cap = 0;
 }
 
 static const char *why_name(unsigned int why)
@@ -93,7 +89,7 @@ static void note_where(void)
 {
 	struct sim_ctx *x = sim.in_event ? NULL : sim.cur;
 
-	snprintf(where, sizeof(where), "at %llu.%09llu s on cpu%d in %s%s%s",
+	snprintf(sim.choose.where, sizeof(sim.choose.where), "at %llu.%09llu s on cpu%d in %s%s%s",
 		 (unsigned long long)(sim_now() / 1000000000ULL),
 		 (unsigned long long)(sim_now() % 1000000000ULL), sim_this_cpu(),
 		 x ? sim_ctx_name(x) : "the machine", x && x->note[0] ? ", during " : "",
@@ -102,15 +98,18 @@ static void note_where(void)
 
 const char *sim_divergence_where(void)
 {
-	return where[0] ? where : NULL;
+	return sim.choose.where[0] ? sim.choose.where : NULL;
 }
 
 static unsigned int diverge(const char *fmt, unsigned int a, unsigned int b)
 {
+	char *msg = sim.choose.divergence;
+	size_t len;
+
 	note_where();
-	snprintf(divergence, sizeof(divergence), "decision %zu: ", log_len);
-	snprintf(divergence + strlen(divergence), sizeof(divergence) - strlen(divergence),
-		 fmt, a, b);
+	snprintf(msg, sizeof(sim.choose.divergence), "decision %zu: ", sim.choose.log_len);
+	len = strlen(msg);
+	snprintf(msg + len, sizeof(sim.choose.divergence) - len, fmt, a, b);
 	sim_halt(SIM_END_DIVERGED);
 	return 0;
 }
@@ -127,16 +126,16 @@ static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
 	const struct sim_decision *d;
 	unsigned int own;
 
-	if (log_len >= replay_len) {
-		diverge("the log ends here (%u candidates, %u logged)", n, (unsigned int)replay_len);
+	if (sim.choose.log_len >= sim.choose.replay_len) {
+		diverge("the log ends here (%u candidates, %u logged)", n, (unsigned int)sim.choose.replay_len);
 		return false;
 	}
-	d = &replay[log_len];
+	d = &sim.choose.replay[sim.choose.log_len];
 	if (d->why != why) {
 		note_where();
-		snprintf(divergence, sizeof(divergence),
+		snprintf(sim.choose.divergence, sizeof(sim.choose.divergence),
 			 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
-			 log_len, why_name(d->why), why_name(why));
+			 sim.choose.log_len, why_name(d->why), why_name(why));
 		sim_halt(SIM_END_DIVERGED);
 		return false;
 	}
@@ -150,9 +149,9 @@ static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
 	}
 	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY && (own = strategy_pick(n)) != d->pick) {
 		note_where();
-		snprintf(divergence, sizeof(divergence),
+		snprintf(sim.choose.divergence, sizeof(sim.choose.divergence),
 			 "decision %zu: the log picks candidate %u of %u, but the %s strategy it "
-			 "names picks %u", log_len, d->pick, n,
+			 "names picks %u", sim.choose.log_len, d->pick, n,
 			 sim.cfg.strategy == SIM_STRATEGY_RANDOM ? "random" : "faithful", own);
 		sim_halt(SIM_END_DIVERGED);
 		return false;
@@ -167,67 +166,68 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 
 	if (n <= 1)
 		return 0;
-	if (sim.cfg.max_decisions && log_len >= sim.cfg.max_decisions) {
+	if (sim.cfg.max_decisions && sim.choose.log_len >= sim.cfg.max_decisions) {
 		sim_halt(SIM_END_DECISION_LIMIT);
 		return 0;
 	}
 	/* SIM_STRATEGY_REPLAY without a log follows an empty one */
-	if (replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
+	if (sim.choose.replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
 		if (!replay_pick(n, why, &pick))
 			return 0;
 	} else {
 		pick = strategy_pick(n);
 	}
 	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
-		log_len++;
+		sim.choose.log_len++;
 		return pick;
 	}
-	if (log_len == log_cap) {
-		log_cap = log_cap ? 2 * log_cap : 1024;
-		log_buf = realloc(log_buf, log_cap * sizeof(*log_buf));
-		if (!log_buf)
+	if (sim.choose.log_len == sim.choose.log_cap) {
+		sim.choose.log_cap = sim.choose.log_cap ? 2 * sim.choose.log_cap : 1024;
+		sim.choose.log_buf = realloc(sim.choose.log_buf,
+					     sim.choose.log_cap * sizeof(*sim.choose.log_buf));
+		if (!sim.choose.log_buf)
 			abort();
 	}
 	/* field by field over zeroes: the padding byte is part of the log's bytes too */
-	memset(&log_buf[log_len], 0, sizeof(*log_buf));
-	log_buf[log_len].n = (uint16_t)n;
-	log_buf[log_len].pick = (uint16_t)pick;
-	log_buf[log_len++].why = (uint8_t)why;
+	memset(&sim.choose.log_buf[sim.choose.log_len], 0, sizeof(*sim.choose.log_buf));
+	sim.choose.log_buf[sim.choose.log_len].n = (uint16_t)n;
+	sim.choose.log_buf[sim.choose.log_len].pick = (uint16_t)pick;
+	sim.choose.log_buf[sim.choose.log_len++].why = (uint8_t)why;
 	return pick;
 }
 
 size_t sim_decision_count(void)
 {
-	return log_len;
+	return sim.choose.log_len;
 }
 
 const struct sim_decision *sim_decisions(void)
 {
-	return log_buf;
+	return sim.choose.log_buf;
 }
 
 void sim_replay_log(const struct sim_decision *log, size_t n)
 {
-	free(replay);
-	replay = malloc((n ? n : 1) * sizeof(*replay));
-	if (!replay)
+	free(sim.choose.replay);
+	sim.choose.replay = malloc((n ? n : 1) * sizeof(*sim.choose.replay));
+	if (!sim.choose.replay)
 		abort();
 	/* an empty log may come as NULL, which memcpy may not be given even for 0 bytes */
 	if (n)
-		memcpy(replay, log, n * sizeof(*replay));
-	replay_len = n;
+		memcpy(sim.choose.replay, log, n * sizeof(*sim.choose.replay));
+	sim.choose.replay_len = n;
 }
 
 bool sim_replay_unfinished(void)
 {
-	if (!replay || log_len >= replay_len || divergence[0])
+	if (!sim.choose.replay || sim.choose.log_len >= sim.choose.replay_len || sim.choose.divergence[0])
 		return false;
-	snprintf(divergence, sizeof(divergence),
-		 "the run ended after %zu decisions, the log has %zu", log_len, replay_len);
+	snprintf(sim.choose.divergence, sizeof(sim.choose.divergence),
+		 "the run ended after %zu decisions, the log has %zu", sim.choose.log_len, sim.choose.replay_len);
 	return true;
 }
 
 const char *sim_divergence(void)
 {
-	return divergence[0] ? divergence : NULL;
+	return sim.choose.divergence[0] ? sim.choose.divergence : NULL;
 }

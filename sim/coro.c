@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -66,10 +67,17 @@ void coro_init_host(struct coro *host)
 	memset(host, 0, sizeof(*host));
 }
 
+static size_t mapping_size(size_t stack_size)
+{
+	size_t pg = coro_page_size();
+
+	return ((stack_size + pg - 1) / pg + 1) * pg;
+}
+
 int coro_alloc(struct coro *c, size_t stack_size)
 {
 	size_t pg = coro_page_size();
-	size_t size = ((stack_size + pg - 1) / pg + 1) * pg;
+	size_t size = mapping_size(stack_size);
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -103,6 +111,56 @@ void coro_free(struct coro *c)
 		munmap(c->stack, c->size);
 	}
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Last in, first out: a run that maps its stacks in the same order as the
+ * one before gets them back in the order it returned them. Which stack a
+ * context gets shows nowhere (fake addresses come from ids), so any order
+ * would do; this one keeps the hot stacks hot.
+ */
+int coro_pool_get(struct coro_pool *pool, struct coro *c, size_t stack_size)
+{
+	size_t size = mapping_size(stack_size);
+
+	for (size_t i = pool->n; i > 0; i--) {
+		if (pool->idle[i - 1].size != size)
+			continue;
+		*c = pool->idle[i - 1];
+		pool->idle[i - 1] = pool->idle[--pool->n];
+		c->sp = NULL;
+		return 0;
+	}
+	return coro_alloc(c, stack_size);
+}
+
+void coro_pool_put(struct coro_pool *pool, struct coro *c)
+{
+	if (!c->stack)
+		return;
+	if (pool->n == pool->cap) {
+		size_t cap = pool->cap ? 2 * pool->cap : 16;
+		struct coro *idle = realloc(pool->idle, cap * sizeof(*idle));
+
+		if (!idle) {
+			coro_free(c);
+			return;
+		}
+		pool->idle = idle;
+		pool->cap = cap;
+	}
+	/* an abandoned frame's redzones must not trip the stack's next user */
+	unpoison(c->asan_bottom, c->asan_size);
+	pool->idle[pool->n++] = *c;
+	memset(c, 0, sizeof(*c));
+}
+
+void coro_pool_drain(struct coro_pool *pool)
+{
+	for (size_t i = 0; i < pool->n; i++)
+		coro_free(&pool->idle[i]);
+	free(pool->idle);
+	memset(pool, 0, sizeof(*pool));
 }
 
 int coro_in_guard(const struct coro *c, const void *addr)

@@ -21,7 +21,7 @@ static void ctx_init(struct sim_ctx *x, struct sim_cpu *c, enum sim_ctx_kind kin
 {
 	x->kind = kind;
 	x->cpu = c;
-	if (coro_alloc(&x->coro, sim.cfg.stack_size))
+	if (coro_pool_get(&sim.stacks, &x->coro, sim.cfg.stack_size))
 		abort();
 }
 
@@ -48,7 +48,7 @@ void sim_cpus_init(void)
 	}
 }
 
-void sim_cpus_fini(void)
+void sim_cpus_fini(bool keep)
 {
 	struct sim_cpu *c;
 
@@ -64,8 +64,8 @@ void sim_cpus_fini(void)
 			free(r);
 		}
 		free(c->irq_now);
-		coro_free(&c->hardirq.coro);
-		coro_free(&c->softirq.coro);
+		coro_pool_put(&sim.stacks, &c->hardirq.coro);
+		coro_pool_put(&sim.stacks, &c->softirq.coro);
 	}
 }
 

@@ -176,11 +176,14 @@ void sim_event_at(uint64_t at, void (*fn)(void *), void *arg)
 	sim_event_add(at, fn, arg, false);
 }
 
-void sim_events_fini(void)
+void sim_events_fini(bool keep)
 {
 	for (size_t i = 0; i < sim.nheap; i++)
 		free(sim.heap[i]);
+	sim.nheap = 0;
+	if (keep)
+		return;
 	free(sim.heap);
 	sim.heap = NULL;
-	sim.nheap = sim.capheap = 0;
+	sim.capheap = 0;
 }

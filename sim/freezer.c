@@ -58,30 +58,26 @@ unsigned int system_freezing_cnt;
 bool pm_freezing;
 bool pm_nosig_freezing;
 
-static bool suspended;
-/* system_transition_mutex: held from enter_state() until the suspend ends */
-static bool in_transition;
-/* The wake-ups to come (boot-clock times), taken in order by the sleeps. */
-static uint64_t *wakeups;
-static size_t nwakeups, capwakeups;
-static unsigned int nsleeps;
 
 void sim_freezer_init(void)
 {
 	system_freezing_cnt = 0;
 	pm_freezing = false;
 	pm_nosig_freezing = false;
-	suspended = false;
-	in_transition = false;
-	sim_freezer_fini();
-	nsleeps = 0;
+	sim.suspend.suspended = false;
+	sim.suspend.in_transition = false;
+	sim.suspend.nwakeups = 0;
+	sim.suspend.nsleeps = 0;
 }
 
-void sim_freezer_fini(void)
+void sim_freezer_fini(bool keep)
 {
-	free(wakeups);
-	wakeups = NULL;
-	nwakeups = capwakeups = 0;
+	sim.suspend.nwakeups = 0;
+	if (keep)
+		return;
+	free(sim.suspend.wakeups);
+	sim.suspend.wakeups = NULL;
+	sim.suspend.nwakeups = sim.suspend.capwakeups = 0;
 }
 
 bool freezing_slow_path(struct task_struct *p)
@@ -281,7 +277,7 @@ static void thaw_processes(void)
 	pm_nosig_freezing = false;
 	thaw_tasks(false);
 	current->flags &= ~PF_SUSPEND_TASK;
-	suspended = false;
+	sim.suspend.suspended = false;
 	trace_suspend_resume("thaw_processes", 0, false, 0);
 }
 
@@ -314,10 +310,11 @@ static int freeze_processes(void)
 
 static bool next_wakeup(uint64_t *at)
 {
-	if (!nwakeups)
+	if (!sim.suspend.nwakeups)
 		return false;
-	*at = wakeups[0];
-	memmove(wakeups, wakeups + 1, --nwakeups * sizeof(wakeups[0]));
+	*at = sim.suspend.wakeups[0];
+	memmove(sim.suspend.wakeups, sim.suspend.wakeups + 1,
+		--sim.suspend.nwakeups * sizeof(sim.suspend.wakeups[0]));
 	return true;
 }
 
@@ -341,7 +338,7 @@ static void machine_suspend(void)
 	slept = wake > now ? wake - now : 0;
 	sim_events_slept(sim_now(), slept);
 	sim.slept_ns += slept;
-	nsleeps++;
+	sim.suspend.nsleeps++;
 	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
 	/* syscore_resume(): timekeeping_resume()'s tk_debug_account_sleep_time() */
 	printk(KERN_INFO "PM: Timekeeping suspended for %llu.%03llu seconds\n",
@@ -361,7 +358,7 @@ static int suspend(void)
 	trace_suspend_resume("freeze_processes", 0, true, 0);
 	error = freeze_processes();
 	if (!error) {
-		suspended = true;
+		sim.suspend.suspended = true;
 		error = freeze_kernel_threads();
 		if (error)
 			thaw_processes();
@@ -391,11 +388,11 @@ static int suspend_main(void *arg)
 	int error;
 
 	(void)arg;
-	if (in_transition)
+	if (sim.suspend.in_transition)
 		return -EBUSY;	/* the writer's error: the kernel traces nothing */
-	in_transition = true;
+	sim.suspend.in_transition = true;
 	error = suspend();
-	in_transition = false;
+	sim.suspend.in_transition = false;
 	return error;
 }
 
@@ -407,26 +404,27 @@ void sim_suspend_at(uint64_t at)
 /* A wake-up (an RTC alarm, a key press): the next sleep ends at the earliest one left. */
 void sim_resume_at(uint64_t at)
 {
-	size_t i = nwakeups;
+	size_t i = sim.suspend.nwakeups;
 
-	if (nwakeups == capwakeups) {
-		capwakeups = capwakeups ? 2 * capwakeups : 8;
-		wakeups = realloc(wakeups, capwakeups * sizeof(*wakeups));
-		if (!wakeups)
+	if (sim.suspend.nwakeups == sim.suspend.capwakeups) {
+		sim.suspend.capwakeups = sim.suspend.capwakeups ? 2 * sim.suspend.capwakeups : 8;
+		sim.suspend.wakeups = realloc(sim.suspend.wakeups,
+					      sim.suspend.capwakeups * sizeof(*sim.suspend.wakeups));
+		if (!sim.suspend.wakeups)
 			abort();
 	}
-	for (; i > 0 && wakeups[i - 1] > at; i--)
-		wakeups[i] = wakeups[i - 1];
-	wakeups[i] = at;
-	nwakeups++;
+	for (; i > 0 && sim.suspend.wakeups[i - 1] > at; i--)
+		sim.suspend.wakeups[i] = sim.suspend.wakeups[i - 1];
+	sim.suspend.wakeups[i] = at;
+	sim.suspend.nwakeups++;
 }
 
 unsigned int sim_sleeps(void)
 {
-	return nsleeps;
+	return sim.suspend.nsleeps;
 }
 
 bool sim_suspended(void)
 {
-	return suspended;
+	return sim.suspend.suspended;
 }

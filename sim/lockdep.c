@@ -38,63 +38,66 @@ struct sim_lock_class {
 	unsigned char *after;	/* after[j]: class j was taken while holding this one */
 };
 
-static struct sim_lock_class **classes;
-static int nclasses, capclasses;
 /*
  * Counts machines: a lock's cached class is trusted only if it was looked up
  * in this one, since a static lock outlives sim_fini() and the class it cached.
+ * The process's, then: a machine's own state starts from zero.
  */
 static unsigned long generation;
 
 void sim_lockdep_init(void)
 {
-	nclasses = 0;
+	sim.lockdep.nclasses = 0;
 	generation++;
 }
 
-void sim_lockdep_fini(void)
+void sim_lockdep_fini(bool keep)
 {
-	for (int i = 0; i < nclasses; i++) {
-		free(classes[i]->after);
-		free(classes[i]);
+	for (int i = 0; i < sim.lockdep.nclasses; i++) {
+		free(sim.lockdep.classes[i]->after);
+		free(sim.lockdep.classes[i]);
 	}
-	free(classes);
-	classes = NULL;
-	nclasses = capclasses = 0;
+	sim.lockdep.nclasses = 0;
+	if (keep)
+		return;
+	free(sim.lockdep.classes);
+	sim.lockdep.classes = NULL;
+	sim.lockdep.nclasses = sim.lockdep.capclasses = 0;
 }
 
 static struct sim_lock_class *class_of(struct sim_lock *l)
 {
+	struct sim_lockdep *ld = &sim.lockdep;
 	const void *key = l->key ? (const void *)l->key : (const void *)l;
 
 	if (l->cls && l->cls_gen == generation && l->cls->key == key)
 		return l->cls;
 	l->cls_gen = generation;
-	for (int i = 0; i < nclasses; i++) {
-		if (classes[i]->key == key) {
-			l->cls = classes[i];
+	for (int i = 0; i < ld->nclasses; i++) {
+		if (ld->classes[i]->key == key) {
+			l->cls = ld->classes[i];
 			return l->cls;
 		}
 	}
-	if (nclasses == capclasses) {
-		capclasses = capclasses ? 2 * capclasses : 32;
-		classes = realloc(classes, (size_t)capclasses * sizeof(*classes));
-		if (!classes)
+	if (ld->nclasses == ld->capclasses) {
+		ld->capclasses = ld->capclasses ? 2 * ld->capclasses : 32;
+		ld->classes = realloc(ld->classes, (size_t)ld->capclasses * sizeof(*ld->classes));
+		if (!ld->classes)
 			abort();
-		for (int i = 0; i < nclasses; i++) {
-			classes[i]->after = realloc(classes[i]->after, (size_t)capclasses);
-			if (!classes[i]->after)
+		for (int i = 0; i < ld->nclasses; i++) {
+			ld->classes[i]->after = realloc(ld->classes[i]->after, (size_t)ld->capclasses);
+			if (!ld->classes[i]->after)
 				abort();
-			memset(classes[i]->after + nclasses, 0, (size_t)(capclasses - nclasses));
+			memset(ld->classes[i]->after + ld->nclasses, 0, (size_t)(ld->capclasses - ld->nclasses));
 		}
 	}
 	l->cls = calloc(1, sizeof(*l->cls));
-	if (!l->cls || !(l->cls->after = calloc(1, (size_t)capclasses)))
+	if (!l->cls || !(l->cls->after = calloc(1, (size_t)ld->capclasses)))
 		abort();
-	l->cls->id = nclasses;
+	l->cls->id = ld->nclasses;
 	l->cls->key = key;
 	l->cls->name = l->name ? l->name : "lock";
-	classes[nclasses++] = l->cls;
+	ld->classes[ld->nclasses++] = l->cls;
 	return l->cls;
 }
 
@@ -111,8 +114,8 @@ static bool reaches(int from, int to, unsigned char *seen)
 	if (from == to)
 		return true;
 	seen[from] = 1;
-	for (int j = 0; j < nclasses; j++)
-		if (classes[from]->after[j] && !seen[j] && reaches(j, to, seen))
+	for (int j = 0; j < sim.lockdep.nclasses; j++)
+		if (sim.lockdep.classes[from]->after[j] && !seen[j] && reaches(j, to, seen))
 			return true;
 	return false;
 }
@@ -125,7 +128,7 @@ static void check_order(struct sim_ctx *x, struct sim_lock_class *cls, const str
 
 		if (held == cls || held->after[cls->id])
 			continue;
-		seen = calloc(1, (size_t)nclasses);
+		seen = calloc(1, (size_t)sim.lockdep.nclasses);
 		if (!seen)
 			abort();
 		if (reaches(cls->id, held->id, seen) && !cls->reported) {

@@ -36,7 +36,6 @@
 struct sim sim;
 
 static sigjmp_buf fatal_jump;
-static struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 
 struct cand {
 	struct sim_cpu *cpu;
@@ -155,7 +154,7 @@ uint64_t sim_trace_watermark(void)
 	for_each_sim_cpu(c) {
 		uint64_t when;
 
-		if ((c == entering || cpu_ready(c, &when)) && c->clock < w)
+		if ((c == sim.entering || cpu_ready(c, &when)) && c->clock < w)
 			w = c->clock;
 		for (int i = 0; i < c->depth; i++)
 			if ((c->stack[i]->wait == WAIT_SPIN || c->stack[i]->spin_woken) &&
@@ -291,9 +290,9 @@ static struct sim_ctx *pick_next(void)
 		 */
 		if (c->tick && c->tick->time <= cand[k].when)
 			fire(c->tick);
-		entering = c;
+		sim.entering = c;
 		x = enter_cpu(c);
-		entering = NULL;
+		sim.entering = NULL;
 		if (x)
 			return x;
 	}
@@ -493,6 +492,8 @@ static char fault_msg[512];
 static struct sim_site fault_site;	/* where the faulting context was (sim_ctx_site) */
 static struct sim_ctx *fault_ctx;
 static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
+static bool handler_installed;		/* the process's handlers are on_fault */
+static bool altstack_set;
 
 /*
  * Not a fault the machine explains: hand it to whoever handled it before
@@ -501,7 +502,9 @@ static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
  */
 static void pass_on(int sig, const siginfo_t *si)
 {
-	sigaction(sig, &host_action[sig == SIGBUS], NULL);
+	sigaction(SIGSEGV, &host_action[0], NULL);
+	sigaction(SIGBUS, &host_action[1], NULL);
+	handler_installed = false;
 	if (si->si_code <= 0)	/* sent, not raised by an access: nothing re-executes */
 		raise(sig);
 }
@@ -533,19 +536,40 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	siglongjmp(fatal_jump, 1);
 }
 
+/*
+ * Installed by the first run of a machine and kept through its resets, so
+ * that a run costs no system call for it: between runs it passes every
+ * fault on (sim.running is false). The signal stack is the process's, set
+ * once.
+ */
 static void install_fault_handler(void)
 {
 	static char altstack[64 * 1024];
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa;
 
-	sigaltstack(&ss, NULL);
+	if (handler_installed)
+		return;
+	if (!altstack_set) {
+		sigaltstack(&ss, NULL);
+		altstack_set = true;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fault;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &host_action[0]);
 	sigaction(SIGBUS, &sa, &host_action[1]);
+	handler_installed = true;
+}
+
+void sim_fault_handler_remove(void)
+{
+	if (!handler_installed)
+		return;
+	sigaction(SIGSEGV, &host_action[0], NULL);
+	sigaction(SIGBUS, &host_action[1], NULL);
+	handler_installed = false;
 }
 
 enum sim_end sim_run(void)
@@ -556,9 +580,13 @@ enum sim_end sim_run(void)
 		return sim.end;
 	install_fault_handler();
 	sim.running = true;
-	if (sigsetjmp(fatal_jump, 1)) {
+	/*
+	 * No mask to save: on_fault runs with SA_NODEFER and an empty sa_mask,
+	 * so the mask its siglongjmp leaves is the one the run had.
+	 */
+	if (sigsetjmp(fatal_jump, 0)) {
 		coro_abandoned();
-		entering = NULL;
+		sim.entering = NULL;
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;
@@ -573,8 +601,6 @@ enum sim_end sim_run(void)
 		switch_to(to, 0);
 	}
 	sim.running = false;
-	sigaction(SIGSEGV, &host_action[0], NULL);
-	sigaction(SIGBUS, &host_action[1], NULL);
 	/*
 	 * A run that ended without being cut short (by the decision limit or a
 	 * fault) with log left over did not follow the log: a deadlock or the

@@ -1,6 +1,7 @@
 /*
  * The machine's private state, shared by the sim/ modules and nobody else.
- * One machine per process: sim_init() builds it, sim_fini() tears it down.
+ * One machine per process: sim_init() builds it, sim_reset() makes it ready
+ * for the next run keeping its pools and capacities, sim_fini() tears it down.
  */
 #ifndef SIM_MACHINE_H
 #define SIM_MACHINE_H
@@ -68,9 +69,71 @@ struct sim_event {
 	size_t heap_idx;
 };
 
+/*
+ * The modules' parts of the machine that a reset keeps (their buffers'
+ * capacity); each module's init starts its run over.
+ */
+struct sim_choice_log {			/* choose.c */
+	uint64_t rng[4];		/* xoshiro256** state */
+	struct sim_decision *log_buf;
+	size_t log_len, log_cap;
+	struct sim_decision *replay;	/* the log being followed, if any */
+	size_t replay_len;
+	char divergence[256];
+	char where[192];
+};
+
+struct sim_findings {			/* oracle.c */
+	struct sim_finding *findings;
+	size_t nfindings, capfindings;
+	/* sim_site_at()'s sites: open addressing over (file, line, func), lookups only */
+	struct sim_site **sites;
+	size_t nsites, capsites;
+};
+
+struct sim_slab {			/* slab.c */
+	struct slab_block *blocks;	/* sorted by ptr, for lookups only */
+	size_t nblocks, capblocks;
+	uint64_t next_id;
+	struct slab_spare *spares;	/* mappings of earlier runs, last kept last */
+	size_t nspares, capspares;
+};
+
+struct sim_suspend {			/* freezer.c */
+	bool suspended;
+	/* system_transition_mutex: held from enter_state() until the suspend ends */
+	bool in_transition;
+	/* The wake-ups to come (boot-clock times), taken in order by the sleeps. */
+	uint64_t *wakeups;
+	size_t nwakeups, capwakeups;
+	unsigned int nsleeps;
+};
+
+struct sim_trace {			/* trace.c */
+	struct sim_rec *recs;
+	size_t nrecs, caprecs;
+	uint64_t hash;
+	struct trace_interned *strs;
+	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
+	struct trace_object *objs;	/* sorted by address, for lookups only */
+	size_t nobjs, capobjs;
+	struct trace_symbol *syms;
+	size_t nsyms, capsyms;
+	const char *prefixes[8];
+	size_t nprefixes;
+	/* Open addressing over pointer values: lookups only, never iterated. */
+	struct trace_unknown *unknown;
+	size_t nunknown, capunknown;
+	uint64_t next_unknown_id;
+};
+
+struct sim_lockdep {			/* lockdep.c */
+	struct sim_lock_class **classes;
+	int nclasses, capclasses;
+};
+
 struct sim {
 	struct sim_config cfg;
-	struct sim_cpu cpus[SIM_MAX_CPUS];
 	struct sim_ctx *cur;		/* the running context */
 	struct sim_cpu *cur_cpu;
 	struct coro host;
@@ -94,6 +157,7 @@ struct sim {
 	uint64_t ev_data;		/* the firing event's data */
 	uint64_t ev_time;		/* the firing event's time */
 	bool in_event;			/* an event callback runs: no CPU is current */
+	struct sim_cpu *entering;	/* chosen, not yet running: see sim_trace_watermark() */
 	uint64_t jiffies_ns;		/* the latest time jiffies was read at (clock.c) */
 	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
 	uint64_t slept_ns;		/* time spent suspended: boot clock - machine clock */
@@ -101,6 +165,22 @@ struct sim {
 
 	/* statistics */
 	struct sim_stats stats;
+
+	/* kept by sim_reset() (with the heap's array above): from built on */
+	bool built;			/* sim_init() done, sim_fini() not yet */
+	struct coro_pool stacks;	/* every context's stack comes from here */
+	struct sim_choice_log choose;
+	struct sim_findings oracle;
+	struct sim_slab slab;
+	struct sim_suspend suspend;
+	struct sim_trace trace;
+	struct sim_lockdep lockdep;
+
+	/*
+	 * Last, so that a reset clears the CPUs the run used and no more: those
+	 * from cfg.ncpus up are all zeroes between runs.
+	 */
+	struct sim_cpu cpus[SIM_MAX_CPUS];
 };
 
 extern struct sim sim;
@@ -119,6 +199,9 @@ static inline struct sim_ctx *top_ctx(struct sim_cpu *c)
 }
 
 /* --- machine.c: the scheduling loop -------------------------------------- */
+
+/* Give the host back its SIGSEGV and SIGBUS handlers (sim_run() takes them). */
+void sim_fault_handler_remove(void);
 
 /* Why a context stops at a scheduling point: decides whether it may be preempted. */
 enum sim_point_kind {
@@ -157,9 +240,15 @@ void sim_busy_wait(uint64_t ns);
 /* A task entered a sleep: arm the hung-task check. */
 void sim_hung_watch(struct task_struct *p);
 
+/*
+ * Each module's fini(keep) ends what a run made; with keep (sim_reset()) it
+ * keeps its buffers' capacity and its pools for the next run, which its
+ * init then starts as if on a fresh machine.
+ */
+
 /* --- task.c ----------------------------------------------------------------- */
 void sim_tasks_init(void);
-void sim_tasks_fini(void);
+void sim_tasks_fini(bool keep);
 struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu);
 /* Put the next runnable task on c, or leave it idle. */
 void sim_switch_task(struct sim_cpu *c);
@@ -187,11 +276,11 @@ struct sim_event *sim_event_peek(void);
 struct sim_event *sim_event_pop(void);
 /* Take ev out of the queue without freeing it (its caller runs it). */
 void sim_event_unlink(struct sim_event *ev);
-void sim_events_fini(void);
+void sim_events_fini(bool keep);
 
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
-void sim_cpus_fini(void);
+void sim_cpus_fini(bool keep);
 bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
@@ -204,14 +293,14 @@ const char *sim_timer_fn_name(const struct timer_list *timer);
 
 /* --- choose.c ---------------------------------------------------------------- */
 void sim_choose_init(void);
-void sim_choose_fini(void);
+void sim_choose_fini(bool keep);
 uint64_t sim_random(void);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 
 /* --- oracle.c ----------------------------------------------------------------- */
 void sim_oracles_init(void);
-void sim_oracles_fini(void);
+void sim_oracles_fini(bool keep);
 /* The soft-lockup detector: when a CPU that stops scheduling at start is reported. */
 uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs);
 void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what);
@@ -233,7 +322,7 @@ void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out);
 
 /* --- lockdep.c ---------------------------------------------------------------- */
 void sim_lockdep_init(void);
-void sim_lockdep_fini(void);
+void sim_lockdep_fini(bool keep);
 /* Before spinning: recursion, order and irq-safety checks. */
 void sim_lockdep_acquire(struct sim_lock *l, const struct sim_site *site);
 void sim_lockdep_acquired(struct sim_lock *l, const struct sim_site *site);
@@ -242,7 +331,7 @@ void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site);
 
 /* --- slab.c -------------------------------------------------------------------- */
 void sim_slab_init(void);
-void sim_slab_fini(void);
+void sim_slab_fini(bool keep);
 void sim_slab_check_leaks(void);
 /*
  * A touch of freed memory at addr, by context x in function func (NULL:
@@ -255,12 +344,12 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
-void sim_freezer_fini(void);
+void sim_freezer_fini(bool keep);
 
 /* --- trace.c -------------------------------------------------------------------- */
 void sim_trace_init(void);
-void sim_trace_fini(void);
-void sim_objects_fini(void);
+void sim_trace_fini(bool keep);
+void sim_objects_fini(bool keep);
 
 const char *sim_intern(const char *s);
 /* Record on behalf of CPU c (which need not be running). */

@@ -12,31 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct sim_finding *findings;
-static size_t nfindings, capfindings;
-
-/* sim_site_at()'s sites: open addressing over (file, line, func), lookups only */
-static struct sim_site **sites;
-static size_t nsites, capsites;
-
 unsigned int sim_boot_seq;
 
 void sim_oracles_init(void)
 {
-	nfindings = 0;
+	sim.oracle.nfindings = 0;
 	sim_boot_seq++;		/* a new boot: every *_ONCE site may warn again */
 }
 
-void sim_oracles_fini(void)
+void sim_oracles_fini(bool keep)
 {
-	free(findings);
-	findings = NULL;
-	nfindings = capfindings = 0;
-	for (size_t i = 0; i < capsites; i++)
-		free(sites[i]);
-	free(sites);
-	sites = NULL;
-	nsites = capsites = 0;
+	sim.oracle.nfindings = 0;
+	for (size_t i = 0; i < sim.oracle.capsites; i++) {
+		free(sim.oracle.sites[i]);
+		sim.oracle.sites[i] = NULL;
+	}
+	sim.oracle.nsites = 0;
+	if (keep)
+		return;
+	free(sim.oracle.findings);
+	sim.oracle.findings = NULL;
+	sim.oracle.capfindings = 0;
+	free(sim.oracle.sites);
+	sim.oracle.sites = NULL;
+	sim.oracle.nsites = sim.oracle.capsites = 0;
 }
 
 static size_t site_slot(struct sim_site **tab, size_t cap, const char *file, int line,
@@ -57,29 +56,29 @@ const struct sim_site *sim_site_at(const char *file, int line, const char *func)
 {
 	size_t i;
 
-	if (2 * (nsites + 1) > capsites) {
-		struct sim_site **old = sites;
-		size_t oldcap = capsites;
+	if (2 * (sim.oracle.nsites + 1) > sim.oracle.capsites) {
+		struct sim_site **old = sim.oracle.sites;
+		size_t oldcap = sim.oracle.capsites;
 
-		capsites = capsites ? 2 * capsites : 64;
-		sites = calloc(capsites, sizeof(*sites));
-		if (!sites)
+		sim.oracle.capsites = sim.oracle.capsites ? 2 * sim.oracle.capsites : 64;
+		sim.oracle.sites = calloc(sim.oracle.capsites, sizeof(*sim.oracle.sites));
+		if (!sim.oracle.sites)
 			abort();
 		for (size_t j = 0; j < oldcap; j++)
 			if (old[j])
-				sites[site_slot(sites, capsites, old[j]->file, old[j]->line,
+				sim.oracle.sites[site_slot(sim.oracle.sites, sim.oracle.capsites, old[j]->file, old[j]->line,
 						old[j]->func)] = old[j];
 		free(old);
 	}
-	i = site_slot(sites, capsites, file, line, func);
-	if (!sites[i]) {
-		sites[i] = malloc(sizeof(*sites[i]));
-		if (!sites[i])
+	i = site_slot(sim.oracle.sites, sim.oracle.capsites, file, line, func);
+	if (!sim.oracle.sites[i]) {
+		sim.oracle.sites[i] = malloc(sizeof(*sim.oracle.sites[i]));
+		if (!sim.oracle.sites[i])
 			abort();
-		*sites[i] = (struct sim_site){ file, line, func };
-		nsites++;
+		*sim.oracle.sites[i] = (struct sim_site){ file, line, func };
+		sim.oracle.nsites++;
 	}
-	return sites[i];
+	return sim.oracle.sites[i];
 }
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind)
@@ -112,13 +111,14 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 {
 	struct sim_finding *f;
 
-	if (nfindings == capfindings) {
-		capfindings = capfindings ? 2 * capfindings : 16;
-		findings = realloc(findings, capfindings * sizeof(*findings));
-		if (!findings)
+	if (sim.oracle.nfindings == sim.oracle.capfindings) {
+		sim.oracle.capfindings = sim.oracle.capfindings ? 2 * sim.oracle.capfindings : 16;
+		sim.oracle.findings = realloc(sim.oracle.findings,
+					      sim.oracle.capfindings * sizeof(*sim.oracle.findings));
+		if (!sim.oracle.findings)
 			abort();
 	}
-	f = &findings[nfindings];
+	f = &sim.oracle.findings[sim.oracle.nfindings];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
@@ -132,7 +132,7 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 	f->decision = sim_decision_count();
 	if (x)
 		memcpy(f->note, x->note, sizeof(f->note));
-	nfindings++;
+	sim.oracle.nfindings++;
 	return f;
 }
 
@@ -150,7 +150,7 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 		   sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1, kind, site, fmt, ap);
 	va_end(ap);
 	if (f)
-		sim_trace(REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
+		sim_trace(REC_FINDING, sim.oracle.nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
 	return f;
 }
 
@@ -165,7 +165,7 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
 	f = report(x, sim_max_time(), c ? c->id : -1, kind, site, fmt, ap);
 	va_end(ap);
 	if (f)
-		sim_trace_on(c, REC_FINDING, nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind),
+		sim_trace_on(c, REC_FINDING, sim.oracle.nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind),
 			     NULL);
 	return f;
 }
@@ -290,20 +290,20 @@ void sim_note(const char *fmt, ...)
 
 size_t sim_finding_count(void)
 {
-	return nfindings;
+	return sim.oracle.nfindings;
 }
 
 const struct sim_finding *sim_finding(size_t i)
 {
-	return i < nfindings ? &findings[i] : NULL;
+	return i < sim.oracle.nfindings ? &sim.oracle.findings[i] : NULL;
 }
 
 size_t sim_finding_count_kind(enum sim_finding_kind kind)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < nfindings; i++)
-		n += findings[i].kind == kind;
+	for (size_t i = 0; i < sim.oracle.nfindings; i++)
+		n += sim.oracle.findings[i].kind == kind;
 	return n;
 }
 

@@ -5,6 +5,10 @@
  * where it was freed. Blocks are numbered in allocation order, which gives
  * them stable fake addresses. What is live when the machine comes to rest
  * is a leak. kmalloc(0) returns ZERO_SIZE_PTR, as the kernel's does.
+ *
+ * A reset keeps the run's mappings for the next run's blocks of the same
+ * size: a freed one is made accessible again only when it is handed out,
+ * so a block freed in this run faults on touch as in the first run.
  */
 #include "machine.h"
 #include <linux/slab.h>
@@ -26,7 +30,7 @@
 #define fresh_mapping(p, size)	do { } while (0)
 #endif
 
-struct block {
+struct slab_block {
 	void *base;		/* the mapping */
 	size_t map_size;
 	void *ptr;		/* what kmalloc returned */
@@ -39,41 +43,98 @@ struct block {
 	const char *free_note;		/* and its sim_note() then (interned), or NULL */
 };
 
-static struct block *blocks;	/* sorted by ptr, for lookups only */
-static size_t nblocks, capblocks;
-static uint64_t next_id;
+/*
+ * At most this many mappings are kept for the next run: an allocation
+ * searches them for one of its size, and the search must stay short. A run
+ * of more blocks maps the rest anew.
+ */
+#define SLAB_KEEP	1024
+
+struct slab_spare {
+	void *base;
+	size_t map_size;
+	bool inaccessible;	/* a freed block's: PROT_NONE */
+};
 
 void sim_slab_init(void)
 {
-	nblocks = 0;
-	next_id = 0;
+	sim.slab.nblocks = 0;
+	sim.slab.next_id = 0;
 }
 
-void sim_slab_fini(void)
+static void keep_mapping(const struct slab_block *b)
 {
-	for (size_t i = 0; i < nblocks; i++)
-		munmap(blocks[i].base, blocks[i].map_size);
-	free(blocks);
-	blocks = NULL;
-	nblocks = capblocks = 0;
+	if (sim.slab.nspares == sim.slab.capspares) {
+		sim.slab.capspares = sim.slab.capspares ? 2 * sim.slab.capspares : 64;
+		sim.slab.spares = realloc(sim.slab.spares, sim.slab.capspares * sizeof(*sim.slab.spares));
+		if (!sim.slab.spares)
+			abort();
+	}
+	sim.slab.spares[sim.slab.nspares++] = (struct slab_spare){ b->base, b->map_size, b->freed };
+}
+
+void sim_slab_fini(bool keep)
+{
+	for (size_t i = 0; i < sim.slab.nblocks; i++) {
+		if (keep && sim.slab.nspares < SLAB_KEEP)
+			keep_mapping(&sim.slab.blocks[i]);
+		else
+			munmap(sim.slab.blocks[i].base, sim.slab.blocks[i].map_size);
+	}
+	sim.slab.nblocks = 0;
+	if (keep)
+		return;
+	for (size_t i = 0; i < sim.slab.nspares; i++)
+		munmap(sim.slab.spares[i].base, sim.slab.spares[i].map_size);
+	free(sim.slab.spares);
+	sim.slab.spares = NULL;
+	sim.slab.nspares = sim.slab.capspares = 0;
+	free(sim.slab.blocks);
+	sim.slab.blocks = NULL;
+	sim.slab.capblocks = 0;
+}
+
+/* A mapping of map_size bytes, read-write and zeroed as a fresh one is; NULL if none. */
+static void *map_block(size_t map_size)
+{
+	void *p;
+
+	for (size_t i = sim.slab.nspares; i > 0; i--) {
+		struct slab_spare *s = &sim.slab.spares[i - 1];
+
+		if (s->map_size != map_size)
+			continue;
+		p = s->base;
+		if (s->inaccessible && mprotect(p, map_size, PROT_READ | PROT_WRITE))
+			return NULL;
+		*s = sim.slab.spares[--sim.slab.nspares];
+		fresh_mapping(p, map_size);
+		memset(p, 0, map_size);
+		return p;
+	}
+	p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	fresh_mapping(p, map_size);
+	return p;
 }
 
 /* The block whose mapping holds addr, or NULL. */
-static struct block *find(const void *addr)
+static struct slab_block *find(const void *addr)
 {
-	size_t lo = 0, hi = nblocks;
+	size_t lo = 0, hi = sim.slab.nblocks;
 	uintptr_t a = (uintptr_t)addr;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		uintptr_t base = (uintptr_t)blocks[mid].base;
+		uintptr_t base = (uintptr_t)sim.slab.blocks[mid].base;
 
 		if (a < base)
 			hi = mid;
-		else if (a >= base + blocks[mid].map_size)
+		else if (a >= base + sim.slab.blocks[mid].map_size)
 			lo = mid + 1;
 		else
-			return &blocks[mid];
+			return &sim.slab.blocks[mid];
 	}
 	return NULL;
 }
@@ -92,37 +153,37 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 {
 	size_t pg = coro_page_size();
 	size_t map_size = (size + pg - 1) / pg * pg;
-	struct block b = { 0 };
+	struct slab_block b = { 0 };
 	size_t i;
 
 	if ((flags & __GFP_DIRECT_RECLAIM) && in_context())
 		sim_might_sleep(site);
 	if (!size)
 		return ZERO_SIZE_PTR;
-	b.base = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b.base == MAP_FAILED)
+	b.base = map_block(map_size);
+	if (!b.base)
 		return NULL;
-	fresh_mapping(b.base, map_size);
 	/* place the block at the end of its pages, so overruns leave the mapping */
 	b.ptr = (char *)b.base + ((map_size - size) & ~(size_t)15);
 	b.map_size = map_size;
 	b.size = size;
-	b.id = next_id++;
+	b.id = sim.slab.next_id++;
 	b.alloc_site = site;
 	if (in_context())
 		snprintf(b.owner, sizeof(b.owner), "%s", sim_ctx_name(sim.cur));
 	if (!(flags & __GFP_ZERO))
 		memset(b.ptr, 0x6b, size);	/* POISON_INUSE-like garbage, deterministic */
-	if (nblocks == capblocks) {
-		capblocks = capblocks ? 2 * capblocks : 64;
-		blocks = realloc(blocks, capblocks * sizeof(*blocks));
-		if (!blocks)
+	if (sim.slab.nblocks == sim.slab.capblocks) {
+		sim.slab.capblocks = sim.slab.capblocks ? 2 * sim.slab.capblocks : 64;
+		sim.slab.blocks = realloc(sim.slab.blocks, sim.slab.capblocks * sizeof(*sim.slab.blocks));
+		if (!sim.slab.blocks)
 			abort();
 	}
-	for (i = nblocks; i > 0 && (uintptr_t)blocks[i - 1].base > (uintptr_t)b.base; i--)
-		blocks[i] = blocks[i - 1];
-	blocks[i] = b;
-	nblocks++;
+	for (i = sim.slab.nblocks;
+	     i > 0 && (uintptr_t)sim.slab.blocks[i - 1].base > (uintptr_t)b.base; i--)
+		sim.slab.blocks[i] = sim.slab.blocks[i - 1];
+	sim.slab.blocks[i] = b;
+	sim.slab.nblocks++;
 	if (in_context())
 		sim.cur_cpu->clock += sim.cfg.costs.alloc;
 	return b.ptr;
@@ -130,7 +191,7 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 
 void sim_kfree(const void *p, const struct sim_site *site)
 {
-	struct block *b;
+	struct slab_block *b;
 
 	if (ZERO_OR_NULL_PTR(p))
 		return;
@@ -169,7 +230,7 @@ void sim_kfree(const void *p, const struct sim_site *site)
 bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x, char *msg,
 		    size_t len)
 {
-	struct block *b = find(addr);
+	struct slab_block *b = find(addr);
 	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	uint64_t fake = 0;
 
@@ -196,7 +257,8 @@ bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x,
 
 static int by_id(const void *a, const void *b)
 {
-	const struct block *x = *(const struct block *const *)a, *y = *(const struct block *const *)b;
+	const struct slab_block *x = *(const struct slab_block *const *)a;
+	const struct slab_block *y = *(const struct slab_block *const *)b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
@@ -207,20 +269,20 @@ static int by_id(const void *a, const void *b)
  */
 void sim_slab_check_leaks(void)
 {
-	struct block **live;
+	struct slab_block **live;
 	size_t n = 0;
 
 	if (sim.end != SIM_END_QUIESCENT)
 		return;
-	live = malloc((nblocks ? nblocks : 1) * sizeof(*live));
+	live = malloc((sim.slab.nblocks ? sim.slab.nblocks : 1) * sizeof(*live));
 	if (!live)
 		abort();
-	for (size_t i = 0; i < nblocks; i++)
-		if (!blocks[i].freed)
-			live[n++] = &blocks[i];
+	for (size_t i = 0; i < sim.slab.nblocks; i++)
+		if (!sim.slab.blocks[i].freed)
+			live[n++] = &sim.slab.blocks[i];
 	qsort(live, n, sizeof(*live), by_id);
 	for (size_t i = 0; i < n; i++) {
-		struct block *b = live[i];
+		struct slab_block *b = live[i];
 
 		sim_report(SIM_F_LEAK, b->alloc_site,
 			   "unreferenced object #%llu (size %zu): allocated by %s in %s",
@@ -233,7 +295,7 @@ void sim_slab_check_leaks(void)
 /* Stable fake address of a heap block: ids, not real addresses. */
 bool sim_slab_fake_addr(const void *p, uint64_t *out)
 {
-	struct block *b = find(p);
+	struct slab_block *b = find(p);
 
 	if (!b)
 		return false;

@@ -18,13 +18,14 @@ void sim_tasks_init(void)
 	sim.next_pid = 1;
 }
 
-void sim_tasks_fini(void)
+void sim_tasks_fini(bool keep)
 {
+	(void)keep;	/* the stacks go to the pool either way: sim_fini() drains it */
 	while (!list_empty(&sim.tasks)) {
 		struct task_struct *p = list_first_entry(&sim.tasks, struct task_struct, all_node);
 
 		list_del(&p->all_node);
-		coro_free(&p->ctx.coro);
+		coro_pool_put(&sim.stacks, &p->ctx.coro);
 		free(p);
 	}
 }
@@ -65,7 +66,7 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 {
 	struct task_struct *p = calloc(1, sizeof(*p));
 
-	if (!p || coro_alloc(&p->ctx.coro, sim.cfg.stack_size))
+	if (!p || coro_pool_get(&sim.stacks, &p->ctx.coro, sim.cfg.stack_size))
 		abort();
 	p->__state = TASK_UNINTERRUPTIBLE;	/* a new kthread sleeps until first woken */
 	p->flags = PF_KTHREAD | PF_NOFREEZE;

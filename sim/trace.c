@@ -11,44 +11,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct sim_rec *recs;
-static size_t nrecs, caprecs;
-static uint64_t hash;
+/*
+ * The host's, not the machine's: set before sim_init() (or between runs)
+ * and kept until sim_fini().
+ */
 static sim_trace_sink_fn sink;
 static void *sink_arg;
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
-struct interned {
+struct trace_interned {
 	char *s;
 	uint64_t h;
 };
-static struct interned *strs;
-static size_t nstrs, capstrs;	/* open addressing; capstrs is a power of two */
 
-struct object {
+struct trace_object {
 	const void *p;
 	size_t size;
 	const char *name;
 	uint64_t fake;
 };
-static struct object *objs;	/* sorted by address, for lookups only */
-static size_t nobjs, capobjs;
 
-struct symbol {
+struct trace_symbol {
 	const void *fn;
 	const char *name;
 };
-static struct symbol *syms;
-static size_t nsyms, capsyms;
-static const char *prefixes[8];
-static size_t nprefixes;
 
-/* Open addressing over pointer values: lookups only, never iterated. */
-static struct { const void *p; uint64_t id; } *unknown;
-static size_t nunknown, capunknown;
-static uint64_t next_unknown_id;
+struct trace_unknown {
+	const void *p;
+	uint64_t id;
+};
 
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
@@ -73,73 +66,87 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 
 void sim_trace_init(void)
 {
-	nrecs = 0;
-	hash = FNV_OFFSET;
+	sim.trace.nrecs = 0;
+	sim.trace.hash = FNV_OFFSET;
 }
 
-void sim_trace_fini(void)
+void sim_trace_fini(bool keep)
 {
-	free(recs);
-	recs = NULL;
-	nrecs = caprecs = 0;
+	sim.trace.nrecs = 0;
+	for (size_t i = 0; i < sim.trace.capstrs; i++) {
+		free(sim.trace.strs[i].s);
+		sim.trace.strs[i].s = NULL;
+	}
+	sim.trace.nstrs = 0;
+	/* a sink set before sim_init() serves every run until the machine's teardown */
+	if (keep)
+		return;
+	free(sim.trace.recs);
+	sim.trace.recs = NULL;
+	sim.trace.caprecs = 0;
 	sink = NULL;
 	sink_arg = NULL;
-	for (size_t i = 0; i < capstrs; i++)
-		free(strs[i].s);
-	free(strs);
-	strs = NULL;
-	nstrs = capstrs = 0;
+	free(sim.trace.strs);
+	sim.trace.strs = NULL;
+	sim.trace.nstrs = sim.trace.capstrs = 0;
 }
 
-void sim_objects_fini(void)
+void sim_objects_fini(bool keep)
 {
-	free(objs);
-	objs = NULL;
-	nobjs = capobjs = 0;
-	free(syms);
-	syms = NULL;
-	nsyms = capsyms = 0;
-	free(unknown);
-	unknown = NULL;
-	nunknown = capunknown = 0;
-	next_unknown_id = 0;
-	nprefixes = 0;
+	sim.trace.nobjs = sim.trace.nsyms = sim.trace.nunknown = 0;
+	sim.trace.next_unknown_id = 0;
+	sim.trace.nprefixes = 0;
+	if (keep) {
+		if (sim.trace.unknown)	/* open addressing: an empty table is all empty slots */
+			memset(sim.trace.unknown, 0, sim.trace.capunknown * sizeof(*sim.trace.unknown));
+		return;
+	}
+	free(sim.trace.objs);
+	sim.trace.objs = NULL;
+	sim.trace.capobjs = 0;
+	free(sim.trace.syms);
+	sim.trace.syms = NULL;
+	sim.trace.capsyms = 0;
+	free(sim.trace.unknown);
+	sim.trace.unknown = NULL;
+	sim.trace.capunknown = 0;
 }
 
 const char *sim_intern(const char *s)
 {
+	struct sim_trace *t = &sim.trace;
 	uint64_t h;
 	size_t i;
 
 	if (!s)
 		return NULL;
-	if (2 * (nstrs + 1) > capstrs) {
-		struct interned *old = strs;
-		size_t oldcap = capstrs;
+	if (2 * (t->nstrs + 1) > t->capstrs) {
+		struct trace_interned *old = t->strs;
+		size_t oldcap = t->capstrs;
 
-		capstrs = capstrs ? 2 * capstrs : 256;
-		strs = calloc(capstrs, sizeof(*strs));
-		if (!strs)
+		t->capstrs = t->capstrs ? 2 * t->capstrs : 256;
+		t->strs = calloc(t->capstrs, sizeof(*t->strs));
+		if (!t->strs)
 			abort();
 		for (size_t j = 0; j < oldcap; j++) {
 			if (!old[j].s)
 				continue;
-			for (i = old[j].h & (capstrs - 1); strs[i].s; i = (i + 1) & (capstrs - 1))
+			for (i = old[j].h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
 				;
-			strs[i] = old[j];
+			t->strs[i] = old[j];
 		}
 		free(old);
 	}
 	h = fnv_str(FNV_OFFSET, s);
-	for (i = h & (capstrs - 1); strs[i].s; i = (i + 1) & (capstrs - 1))
-		if (strs[i].h == h && !strcmp(strs[i].s, s))
-			return strs[i].s;
-	strs[i].s = strdup(s);
-	strs[i].h = h;
-	if (!strs[i].s)
+	for (i = h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
+		if (t->strs[i].h == h && !strcmp(t->strs[i].s, s))
+			return t->strs[i].s;
+	t->strs[i].s = strdup(s);
+	t->strs[i].h = h;
+	if (!t->strs[i].s)
 		abort();
-	nstrs++;
-	return strs[i].s;
+	t->nstrs++;
+	return t->strs[i].s;
 }
 
 static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b,
@@ -147,7 +154,7 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 {
 	struct sim_rec r = { 0 };
 	struct task_struct *p;
-	uint64_t h = hash;
+	uint64_t h = sim.trace.hash;
 
 	/* a CPU's record carries that CPU's clock: its stream never goes back */
 	r.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
@@ -192,18 +199,18 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 		       ((uint64_t)r.preempt << 16) | r.cpu);
 	h = fnv_u64(h, (uint64_t)(uint32_t)r.pid);
 	h = fnv_str(h, s);
-	hash = fnv_str(h, s2);
+	sim.trace.hash = fnv_str(h, s2);
 	if (sink)
 		sink(sink_arg, &r);
 	if (!sim.cfg.keep_trace)
 		return;
-	if (nrecs == caprecs) {
-		caprecs = caprecs ? 2 * caprecs : 1024;
-		recs = realloc(recs, caprecs * sizeof(*recs));
-		if (!recs)
+	if (sim.trace.nrecs == sim.trace.caprecs) {
+		sim.trace.caprecs = sim.trace.caprecs ? 2 * sim.trace.caprecs : 1024;
+		sim.trace.recs = realloc(sim.trace.recs, sim.trace.caprecs * sizeof(*sim.trace.recs));
+		if (!sim.trace.recs)
 			abort();
 	}
-	recs[nrecs++] = r;
+	sim.trace.recs[sim.trace.nrecs++] = r;
 }
 
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
@@ -226,17 +233,17 @@ void sim_trace_set_sink(sim_trace_sink_fn fn, void *arg)
 
 size_t sim_trace_count(void)
 {
-	return nrecs;
+	return sim.trace.nrecs;
 }
 
 const struct sim_rec *sim_trace_records(void)
 {
-	return recs;
+	return sim.trace.recs;
 }
 
 uint64_t sim_trace_hash(void)
 {
-	return hash;
+	return sim.trace.hash;
 }
 
 const char *sim_rec_type_name(enum sim_rec_type type)
@@ -265,21 +272,21 @@ const char *sim_rec_type_name(enum sim_rec_type type)
 
 /* --- stable names ------------------------------------------------------------------ */
 
-static struct object *find_object(const void *p)
+static struct trace_object *find_object(const void *p)
 {
-	size_t lo = 0, hi = nobjs;
+	size_t lo = 0, hi = sim.trace.nobjs;
 	uintptr_t a = (uintptr_t)p;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		uintptr_t base = (uintptr_t)objs[mid].p;
+		uintptr_t base = (uintptr_t)sim.trace.objs[mid].p;
 
 		if (a < base)
 			hi = mid;
-		else if (a >= base + (objs[mid].size ? objs[mid].size : 1))
+		else if (a >= base + (sim.trace.objs[mid].size ? sim.trace.objs[mid].size : 1))
 			lo = mid + 1;
 		else
-			return &objs[mid];
+			return &sim.trace.objs[mid];
 	}
 	return NULL;
 }
@@ -287,58 +294,61 @@ static struct object *find_object(const void *p)
 
 static uint64_t unknown_id(const void *p, bool fresh)
 {
+	struct sim_trace *t = &sim.trace;
 	uint64_t h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	size_t i;
 
-	if (2 * (nunknown + 1) > capunknown) {
-		__typeof__(unknown) old = unknown;
-		size_t oldcap = capunknown;
+	if (2 * (t->nunknown + 1) > t->capunknown) {
+		struct trace_unknown *old = t->unknown;
+		size_t oldcap = t->capunknown;
 
-		capunknown = capunknown ? 2 * capunknown : 64;
-		unknown = calloc(capunknown, sizeof(*unknown));
-		if (!unknown)
+		t->capunknown = t->capunknown ? 2 * t->capunknown : 64;
+		t->unknown = calloc(t->capunknown, sizeof(*t->unknown));
+		if (!t->unknown)
 			abort();
 		for (size_t j = 0; j < oldcap; j++) {
 			if (!old[j].p)
 				continue;
 			h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)old[j].p);
-			for (i = h & (capunknown - 1); unknown[i].p; i = (i + 1) & (capunknown - 1))
+			for (i = h & (t->capunknown - 1); t->unknown[i].p; i = (i + 1) & (t->capunknown - 1))
 				;
-			unknown[i] = old[j];
+			t->unknown[i] = old[j];
 		}
 		free(old);
 		h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	}
-	for (i = h & (capunknown - 1); unknown[i].p; i = (i + 1) & (capunknown - 1)) {
-		if (unknown[i].p != p)
+	for (i = h & (t->capunknown - 1); t->unknown[i].p; i = (i + 1) & (t->capunknown - 1)) {
+		if (t->unknown[i].p != p)
 			continue;
 		if (fresh)
-			unknown[i].id = next_unknown_id++;
-		return unknown[i].id;
+			t->unknown[i].id = t->next_unknown_id++;
+		return t->unknown[i].id;
 	}
-	unknown[i].p = p;
-	unknown[i].id = next_unknown_id++;
-	nunknown++;
-	return unknown[i].id;
+	t->unknown[i].p = p;
+	t->unknown[i].id = t->next_unknown_id++;
+	t->nunknown++;
+	return t->unknown[i].id;
 }
 
 void sim_register_object(const void *p, size_t size, const char *name)
 {
+	struct sim_trace *t = &sim.trace;
 	size_t i;
 
 	if (find_object(p))
 		return;
-	if (nobjs == capobjs) {
-		capobjs = capobjs ? 2 * capobjs : 64;
-		objs = realloc(objs, capobjs * sizeof(*objs));
-		if (!objs)
+	if (t->nobjs == t->capobjs) {
+		t->capobjs = t->capobjs ? 2 * t->capobjs : 64;
+		t->objs = realloc(t->objs, t->capobjs * sizeof(*t->objs));
+		if (!t->objs)
 			abort();
 	}
-	for (i = nobjs; i > 0 && (uintptr_t)objs[i - 1].p > (uintptr_t)p; i--)
-		objs[i] = objs[i - 1];
+	for (i = t->nobjs; i > 0 && (uintptr_t)t->objs[i - 1].p > (uintptr_t)p; i--)
+		t->objs[i] = t->objs[i - 1];
 	/* ids in registration order: deterministic, unlike the addresses */
-	objs[i] = (struct object){ p, size, sim_intern(name), 0xffffffffc0000000ULL + nobjs * 0x1000ULL };
-	nobjs++;
+	t->objs[i] = (struct trace_object){ p, size, sim_intern(name),
+					    0xffffffffc0000000ULL + t->nobjs * 0x1000ULL };
+	t->nobjs++;
 }
 
 /*
@@ -351,7 +361,7 @@ void sim_register_object(const void *p, size_t size, const char *name)
  */
 static uint64_t fake_addr(const void *p, bool fresh)
 {
-	struct object *o;
+	struct trace_object *o;
 	uint64_t fake;
 
 	if (!p)
@@ -376,7 +386,7 @@ uint64_t sim_fake_addr_new(const void *p)
 
 const char *sim_object_name(const void *p)
 {
-	struct object *o = p ? find_object(p) : NULL;
+	struct trace_object *o = p ? find_object(p) : NULL;
 	static char buf[48];
 
 	if (o && o->name)
@@ -387,34 +397,34 @@ const char *sim_object_name(const void *p)
 
 void sim_register_symbol(const void *fn, const char *name)
 {
-	for (size_t i = 0; i < nsyms; i++) {
-		if (syms[i].fn == fn)
+	for (size_t i = 0; i < sim.trace.nsyms; i++) {
+		if (sim.trace.syms[i].fn == fn)
 			return;
 	}
-	if (nsyms == capsyms) {
-		capsyms = capsyms ? 2 * capsyms : 64;
-		syms = realloc(syms, capsyms * sizeof(*syms));
-		if (!syms)
+	if (sim.trace.nsyms == sim.trace.capsyms) {
+		sim.trace.capsyms = sim.trace.capsyms ? 2 * sim.trace.capsyms : 64;
+		sim.trace.syms = realloc(sim.trace.syms, sim.trace.capsyms * sizeof(*sim.trace.syms));
+		if (!sim.trace.syms)
 			abort();
 	}
-	syms[nsyms++] = (struct symbol){ fn, sim_intern(name) };
+	sim.trace.syms[sim.trace.nsyms++] = (struct trace_symbol){ fn, sim_intern(name) };
 }
 
 void sim_register_symbol_prefix(const char *prefix)
 {
-	for (size_t i = 0; i < nprefixes; i++)
-		if (!strcmp(prefixes[i], prefix))
+	for (size_t i = 0; i < sim.trace.nprefixes; i++)
+		if (!strcmp(sim.trace.prefixes[i], prefix))
 			return;
-	if (nprefixes < sizeof(prefixes) / sizeof(prefixes[0]))
-		prefixes[nprefixes++] = prefix;
+	if (sim.trace.nprefixes < sizeof(sim.trace.prefixes) / sizeof(sim.trace.prefixes[0]))
+		sim.trace.prefixes[sim.trace.nprefixes++] = prefix;
 }
 
 const char *sim_unprefix(const char *name)
 {
-	for (size_t i = 0; name && i < nprefixes; i++) {
-		size_t n = strlen(prefixes[i]);
+	for (size_t i = 0; name && i < sim.trace.nprefixes; i++) {
+		size_t n = strlen(sim.trace.prefixes[i]);
 
-		if (!strncmp(name, prefixes[i], n))
+		if (!strncmp(name, sim.trace.prefixes[i], n))
 			return name + n;
 	}
 	return name;
@@ -422,8 +432,8 @@ const char *sim_unprefix(const char *name)
 
 const char *sim_symbol(const void *fn)
 {
-	for (size_t i = 0; i < nsyms; i++)
-		if (syms[i].fn == fn)
-			return syms[i].name;
+	for (size_t i = 0; i < sim.trace.nsyms; i++)
+		if (sim.trace.syms[i].fn == fn)
+			return sim.trace.syms[i].name;
 	return fn ? "?" : NULL;
 }

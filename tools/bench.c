@@ -1,5 +1,5 @@
 /*
- * `kwsim bench`: four figures that say whether the machine is fast and
+ * `kwsim bench`: five figures that say whether the machine is fast and
  * small enough for exploration (millions of runs) to be practical; with
  * --long, the memory of one long run, which must not grow with its length.
  *
@@ -21,6 +21,7 @@
 #include "cmd_run.h"
 #include "scenario/scn.h"
 
+#include <model.h>
 #include <sim/coro.h>
 #include <sim/sim.h>
 #include <linux/sched.h>
@@ -47,14 +48,18 @@ struct sizes {
 	long lock_rounds;	/* spin_lock/spin_unlock pairs per CPU */
 	long events;
 	long tasks;
+	long runs;		/* in-process runs of a race, on a reset machine */
+	long fini_runs;		/* ... and set up from scratch each time, to compare */
 };
 
 /* Each figure takes well under a second in a -O2 build on a 2-core host. */
 static const struct sizes full_sizes = {
 	.switches = 10000000, .lock_rounds = 2000000, .events = 1000000, .tasks = 10000,
+	.runs = 20000, .fini_runs = 4000,
 };
 static const struct sizes quick_sizes = {
 	.switches = 500000, .lock_rounds = 100000, .events = 50000, .tasks = 1000,
+	.runs = 500, .fini_runs = 100,
 };
 
 static double now_s(void)
@@ -279,6 +284,99 @@ static int bench_memory(const struct sizes *sz, double *per_task, long *total)
 	return 0;
 }
 
+/* --- (e) in-process runs ---------------------------------------------------------------- */
+
+/*
+ * scenarios/races/delayed-timer-vs-reinit.kws, parsed once and run under the
+ * random strategy with seeds 1, 2, ... on mainline, as an exploration does:
+ * on one machine reset between runs, and, to compare, with the machine torn
+ * down and set up again each time (how runs were looped before sim_reset()).
+ */
+static const char race_scenario[] =
+	"KW delayed-timer-vs-reinit\n"
+	"{\n"
+	"  cpus = 2; hz = 250; debug_objects = off;\n"
+	"  fn noop { }\n"
+	"  worker W = kthread_create_worker(0, \"kw\");\n"
+	"  delayed_work D = noop;\n"
+	"}\n"
+	"P0 @cpu0 {\n"
+	"  r0 = kthread_queue_delayed_work(W, D, 2);\n"
+	"  udelay(100);\n"
+	"  kthread_init_delayed_work(D, noop);\n"
+	"  msleep(20);\n"
+	"  kthread_destroy_worker(W);\n"
+	"}\n"
+	"exists (0:r0 == true /\\ warn(\"kthread_delayed_work_timer_fn\") /\\ "
+	"~warn(\"debug_print_object\") /\\ ran(noop) == 0)\n";
+
+struct runs_rate {
+	double runs_s;		/* runs per wall second */
+	double sys_share;	/* system time over user + system time */
+	long held;		/* runs whose condition held (the race showed) */
+};
+
+static double cpu_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6;
+}
+
+static int loop_runs(struct scn *s, const struct kw_model *m, long runs, bool reset,
+		     struct runs_rate *out)
+{
+	struct rusage r0, r1;
+	double t0, t1, user, sys;
+
+	out->held = 0;
+	getrusage(RUSAGE_SELF, &r0);
+	t0 = now_s();
+	for (long i = 0; i < runs; i++) {
+		struct scn_run run = { 0 };
+
+		s->cfg.seed = (uint64_t)i + 1;
+		if (scn_run(s, m, &run, stderr)) {
+			sim_fini();
+			return -1;
+		}
+		out->held += run.cond_holds;
+		scn_run_free(&run);
+		if (!reset)
+			sim_fini();
+	}
+	t1 = now_s();
+	getrusage(RUSAGE_SELF, &r1);
+	sim_fini();
+	user = cpu_s(&r1.ru_utime) - cpu_s(&r0.ru_utime);
+	sys = cpu_s(&r1.ru_stime) - cpu_s(&r0.ru_stime);
+	out->runs_s = (double)runs / (t1 - t0);
+	out->sys_share = user + sys > 0 ? sys / (user + sys) : 0;
+	return 0;
+}
+
+static int bench_runs(const struct sizes *sz, struct runs_rate *reset, struct runs_rate *fresh)
+{
+	struct scn *s = scn_parse("delayed-timer-vs-reinit.kws", race_scenario,
+				  sizeof(race_scenario) - 1, stderr);
+	const struct kw_model *m = kw_model_find("mainline");
+	int rc;
+
+	if (!s || !m) {
+		fprintf(stderr, "kwsim bench: cannot set up the in-process runs\n");
+		scn_free(s);
+		return -1;
+	}
+	s->cfg.strategy = SIM_STRATEGY_RANDOM;
+	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = true;
+	rc = loop_runs(s, m, sz->runs, true, reset) || loop_runs(s, m, sz->fini_runs, false, fresh);
+	scn_free(s);
+	if (!rc && !reset->held) {
+		fprintf(stderr, "kwsim bench: no run of %ld showed the race\n", sz->runs);
+		rc = -1;
+	}
+	return rc ? -1 : 0;
+}
+
 /* --- a long run ----------------------------------------------------------------------- */
 
 /*
@@ -344,6 +442,7 @@ int kwsim_bench(int argc, char **argv)
 	const struct sizes *sz = &full_sizes;
 	bool quick = false, missed = false, enforce;
 	double sw_rate, dec_rate, ev_rate, per_task;
+	struct runs_rate reset, fresh;
 	size_t decisions;
 	long total;
 	char b1[32], b2[32];
@@ -399,7 +498,7 @@ int kwsim_bench(int argc, char **argv)
 	if (bench_memory(sz, &per_task, &total))
 		return 1;
 	if (bench_switches(sz, &sw_rate) || bench_decisions(sz, &dec_rate, &decisions) ||
-	    bench_events(sz, &ev_rate))
+	    bench_events(sz, &ev_rate) || bench_runs(sz, &reset, &fresh))
 		return 1;
 
 	enforce = !quick && !SANITIZED;
@@ -418,6 +517,10 @@ int kwsim_bench(int argc, char **argv)
 	printf("memory per idle task: %.1f KiB (target < " TARGET_TASK_TEXT
 	       "; %ld tasks, %.1f MiB total)\n",
 	       per_task / 1024.0, sz->tasks, (double)total / (1024.0 * 1024.0));
+	printf("in-process runs/s: %s (%ld random runs of races/delayed-timer-vs-reinit on mainline, "
+	       "the race in %ld; %.0f%% system time; set up anew each run: %s, %.0f%% system time)\n",
+	       human(reset.runs_s, b1, sizeof(b1)), sz->runs, reset.held, 100.0 * reset.sys_share,
+	       human(fresh.runs_s, b2, sizeof(b2)), 100.0 * fresh.sys_share);
 
 	if (dec_rate < TARGET_DECISIONS_PER_S) {
 		printf("%s: scheduling decisions/s is below its target\n", enforce ? "FAIL" : "note");

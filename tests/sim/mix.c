@@ -516,7 +516,7 @@ void mix_run(struct mix_run *r)
 	cfg.strategy = r->strategy;
 	cfg.seed = r->seed;
 	cfg.keep_trace = true;	/* for the causality check; the hash is the same either way */
-	if (sim_init(&cfg)) {
+	if (r->reset ? sim_reset(&cfg) : sim_init(&cfg)) {
 		fprintf(stderr, "mix: sim_init: %s\n", sim_error());
 		abort();
 	}
@@ -525,7 +525,8 @@ void mix_run(struct mix_run *r)
 	populate();
 	r->end = sim_run();
 	read_back(r);
-	sim_fini();
+	if (!r->reset)
+		sim_fini();
 }
 
 void mix_release(struct mix_run *r)

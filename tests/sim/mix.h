@@ -17,6 +17,7 @@ struct mix_run {
 	const struct sim_decision *replay;	/* SIM_STRATEGY_REPLAY: the log to follow */
 	size_t nreplay;
 	bool keep_log;				/* copy the run's decision log into log */
+	bool reset;				/* sim_reset() the machine, leave it built */
 
 	/* out */
 	uint64_t hash;				/* sim_trace_hash() */
@@ -31,7 +32,11 @@ struct mix_run {
 	size_t nlog;
 };
 
-/* Build the seed's machine, run it, read the results back, tear it down. */
+/*
+ * Build the seed's machine, run it, read the results back, tear it down
+ * (with reset: make it by sim_reset() and leave it for the next run; the
+ * caller's sim_fini() ends it).
+ */
 void mix_run(struct mix_run *r);
 void mix_release(struct mix_run *r);
 

@@ -107,7 +107,8 @@ ok bench --help && out_has "usage: kwsim bench [--quick | --long[=MINUTES] [--tr
 if ok bench --quick; then
 	grep -q "^kwsim $version bench (.*--quick: targets not enforced)$" "$tmp/out" ||
 		fail "no header line 'kwsim $version bench (... --quick: targets not enforced)'"
-	for figure in "coroutine switches/s" "scheduling decisions/s" "events/s" "memory per idle task"; do
+	for figure in "coroutine switches/s" "scheduling decisions/s" "events/s" "memory per idle task" \
+		      "in-process runs/s"; do
 		grep -qE "^$figure: [0-9.]+[kMG]? " "$tmp/out" || fail "no '$figure: N' line"
 	done
 	grep -q "^FAIL" "$tmp/out" && fail "--quick enforces no target, but a line says FAIL"

@@ -706,7 +706,7 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 		memset(s->progs[i]->regset, 0, sizeof(s->progs[i]->regset));
 	}
 	s->cfg.era = model->era;	/* the machine is of the variant's era */
-	if (sim_init(&s->cfg)) {
+	if (sim_reset(&s->cfg)) {
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
 		return -1;
 	}

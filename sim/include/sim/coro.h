@@ -26,6 +26,23 @@ void coro_init_host(struct coro *host);
 int coro_alloc(struct coro *c, size_t stack_size);
 void coro_free(struct coro *c);
 
+/*
+ * Stacks kept for the next run of a machine: mapped, guarded, and known to
+ * valgrind and the sanitizer as stacks, so a run costs no system call for
+ * them once the first run has mapped as many as it needs.
+ */
+struct coro_pool {
+	struct coro *idle;
+	size_t n, cap;
+};
+
+/* A stack of this size from the pool, else a new one (coro_alloc()). */
+int coro_pool_get(struct coro_pool *pool, struct coro *c, size_t stack_size);
+/* Give c's stack to the pool; c is left without one. */
+void coro_pool_put(struct coro_pool *pool, struct coro *c);
+/* Unmap every stack in the pool and its own array. */
+void coro_pool_drain(struct coro_pool *pool);
+
 /* (Re)start c at fn(arg) the next time it is switched to. */
 void coro_prepare(struct coro *c, coro_fn fn, void *arg);
 
