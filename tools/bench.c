@@ -321,7 +321,7 @@ static double cpu_s(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6;
 }
 
-static int loop_runs(struct scn *s, const struct kw_model *m, long runs, bool reset,
+static int loop_runs(const struct scn *s, const struct kw_model *m, long runs, bool reset,
 		     struct runs_rate *out)
 {
 	struct rusage r0, r1;
@@ -331,9 +331,10 @@ static int loop_runs(struct scn *s, const struct kw_model *m, long runs, bool re
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = now_s();
 	for (long i = 0; i < runs; i++) {
-		struct scn_run run = { 0 };
+		struct sim_config cfg = s->cfg;
+		struct scn_run run = { .config = &cfg };
 
-		s->cfg.seed = (uint64_t)i + 1;
+		cfg.seed = (uint64_t)i + 1;	/* the parse stays as it was read */
 		if (scn_run(s, m, &run, stderr)) {
 			sim_fini();
 			return -1;

@@ -73,7 +73,7 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 			uint64_t seed, uint64_t skew, bool unfair)
 {
 	struct scn *s = scn_load(path, stderr);
-	struct scn_run run;
+	struct scn_run run = { 0 };
 	char first[320];
 	size_t v = 0;
 

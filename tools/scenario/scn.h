@@ -74,6 +74,7 @@ struct scn_obj {
 	char name[64];
 	struct scn_loc loc;
 	int index;			/* among objects of its kind */
+	int id;				/* in scn->objs: its run state's place */
 	/* declarations */
 	struct scn_expr *init;		/* worker W = kthread_create_worker(...); */
 	struct scn_obj *fn;		/* work A = fn; */
@@ -81,10 +82,6 @@ struct scn_obj {
 	size_t body_at;			/* where the body starts, parsed after the init block */
 	struct scn_loc body_loc;
 	long value;			/* counter initial value */
-	/* run-time state, reset by every run */
-	void *ptr;			/* the kernel object */
-	long count;			/* counters: value; fns: executions */
-	uint64_t first_start;		/* fns: when the first execution began (0: never) */
 };
 
 /* --- expressions and statements -------------------------------------------------- */
@@ -159,14 +156,13 @@ enum scn_prog_kind { PROG_THREAD, PROG_IRQ, PROG_SUSPEND, PROG_RESUME };
 struct scn_prog {
 	enum scn_prog_kind kind;
 	char name[16];			/* P0, I0, ... */
+	int id;				/* in scn->progs: its run state's place */
 	struct scn_loc loc;
 	int cpu;			/* -1: any (threads only) */
 	uint64_t at;			/* start time, ns */
 	struct scn_stmt *body;
 	char regnames[SCN_MAX_REGS][16];
 	int nregs;
-	long regs[SCN_MAX_REGS];	/* run-time */
-	bool regset[SCN_MAX_REGS];
 };
 
 /* --- the scenario --------------------------------------------------------------------- */
@@ -247,6 +243,23 @@ struct scn_event {
 	char what[200];
 };
 
+/*
+ * A run's state of an object and of a program: the parse stays as it was
+ * read, so one parse serves any number of runs.
+ */
+struct scn_run_obj {
+	void *ptr;			/* the kernel object, during the run */
+	long count;			/* counters: value; fns: executions */
+	uint64_t first_start;		/* fns: when the first execution began (0: never) */
+};
+
+struct scn_run_prog {
+	long regs[SCN_MAX_REGS];
+	bool regset[SCN_MAX_REGS];
+};
+
+struct scn_work_ref;
+
 struct scn_run {
 	/*
 	 * Set by the caller before scn_run() (which keeps them): each line of
@@ -254,6 +267,13 @@ struct scn_run {
 	 */
 	void (*on_event)(void *arg, const struct scn_event *ev);
 	void *event_arg;
+	/*
+	 * Also set by the caller, or NULL for s->cfg: the machine's
+	 * configuration for this run, so that runs of one parse differ (a
+	 * campaign's seeds) without writing to it.
+	 */
+	const struct sim_config *config;
+	struct sim_config cfg;		/* the run's: config or s->cfg, of the variant's era */
 	const struct kw_model *model;
 	enum sim_end end;
 	uint64_t end_time;
@@ -261,19 +281,31 @@ struct scn_run {
 	size_t nevents;			/* lines of the account */
 	uint64_t hash;
 	size_t ndecisions;
+	/* what the run left, by object and program id: scn_run_free() frees it */
+	const struct scn *scn;
+	struct scn_run_obj *objs;
+	struct scn_run_prog *progs;
+	/* the interpreter's, during scn_run() */
+	FILE *err;
+	bool failed;
+	uint64_t rounds;		/* of repeat and while loops */
+	struct scn_work_ref *works;	/* the scenario's works by address */
+	size_t nworks;
 };
 
 /*
- * Run the scenario once on the machine configured in s->cfg (the caller may
- * have overridden seed, strategy or kernel). The machine is left initialised
- * so that the caller can read findings, decisions and trace; it calls
- * sim_fini() itself. Returns 0, or -1 with a message on err.
+ * Run the scenario once on the machine configured in s->cfg (the caller
+ * applies seed, strategy or kernel overrides to s before sharing it; s is
+ * only read). The machine is left initialised so that the caller can read
+ * findings, decisions and trace; it calls sim_fini() itself, and
+ * scn_run_free(run) after reading the run. One machine, one run at a time:
+ * the machine is the process's. Returns 0, or -1 with a message on err.
  */
-int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err);
+int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err);
 void scn_run_free(struct scn_run *run);
 
 /* Evaluate an expression after the run (conditions, register values). */
-long scn_eval_final(struct scn *s, const struct scn_expr *e);
+long scn_eval_final(const struct scn_run *run, const struct scn_expr *e);
 
 /* --- output --------------------------------------------------------------------------------- */
 

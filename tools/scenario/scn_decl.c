@@ -111,6 +111,7 @@ struct scn_obj *decl_new(struct parser *p, enum scn_obj_kind kind)
 	o->index = p->nkind[kind]++;
 	snprintf(o->name, sizeof(o->name), "%s", p->ident);
 	s->objs = scn_append(s, s->objs, s->nobjs, sizeof(*s->objs));
+	o->id = s->nobjs;
 	s->objs[s->nobjs] = o;
 	index_obj(p, o);
 	s->nobjs++;

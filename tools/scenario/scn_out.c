@@ -10,7 +10,7 @@
 
 #include "json.h"
 
-static void collect_state(FILE *out, const struct scn *s, const struct scn_expr *e);
+static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e);
 
 static const char *quant_name(enum scn_quant q)
 {
@@ -329,8 +329,8 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 	}
 	for (int i = 0; i < s->nobjs; i++)
 		if (s->objs[i]->kind == OBJ_FN)
-			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, s->objs[i]->count,
-				s->objs[i]->count == 1 ? "" : "s");
+			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, run->objs[i].count,
+				run->objs[i].count == 1 ? "" : "s");
 	fprintf(out, "\nFindings: %zu\n", sim_finding_count());
 	for (size_t i = 0; i < sim_finding_count(); i++) {
 		const struct sim_finding *f = sim_finding(i);
@@ -376,7 +376,7 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 }
 
 /* The values the condition looks at, as herd7 lists a state: each once. */
-static void print_state(FILE *out, const struct scn *s, const struct scn_expr *e, int *n)
+static void print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, int *n)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -384,7 +384,7 @@ static void print_state(FILE *out, const struct scn *s, const struct scn_expr *e
 
 	if (!mem)
 		return;
-	collect_state(mem, s, e);
+	collect_state(mem, run, e);
 	fclose(mem);
 	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
 		bool seen = false;
@@ -400,35 +400,37 @@ static void print_state(FILE *out, const struct scn *s, const struct scn_expr *e
 	free(buf);
 }
 
-static void collect_state(FILE *out, const struct scn *s, const struct scn_expr *e)
+static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e)
 {
+	const struct scn *s = run->scn;
+
 	if (!e)
 		return;
 	switch (e->kind) {
 	case EX_REG:
 		fprintf(out, "%s:%s=%ld\n", s->progs[e->prog]->name,
-			s->progs[e->prog]->regnames[e->reg], scn_eval_final((struct scn *)s, e));
+			s->progs[e->prog]->regnames[e->reg], scn_eval_final(run, e));
 		return;
 	case EX_OBJ:
 		if (e->obj && e->obj->kind == OBJ_COUNTER) {
-			fprintf(out, "%s=%ld\n", e->obj->name, e->obj->count);
+			fprintf(out, "%s=%ld\n", e->obj->name, run->objs[e->obj->id].count);
 			}
 		return;
 	case EX_FINDING:
 		fprintf(out, "%s%s%s%s=%ld\n", sim_finding_kind_name((enum sim_finding_kind)e->value),
 			e->str ? "(" : "", e->str ? e->str : "", e->str ? ")" : "",
-			scn_eval_final((struct scn *)s, e));
+			scn_eval_final(run, e));
 		return;
 	case EX_RAN:
-		fprintf(out, "ran(%s)=%ld\n", e->obj->name, e->obj->count);
+		fprintf(out, "ran(%s)=%ld\n", e->obj->name, run->objs[e->obj->id].count);
 		return;
 	case EX_BEFORE:
 		fprintf(out, "before(%s,%s)=%ld\n", e->obj->name, e->obj2->name,
-			scn_eval_final((struct scn *)s, e));
+			scn_eval_final(run, e));
 		return;
 	default:
-		collect_state(out, s, e->lhs);
-		collect_state(out, s, e->rhs);
+		collect_state(out, run, e->lhs);
+		collect_state(out, run, e->rhs);
 	}
 }
 
@@ -470,7 +472,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 	fprintf(out, " %s\n", s->quant == Q_NOT_EXISTS ? "Forbidden" :
 		s->quant == Q_FORALL ? "Required" : "Allowed");
 	fprintf(out, "States 1\n");
-	print_state(out, s, s->cond, &n);
+	print_state(out, run, s->cond, &n);
 	fputc('\n', out);
 	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
 	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);
@@ -490,7 +492,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 }
 
 /* The result block's state: "name=value" items, each once, as print_state lists them. */
-static void json_state(FILE *out, const struct scn *s, const struct scn_expr *e)
+static void json_state(FILE *out, const struct scn_run *run, const struct scn_expr *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -499,7 +501,7 @@ static void json_state(FILE *out, const struct scn *s, const struct scn_expr *e)
 
 	if (!mem)
 		abort();
-	collect_state(mem, s, e);
+	collect_state(mem, run, e);
 	fclose(mem);
 	fputc('[', out);
 	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
@@ -521,8 +523,8 @@ static void json_state(FILE *out, const struct scn *s, const struct scn_expr *e)
 	free(buf);
 }
 
-static void json_objects(FILE *out, const struct scn *s, enum scn_obj_kind kind,
-			 const char *key)
+static void json_objects(FILE *out, const struct scn *s, const struct scn_run *run,
+			 enum scn_obj_kind kind, const char *key)
 {
 	bool first = true;
 
@@ -532,13 +534,13 @@ static void json_objects(FILE *out, const struct scn *s, enum scn_obj_kind kind,
 			continue;
 		fputs(first ? "{\"name\":" : ",{\"name\":", out);
 		json_str(out, s->objs[i]->name);
-		fprintf(out, ",\"%s\":%ld}", key, s->objs[i]->count);
+		fprintf(out, ",\"%s\":%ld}", key, run->objs[i].count);
 		first = false;
 	}
 	fputc(']', out);
 }
 
-static void json_registers(FILE *out, const struct scn *s)
+static void json_registers(FILE *out, const struct scn *s, const struct scn_run *run)
 {
 	bool first = true;
 
@@ -551,8 +553,8 @@ static void json_registers(FILE *out, const struct scn *s)
 			json_str(out, prog->name);
 			fputs(",\"name\":", out);
 			json_str(out, prog->regnames[r]);
-			fprintf(out, ",\"value\":%ld,\"assigned\":%s}", prog->regs[r],
-				prog->regset[r] ? "true" : "false");
+			fprintf(out, ",\"value\":%ld,\"assigned\":%s}", run->progs[p].regs[r],
+				run->progs[p].regset[r] ? "true" : "false");
 			first = false;
 		}
 	}
@@ -562,11 +564,11 @@ static void json_registers(FILE *out, const struct scn *s)
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 {
 	fputs("],\"functions\":", out);
-	json_objects(out, s, OBJ_FN, "runs");
+	json_objects(out, s, run, OBJ_FN, "runs");
 	fputs(",\"registers\":", out);
-	json_registers(out, s);
+	json_registers(out, s, run);
 	fputs(",\"counters\":", out);
-	json_objects(out, s, OBJ_COUNTER, "value");
+	json_objects(out, s, run, OBJ_COUNTER, "value");
 	fputs(",\"findings\":[", out);
 	for (size_t i = 0; i < sim_finding_count(); i++) {
 		const struct sim_finding *f = sim_finding(i);
@@ -599,7 +601,7 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 			s->quant == Q_FORALL ? "Required" : "Allowed");
 		json_str(out, s->cond_text);
 		fputs(",\"state\":", out);
-		json_state(out, s, s->cond);
+		json_state(out, run, s->cond);
 		fprintf(out, ",\"holds\":%s,\"verdict\":\"%s\",\"positive\":%d,\"negative\":%d}",
 			run->cond_holds ? "true" : "false", verdict(s, run) ? "Ok" : "No",
 			run->cond_holds ? 1 : 0, run->cond_holds ? 0 : 1);

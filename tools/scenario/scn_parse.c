@@ -427,6 +427,7 @@ static struct scn_prog *new_prog(struct parser *p, enum scn_prog_kind kind, cons
 	prog->cpu = -1;
 	snprintf(prog->name, sizeof(prog->name), "%s", name);
 	s->progs = scn_append(s, s->progs, s->nprogs, sizeof(*s->progs));
+	prog->id = s->nprogs;
 	s->progs[s->nprogs++] = prog;
 	return prog;
 }

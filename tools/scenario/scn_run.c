@@ -31,13 +31,20 @@
 
 _Static_assert(SCN_MAX_JIFFIES == MAX_JIFFY_OFFSET, "the longest delay is the kernel's");
 
-/* One run at a time: the machine is a process-wide singleton too. */
-static struct scn *S;
-static const struct kw_model *M;
+/*
+ * The run on the machine: the machine is the process's, and a work's
+ * trampoline is given only the work, so the run is found here. Everything
+ * the run writes is in it (R->objs, R->progs); the scenario is only read.
+ */
 static struct scn_run *R;
-static FILE *ERR;
-static bool failed;
-static uint64_t rounds;		/* of repeat and while loops, this run */
+#define S R->scn
+#define M R->model
+
+/* The run state of the object an expression or statement names. */
+static struct scn_run_obj *st_of(const struct scn_obj *o)
+{
+	return &R->objs[o->id];
+}
 
 struct lock_obj {
 	spinlock_t lock;
@@ -48,15 +55,13 @@ struct lock_obj {
 
 static const char *who(void)
 {
-	static char buf[24];
 	struct task_struct *p = current;
 
 	if (in_irq())
 		return "hardirq";
 	if (in_serving_softirq())
 		return "softirq";
-	snprintf(buf, sizeof(buf), "%s", p ? p->comm : "?");
-	return buf;
+	return p ? p->comm : "?";
 }
 
 /* A line of the account goes to the caller as it happens; nothing is kept. */
@@ -84,28 +89,29 @@ static void runtime_error(const struct scn_loc *loc, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!failed) {
-		fprintf(ERR, "%s:%d:%d: error: ", S->path, loc->line, loc->col);
+	if (!R->failed) {
+		fprintf(R->err, "%s:%d:%d: error: ", S->path, loc->line, loc->col);
 		va_start(ap, fmt);
-		vfprintf(ERR, fmt, ap);
+		vfprintf(R->err, fmt, ap);
 		va_end(ap);
-		fputc('\n', ERR);
+		fputc('\n', R->err);
 	}
-	failed = true;
+	R->failed = true;
 	sim_halt(SIM_END_FATAL);
 }
 
 /* --- evaluation ------------------------------------------------------------------------ */
 
 struct env {
-	struct scn_prog *prog;		/* NULL in work functions */
+	const struct scn_prog *prog;	/* NULL in work functions */
+	struct scn_run_prog *regs;	/* its registers in this run */
 };
 
 static long eval(struct env *env, const struct scn_expr *e);
 
 static void *worker_of(const struct scn_expr *e, bool initialising)
 {
-	void *w = e->obj->ptr;
+	void *w = st_of(e->obj)->ptr;
 
 	if (!w || IS_ERR(w)) {
 		runtime_error(&e->loc, "worker %s is used before kthread_create_worker made it",
@@ -113,7 +119,7 @@ static void *worker_of(const struct scn_expr *e, bool initialising)
 		return NULL;
 	}
 	/* a worker the scenario owns ('worker L;') is zeroes, not lists, until initialised */
-	if (!e->obj->init && !e->obj->count && !initialising) {
+	if (!e->obj->init && !st_of(e->obj)->count && !initialising) {
 		runtime_error(&e->loc, "worker %s is used before kthread_init_worker(%s)",
 			      e->obj->name, e->obj->name);
 		return NULL;
@@ -124,8 +130,8 @@ static void *worker_of(const struct scn_expr *e, bool initialising)
 static struct kthread_work *work_of(const struct scn_expr *e)
 {
 	if (e->obj->kind == OBJ_DWORK)
-		return M->dwork_work(e->obj->ptr);
-	return e->obj->ptr;
+		return M->dwork_work(st_of(e->obj)->ptr);
+	return st_of(e->obj)->ptr;
 }
 
 static const char *yes(long v)
@@ -154,7 +160,7 @@ static long call(struct env *env, const struct scn_expr *e)
 		    !(w = worker_of(a[i], api->id == API_INIT_WORKER)))
 			return 0;
 		if (api->args[i] == ARG_LOCK)
-			l = a[i]->obj->ptr;
+			l = st_of(a[i]->obj)->ptr;
 	}
 	/* times are evaluated once, here, and range-checked: the parser saw only constants */
 	for (int i = 0; i < e->nargs; i++) {
@@ -163,7 +169,7 @@ static long call(struct env *env, const struct scn_expr *e)
 		if (api->args[i] < ARG_NSECS)
 			continue;
 		t = eval(env, a[i]);
-		if (failed)
+		if (R->failed)
 			return 0;
 		if (i == 0)
 			t0 = t;
@@ -188,7 +194,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	}
 	case API_INIT_WORKER:
 		M->init_worker(w);
-		a[0]->obj->count = 1;	/* initialised: see worker_of() */
+		st_of(a[0]->obj)->count = 1;	/* initialised: see worker_of() */
 		note("kthread_init_worker(%s)", a[0]->obj->name);
 		return 0;
 	case API_KTHREAD_RUN: {
@@ -220,20 +226,20 @@ static long call(struct env *env, const struct scn_expr *e)
 		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_INIT_DELAYED_WORK:
-		M->init_delayed_work(a[0]->obj->ptr, trampoline(a[1]->obj->index));
+		M->init_delayed_work(st_of(a[0]->obj)->ptr, trampoline(a[1]->obj->index));
 		note("kthread_init_delayed_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_QUEUE_WORK:
-		v = M->queue_work(w, a[1]->obj->ptr);
+		v = M->queue_work(w, st_of(a[1]->obj)->ptr);
 		note("kthread_queue_work(%s, %s) = %s", a[0]->obj->name, a[1]->obj->name, yes(v));
 		return v;
 	case API_QUEUE_DELAYED_WORK:
-		v = M->queue_delayed_work(w, a[1]->obj->ptr, (unsigned long)t);
+		v = M->queue_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
 		note("kthread_queue_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
 		     a[1]->obj->name, t, yes(v));
 		return v;
 	case API_MOD_DELAYED_WORK:
-		v = M->mod_delayed_work(w, a[1]->obj->ptr, (unsigned long)t);
+		v = M->mod_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
 		note("kthread_mod_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
 		     a[1]->obj->name, t, yes(v));
 		return v;
@@ -254,7 +260,7 @@ static long call(struct env *env, const struct scn_expr *e)
 		return v;
 	case API_CANCEL_DELAYED_WORK_SYNC:
 		note("kthread_cancel_delayed_work_sync(%s) begins", a[0]->obj->name);
-		v = M->cancel_delayed_work_sync(a[0]->obj->ptr);
+		v = M->cancel_delayed_work_sync(st_of(a[0]->obj)->ptr);
 		note("kthread_cancel_delayed_work_sync(%s) = %s", a[0]->obj->name, yes(v));
 		return v;
 	case API_DESTROY_WORKER:
@@ -325,14 +331,14 @@ static long call(struct env *env, const struct scn_expr *e)
 		preempt_enable();
 		return 0;
 	case API_COMPLETE:
-		complete(a[0]->obj->ptr);
+		complete(st_of(a[0]->obj)->ptr);
 		return 0;
 	case API_COMPLETE_ALL:
-		complete_all(a[0]->obj->ptr);
+		complete_all(st_of(a[0]->obj)->ptr);
 		return 0;
 	case API_WAIT_FOR_COMPLETION:
 		note("wait_for_completion(%s) begins", a[0]->obj->name);
-		wait_for_completion(a[0]->obj->ptr);
+		wait_for_completion(st_of(a[0]->obj)->ptr);
 		note("wait_for_completion(%s) returns", a[0]->obj->name);
 		return 0;
 	case API_MSECS_TO_JIFFIES:
@@ -375,9 +381,9 @@ static long eval(struct env *env, const struct scn_expr *e)
 	case EX_BOOL:
 		return e->value;
 	case EX_REG:
-		return env->prog ? env->prog->regs[e->reg] : 0;
+		return env->regs ? env->regs->regs[e->reg] : 0;
 	case EX_OBJ:
-		return e->obj && e->obj->kind == OBJ_COUNTER ? e->obj->count : 0;
+		return e->obj && e->obj->kind == OBJ_COUNTER ? st_of(e->obj)->count : 0;
 	case EX_CALL:
 		return call(env, e);
 	case EX_UNARY:
@@ -401,16 +407,16 @@ static void exec(struct env *env, const struct scn_stmt *st);
 /* Loops count against max_steps too: a loop that never calls anything makes no steps. */
 static bool another_round(const struct scn_stmt *st)
 {
-	if (!S->cfg.max_steps || ++rounds <= S->cfg.max_steps)
+	if (!R->cfg.max_steps || ++R->rounds <= R->cfg.max_steps)
 		return true;
 	runtime_error(&st->loc, "more than %llu loop rounds: the scenario seems to loop forever "
-		      "(raise max_steps if it is meant to)", (unsigned long long)S->cfg.max_steps);
+		      "(raise max_steps if it is meant to)", (unsigned long long)R->cfg.max_steps);
 	return false;
 }
 
 static void exec_list(struct env *env, const struct scn_stmt *st)
 {
-	for (; st && !failed; st = st->next)
+	for (; st && !R->failed; st = st->next)
 		exec(env, st);
 }
 
@@ -428,23 +434,23 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		break;
 	case ST_SET_REG:
 		v = eval(env, st->e);
-		env->prog->regs[st->reg] = v;
-		env->prog->regset[st->reg] = true;
+		env->regs->regs[st->reg] = v;
+		env->regs->regset[st->reg] = true;
 		break;
 	case ST_SET_COUNTER:
 		v = eval(env, st->e);
 		if (st->obj->kind == OBJ_WORKER) {
-			st->obj->ptr = (void *)v;
+			st_of(st->obj)->ptr = (void *)v;
 			if (!IS_ERR((void *)v)) {
 				sim_register_object((void *)v, M->worker_size, st->obj->name);
 				note("%s = %s(...)", st->obj->name, st->e->api->name);
 			}
 		} else {
-			st->obj->count = v;
+			st_of(st->obj)->count = v;
 		}
 		break;
 	case ST_ADD_COUNTER:
-		st->obj->count = scn_apply(OP_ADD, st->obj->count, eval(env, st->e));
+		st_of(st->obj)->count = scn_apply(OP_ADD, st_of(st->obj)->count, eval(env, st->e));
 		break;
 	case ST_IF:
 		if (eval(env, st->e))
@@ -454,13 +460,13 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		break;
 	case ST_REPEAT:
 		n = eval(env, st->e);
-		for (long i = 0; i < n && !failed && another_round(st); i++)
+		for (long i = 0; i < n && !R->failed && another_round(st); i++)
 			exec(env, st->body);
 		break;
 	case ST_WHILE:
 		/* each round is a scheduling point that costs time, so a spin on a
 		 * counter lets the other CPUs move */
-		while (!failed && another_round(st) && eval(env, st->e)) {
+		while (!R->failed && another_round(st) && eval(env, st->e)) {
 			exec(env, st->body);
 			ndelay(10);
 		}
@@ -486,37 +492,37 @@ static void exec(struct env *env, const struct scn_stmt *st)
  * objects exist, so that naming a work costs a search, not a scan of
  * every declaration.
  */
-struct work_ref {
+struct scn_work_ref {
 	const struct kthread_work *work;
-	struct scn_obj *obj;
+	const struct scn_obj *obj;
 };
-static struct work_ref *works;
-static size_t nworks;
 
 static int by_work(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)((const struct work_ref *)a)->work;
-	uintptr_t y = (uintptr_t)((const struct work_ref *)b)->work;
+	uintptr_t x = (uintptr_t)((const struct scn_work_ref *)a)->work;
+	uintptr_t y = (uintptr_t)((const struct scn_work_ref *)b)->work;
 
 	return x < y ? -1 : x > y;
 }
 
 static const char *work_name(struct kthread_work *w)
 {
-	struct work_ref key = { w, NULL };
-	struct work_ref *found = bsearch(&key, works, nworks, sizeof(*works), by_work);
+	struct scn_work_ref key = { w, NULL };
+	struct scn_work_ref *found = bsearch(&key, R->works, R->nworks, sizeof(*R->works),
+					     by_work);
 
 	return found ? found->obj->name : "?";
 }
 
 static void run_fn(int i, struct kthread_work *w)
 {
-	struct scn_obj *fn = S->fns[i];
-	struct env env = { NULL };
+	const struct scn_obj *fn = S->fns[i];
+	struct scn_run_obj *run = st_of(fn);
+	struct env env = { NULL, NULL };
 
-	fn->count++;
-	if (!fn->first_start)
-		fn->first_start = sim_now() + 1;
+	run->count++;
+	if (!run->first_start)
+		run->first_start = sim_now() + 1;
 	note("work %s runs %s", work_name(w), fn->name);
 	exec(&env, fn->body);
 	/* a work must give back every lock and leave irqs and preemption on */
@@ -552,20 +558,20 @@ static kw_work_fn trampoline(int i)
 
 static int thread_main(void *arg)
 {
-	struct scn_prog *prog = arg;
-	struct env env = { prog };
+	const struct scn_prog *prog = arg;
+	struct env env = { prog, &R->progs[prog->id] };
 
 	note("%s starts", prog->name);
 	exec(&env, prog->body);
-	if (!failed)
+	if (!R->failed)
 		note("%s ends", prog->name);
 	return 0;
 }
 
 static void irq_main(void *arg)
 {
-	struct scn_prog *prog = arg;
-	struct env env = { prog };
+	const struct scn_prog *prog = arg;
+	struct env env = { prog, &R->progs[prog->id] };
 
 	note("irq %s", prog->name);
 	exec(&env, prog->body);
@@ -573,23 +579,23 @@ static void irq_main(void *arg)
 
 static int setup_main(void *arg)
 {
-	struct env env = { NULL };
+	struct env env = { NULL, NULL };
 
 	(void)arg;
 	exec_list(&env, S->setup);
-	if (failed)
+	if (R->failed)
 		return 0;
 	for (int i = 0; i < S->nprogs; i++) {
-		struct scn_prog *prog = S->progs[i];
+		const struct scn_prog *prog = S->progs[i];
 		uint64_t at = prog->at > sim_now() ? prog->at : sim_now();
 
 		switch (prog->kind) {
 		case PROG_THREAD:
-			sim_spawn(prog->name, thread_main, prog, prog->cpu >= 0 ? prog->cpu : 0,
+			sim_spawn(prog->name, thread_main, (void *)prog, prog->cpu >= 0 ? prog->cpu : 0,
 				  prog->cpu >= 0, at);
 			break;
 		case PROG_IRQ:
-			sim_irq_at(at, prog->cpu, prog->name, irq_main, prog);
+			sim_irq_at(at, prog->cpu, prog->name, irq_main, (void *)prog);
 			break;
 		case PROG_SUSPEND:
 			sim_suspend_at(at);
@@ -616,48 +622,48 @@ static void *zalloc(size_t size)
 /* The scenario's own objects: allocated here, named for the trace, freed after the run. */
 static void make_objects(void)
 {
-	works = calloc((size_t)S->nobjs + 1, sizeof(*works));
-	nworks = 0;
-	if (!works)
+	R->works = calloc((size_t)S->nobjs + 1, sizeof(*R->works));
+	R->nworks = 0;
+	if (!R->works)
 		abort();
 	for (int i = 0; i < S->nobjs; i++) {
-		struct scn_obj *o = S->objs[i];
+		const struct scn_obj *o = S->objs[i];
+		struct scn_run_obj *run = st_of(o);
+		void *p = NULL;
 
-		o->count = o->kind == OBJ_COUNTER ? o->value : 0;
-		o->first_start = 0;
-		o->ptr = NULL;
+		run->count = o->kind == OBJ_COUNTER ? o->value : 0;
 		switch (o->kind) {
 		case OBJ_WORKER:
 			if (!o->init) {
-				o->ptr = zalloc(M->worker_size);
-				sim_register_object(o->ptr, M->worker_size, o->name);
+				p = zalloc(M->worker_size);
+				sim_register_object(p, M->worker_size, o->name);
 			}
 			break;
 		case OBJ_WORK:
-			o->ptr = zalloc(M->work_size);
-			sim_register_object(o->ptr, M->work_size, o->name);
-			M->init_work(o->ptr, trampoline(o->fn->index));
-			works[nworks++] = (struct work_ref){ o->ptr, o };
+			p = zalloc(M->work_size);
+			sim_register_object(p, M->work_size, o->name);
+			M->init_work(p, trampoline(o->fn->index));
+			R->works[R->nworks++] = (struct scn_work_ref){ p, o };
 			break;
 		case OBJ_DWORK:
-			o->ptr = zalloc(M->dwork_size);
-			sim_register_object(o->ptr, M->dwork_size, o->name);
-			M->init_delayed_work(o->ptr, trampoline(o->fn->index));
-			works[nworks++] = (struct work_ref){ M->dwork_work(o->ptr), o };
+			p = zalloc(M->dwork_size);
+			sim_register_object(p, M->dwork_size, o->name);
+			M->init_delayed_work(p, trampoline(o->fn->index));
+			R->works[R->nworks++] = (struct scn_work_ref){ M->dwork_work(p), o };
 			break;
 		case OBJ_LOCK: {
 			struct lock_obj *l = zalloc(sizeof(*l));
 
 			spin_lock_init(&l->lock);
 			sim_lockdep_set_class(&l->lock.l, NULL, o->name);
-			o->ptr = l;
-			sim_register_object(o->ptr, sizeof(*l), o->name);
+			p = l;
+			sim_register_object(p, sizeof(*l), o->name);
 			break;
 		}
 		case OBJ_COMPLETION:
-			o->ptr = zalloc(sizeof(struct completion));
-			init_completion(o->ptr);
-			sim_register_object(o->ptr, sizeof(struct completion), o->name);
+			p = zalloc(sizeof(struct completion));
+			init_completion(p);
+			sim_register_object(p, sizeof(struct completion), o->name);
 			break;
 		case OBJ_FN:
 			sim_register_symbol((const void *)trampoline(o->index), o->name);
@@ -666,50 +672,52 @@ static void make_objects(void)
 		case OBJ_PROGRAM:
 			break;
 		}
+		run->ptr = p;
 	}
-	qsort(works, nworks, sizeof(*works), by_work);
+	qsort(R->works, R->nworks, sizeof(*R->works), by_work);
 }
 
 static void free_objects(void)
 {
 	for (int i = 0; i < S->nobjs; i++) {
-		struct scn_obj *o = S->objs[i];
+		const struct scn_obj *o = S->objs[i];
+		struct scn_run_obj *run = st_of(o);
 
 		/* workers from kthread_create_worker belong to the machine's allocator */
 		if (o->kind != OBJ_FN && o->kind != OBJ_COUNTER && !(o->kind == OBJ_WORKER && o->init))
-			free(o->ptr);
-		if (o->kind != OBJ_COUNTER && o->kind != OBJ_FN)
-			o->ptr = NULL;
+			free(run->ptr);
+		run->ptr = NULL;
 	}
-	free(works);
-	works = NULL;
-	nworks = 0;
+	free(R->works);
+	R->works = NULL;
+	R->nworks = 0;
 }
 
-int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
+int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
 {
 	void (*on_event)(void *, const struct scn_event *) = run->on_event;
 	void *event_arg = run->event_arg;
+	const struct sim_config *config = run->config;
+	int rc = 0;
 
 	memset(run, 0, sizeof(*run));
 	run->on_event = on_event;
 	run->event_arg = event_arg;
-	S = s;
-	M = model;
-	R = run;
-	ERR = err;
-	failed = false;
-	rounds = 0;
+	run->config = config;
+	run->cfg = config ? *config : s->cfg;
+	run->cfg.era = model->era;	/* the machine is of the variant's era */
+	run->scn = s;
 	run->model = model;
-	for (int i = 0; i < s->nprogs; i++) {
-		memset(s->progs[i]->regs, 0, sizeof(s->progs[i]->regs));
-		memset(s->progs[i]->regset, 0, sizeof(s->progs[i]->regset));
-	}
-	s->cfg.era = model->era;	/* the machine is of the variant's era */
-	if (sim_reset(&s->cfg)) {
+	run->err = err;
+	run->objs = calloc((size_t)s->nobjs + 1, sizeof(*run->objs));
+	run->progs = calloc((size_t)s->nprogs + 1, sizeof(*run->progs));
+	if (!run->objs || !run->progs)
+		abort();
+	if (sim_reset(&run->cfg)) {
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
 		return -1;
 	}
+	R = run;
 	if (s->replay)
 		sim_replay_log(s->log, s->nlog);
 	M->register_symbols();
@@ -720,15 +728,22 @@ int scn_run(struct scn *s, const struct kw_model *model, struct scn_run *run, FI
 	run->hash = sim_trace_hash();
 	run->ndecisions = sim_decision_count();
 	free_objects();
-	if (failed)
-		return -1;
-	run->cond_holds = s->cond ? scn_eval_final(s, s->cond) != 0 : sim_finding_count() == 0;
-	return 0;
+	R = NULL;
+	if (run->failed)
+		rc = -1;
+	else
+		run->cond_holds = s->cond ? scn_eval_final(run, s->cond) != 0 :
+			sim_finding_count() == 0;
+	return rc;
 }
 
 void scn_run_free(struct scn_run *run)
 {
 	run->nevents = 0;
+	free(run->objs);
+	free(run->progs);
+	run->objs = NULL;
+	run->progs = NULL;
 }
 
 /* --- the condition, after the run -------------------------------------------------------- */
@@ -749,8 +764,10 @@ static long findings_matching(long kind, const char *func)
 	return n;
 }
 
-long scn_eval_final(struct scn *s, const struct scn_expr *e)
+long scn_eval_final(const struct scn_run *run, const struct scn_expr *e)
 {
+	const struct scn_run_obj *a = e->obj ? &run->objs[e->obj->id] : NULL;
+	const struct scn_run_obj *b = e->obj2 ? &run->objs[e->obj2->id] : NULL;
 	long l;
 
 	switch (e->kind) {
@@ -758,21 +775,20 @@ long scn_eval_final(struct scn *s, const struct scn_expr *e)
 	case EX_BOOL:
 		return e->value;
 	case EX_REG:
-		return s->progs[e->prog]->regs[e->reg];
+		return run->progs[e->prog].regs[e->reg];
 	case EX_OBJ:
-		return e->obj && e->obj->kind == OBJ_COUNTER ? e->obj->count : 0;
+		return a && e->obj->kind == OBJ_COUNTER ? a->count : 0;
 	case EX_FINDING:
 		return findings_matching(e->value, e->str);
 	case EX_RAN:
-		return e->obj->count;
+		return a->count;
 	case EX_BEFORE:
-		return e->obj->first_start && e->obj2->first_start &&
-		       e->obj->first_start < e->obj2->first_start;
+		return a->first_start && b->first_start && a->first_start < b->first_start;
 	case EX_UNARY:
-		return scn_apply(e->op, scn_eval_final(s, e->lhs), 0);
+		return scn_apply(e->op, scn_eval_final(run, e->lhs), 0);
 	case EX_BINARY:
-		l = scn_eval_final(s, e->lhs);
-		return scn_apply(e->op, l, scn_eval_final(s, e->rhs));
+		l = scn_eval_final(run, e->lhs);
+		return scn_apply(e->op, l, scn_eval_final(run, e->rhs));
 	default:
 		return 0;
 	}
