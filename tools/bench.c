@@ -336,6 +336,7 @@ static int loop_runs(const struct scn *s, const struct kw_model *m, long runs, b
 
 		cfg.seed = (uint64_t)i + 1;	/* the parse stays as it was read */
 		if (scn_run(s, m, &run, stderr)) {
+			scn_run_free(&run);
 			sim_fini();
 			return -1;
 		}

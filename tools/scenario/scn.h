@@ -169,6 +169,11 @@ struct scn_prog {
 
 enum scn_quant { Q_NONE, Q_EXISTS, Q_NOT_EXISTS, Q_FORALL };
 
+/*
+ * The parse. Its caller may change it (scn_set(), cfg, replay) before the
+ * first run; from then on it is only read: what a run writes is in its
+ * struct scn_run, so one parse serves any number of runs.
+ */
 struct scn {
 	char *path;
 	char *text;			/* the source, as read */
