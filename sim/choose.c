@@ -181,13 +181,8 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 		sim.choose.log_len++;
 		return pick;
 	}
-	if (sim.choose.log_len == sim.choose.log_cap) {
-		sim.choose.log_cap = sim.choose.log_cap ? 2 * sim.choose.log_cap : 1024;
-		sim.choose.log_buf = realloc(sim.choose.log_buf,
-					     sim.choose.log_cap * sizeof(*sim.choose.log_buf));
-		if (!sim.choose.log_buf)
-			abort();
-	}
+	if (sim.choose.log_len == sim.choose.log_cap)
+		sim.choose.log_buf = sim_grow(sim.choose.log_buf, &sim.choose.log_cap, sizeof(*sim.choose.log_buf), 1024);
 	/* field by field over zeroes: the padding byte is part of the log's bytes too */
 	memset(&sim.choose.log_buf[sim.choose.log_len], 0, sizeof(*sim.choose.log_buf));
 	sim.choose.log_buf[sim.choose.log_len].n = (uint16_t)n;

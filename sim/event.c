@@ -58,12 +58,8 @@ struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool
 
 	if (!ev)
 		abort();
-	if (sim.nheap == sim.capheap) {
-		sim.capheap = sim.capheap ? 2 * sim.capheap : 64;
-		sim.heap = realloc(sim.heap, sim.capheap * sizeof(*sim.heap));
-		if (!sim.heap)
-			abort();
-	}
+	if (sim.nheap == sim.capheap)
+		sim.heap = sim_grow(sim.heap, &sim.capheap, sizeof(*sim.heap), 64);
 	ev->time = at;
 	ev->seq = sim.next_seq++;
 	ev->fn = fn;

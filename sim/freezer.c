@@ -406,13 +406,8 @@ void sim_resume_at(uint64_t at)
 {
 	size_t i = sim.suspend.nwakeups;
 
-	if (sim.suspend.nwakeups == sim.suspend.capwakeups) {
-		sim.suspend.capwakeups = sim.suspend.capwakeups ? 2 * sim.suspend.capwakeups : 8;
-		sim.suspend.wakeups = realloc(sim.suspend.wakeups,
-					      sim.suspend.capwakeups * sizeof(*sim.suspend.wakeups));
-		if (!sim.suspend.wakeups)
-			abort();
-	}
+	if (sim.suspend.nwakeups == sim.suspend.capwakeups)
+		sim.suspend.wakeups = sim_grow(sim.suspend.wakeups, &sim.suspend.capwakeups, sizeof(*sim.suspend.wakeups), 8);
 	for (; i > 0 && sim.suspend.wakeups[i - 1] > at; i--)
 		sim.suspend.wakeups[i] = sim.suspend.wakeups[i - 1];
 	sim.suspend.wakeups[i] = at;

@@ -198,6 +198,15 @@ static inline struct sim_ctx *top_ctx(struct sim_cpu *c)
 	return c->depth ? c->stack[c->depth - 1] : NULL;
 }
 
+/* --- sim.c ------------------------------------------------------------------- */
+
+/*
+ * The machine's arrays grow by doubling (from 'first' items): p with room for
+ * at least one more item than *cap had. Out of memory the machine cannot go
+ * on, so it aborts rather than return NULL.
+ */
+void *sim_grow(void *p, size_t *cap, size_t size, size_t first);
+
 /* --- machine.c: the scheduling loop -------------------------------------- */
 
 /* Give the host back its SIGSEGV and SIGBUS handlers (sim_run() takes them). */

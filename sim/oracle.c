@@ -111,13 +111,8 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 {
 	struct sim_finding *f;
 
-	if (sim.oracle.nfindings == sim.oracle.capfindings) {
-		sim.oracle.capfindings = sim.oracle.capfindings ? 2 * sim.oracle.capfindings : 16;
-		sim.oracle.findings = realloc(sim.oracle.findings,
-					      sim.oracle.capfindings * sizeof(*sim.oracle.findings));
-		if (!sim.oracle.findings)
-			abort();
-	}
+	if (sim.oracle.nfindings == sim.oracle.capfindings)
+		sim.oracle.findings = sim_grow(sim.oracle.findings, &sim.oracle.capfindings, sizeof(*sim.oracle.findings), 16);
 	f = &sim.oracle.findings[sim.oracle.nfindings];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;

@@ -4,9 +4,19 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char error[256];
+
+void *sim_grow(void *p, size_t *cap, size_t size, size_t first)
+{
+	*cap = *cap ? 2 * *cap : first;
+	p = realloc(p, *cap * size);
+	if (!p)
+		abort();
+	return p;
+}
 
 void sim_config_default(struct sim_config *cfg)
 {

@@ -64,12 +64,8 @@ void sim_slab_init(void)
 
 static void keep_mapping(const struct slab_block *b)
 {
-	if (sim.slab.nspares == sim.slab.capspares) {
-		sim.slab.capspares = sim.slab.capspares ? 2 * sim.slab.capspares : 64;
-		sim.slab.spares = realloc(sim.slab.spares, sim.slab.capspares * sizeof(*sim.slab.spares));
-		if (!sim.slab.spares)
-			abort();
-	}
+	if (sim.slab.nspares == sim.slab.capspares)
+		sim.slab.spares = sim_grow(sim.slab.spares, &sim.slab.capspares, sizeof(*sim.slab.spares), 64);
 	sim.slab.spares[sim.slab.nspares++] = (struct slab_spare){ b->base, b->map_size, b->freed };
 }
 
@@ -173,12 +169,8 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 		snprintf(b.owner, sizeof(b.owner), "%s", sim_ctx_name(sim.cur));
 	if (!(flags & __GFP_ZERO))
 		memset(b.ptr, 0x6b, size);	/* POISON_INUSE-like garbage, deterministic */
-	if (sim.slab.nblocks == sim.slab.capblocks) {
-		sim.slab.capblocks = sim.slab.capblocks ? 2 * sim.slab.capblocks : 64;
-		sim.slab.blocks = realloc(sim.slab.blocks, sim.slab.capblocks * sizeof(*sim.slab.blocks));
-		if (!sim.slab.blocks)
-			abort();
-	}
+	if (sim.slab.nblocks == sim.slab.capblocks)
+		sim.slab.blocks = sim_grow(sim.slab.blocks, &sim.slab.capblocks, sizeof(*sim.slab.blocks), 64);
 	for (i = sim.slab.nblocks;
 	     i > 0 && (uintptr_t)sim.slab.blocks[i - 1].base > (uintptr_t)b.base; i--)
 		sim.slab.blocks[i] = sim.slab.blocks[i - 1];

@@ -204,12 +204,8 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 		sink(sink_arg, &r);
 	if (!sim.cfg.keep_trace)
 		return;
-	if (sim.trace.nrecs == sim.trace.caprecs) {
-		sim.trace.caprecs = sim.trace.caprecs ? 2 * sim.trace.caprecs : 1024;
-		sim.trace.recs = realloc(sim.trace.recs, sim.trace.caprecs * sizeof(*sim.trace.recs));
-		if (!sim.trace.recs)
-			abort();
-	}
+	if (sim.trace.nrecs == sim.trace.caprecs)
+		sim.trace.recs = sim_grow(sim.trace.recs, &sim.trace.caprecs, sizeof(*sim.trace.recs), 1024);
 	sim.trace.recs[sim.trace.nrecs++] = r;
 }
 
@@ -337,12 +333,8 @@ void sim_register_object(const void *p, size_t size, const char *name)
 
 	if (find_object(p))
 		return;
-	if (t->nobjs == t->capobjs) {
-		t->capobjs = t->capobjs ? 2 * t->capobjs : 64;
-		t->objs = realloc(t->objs, t->capobjs * sizeof(*t->objs));
-		if (!t->objs)
-			abort();
-	}
+	if (t->nobjs == t->capobjs)
+		t->objs = sim_grow(t->objs, &t->capobjs, sizeof(*t->objs), 64);
 	for (i = t->nobjs; i > 0 && (uintptr_t)t->objs[i - 1].p > (uintptr_t)p; i--)
 		t->objs[i] = t->objs[i - 1];
 	/* ids in registration order: deterministic, unlike the addresses */
@@ -401,12 +393,8 @@ void sim_register_symbol(const void *fn, const char *name)
 		if (sim.trace.syms[i].fn == fn)
 			return;
 	}
-	if (sim.trace.nsyms == sim.trace.capsyms) {
-		sim.trace.capsyms = sim.trace.capsyms ? 2 * sim.trace.capsyms : 64;
-		sim.trace.syms = realloc(sim.trace.syms, sim.trace.capsyms * sizeof(*sim.trace.syms));
-		if (!sim.trace.syms)
-			abort();
-	}
+	if (sim.trace.nsyms == sim.trace.capsyms)
+		sim.trace.syms = sim_grow(sim.trace.syms, &sim.trace.capsyms, sizeof(*sim.trace.syms), 64);
 	sim.trace.syms[sim.trace.nsyms++] = (struct trace_symbol){ fn, sim_intern(name) };
 }
 

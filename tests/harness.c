@@ -108,3 +108,28 @@ int h_main(Suite *(*make)(void))
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+/* Far deeper than any stack: the guard page comes first. */
+static volatile int overflow_depth = 1 << 30;
+
+static __attribute__((noinline)) int recurse(volatile char *prev, int depth)
+{
+	volatile char frame[512];
+
+	if (depth >= overflow_depth)
+		return 0;
+	frame[0] = (char)depth;
+	frame[511] = prev ? prev[0] : 0;
+	return recurse(frame, depth + 1) + frame[0] + frame[511];
+}
+
+int h_overflow(void)
+{
+	return recurse(NULL, 0);
+}
+
+int h_overflow_fn(void *arg)
+{
+	(void)arg;
+	return h_overflow();
+}

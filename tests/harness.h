@@ -26,6 +26,14 @@ void h_dump_findings(void);
 /* How many trace records of a type the run kept. */
 size_t h_trace_count(enum sim_rec_type type);
 
+/*
+ * A stack overflow: recursion far deeper than any stack, with frames well
+ * under the guard page so none can skip it, and no tail call. h_overflow_fn
+ * is a thread body; h_overflow() calls it from anywhere (an irq handler).
+ */
+int h_overflow_fn(void *arg);
+int h_overflow(void);
+
 /* A suite runner: main() of every test program is one line. */
 int h_main(Suite *(*make)(void));
 #define H_MAIN(make) int main(void) { return h_main(make); }

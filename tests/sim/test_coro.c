@@ -28,27 +28,6 @@
 
 /* --- stack overflow ------------------------------------------------------------- */
 
-/* Far deeper than any stack: the guard page comes first. */
-static volatile int max_depth = 1 << 30;
-
-/* Not a tail call, and a frame well under the guard page so it cannot be skipped. */
-static noinline int recurse(volatile char *prev, int depth)
-{
-	volatile char frame[512];
-
-	if (depth >= max_depth)
-		return 0;
-	frame[0] = (char)depth;
-	frame[511] = prev ? prev[0] : 0;
-	return recurse(frame, depth + 1) + frame[0] + frame[511];
-}
-
-static int overflow_fn(void *arg)
-{
-	(void)arg;
-	return recurse(NULL, 0);
-}
-
 static bool survivor_ran;
 
 static int survivor_fn(void *arg)
@@ -76,7 +55,7 @@ START_TEST(stack_overflow_is_fatal_finding)
 
 	ck_assert_int_eq(sigaction(SIGSEGV, NULL, &before), 0);
 	h_init(2);
-	sim_spawn("deep", overflow_fn, NULL, 0, true, 0);
+	sim_spawn("deep", h_overflow_fn, NULL, 0, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_FATAL);
 	assert_overflow("deep");
 	/* where and when: cpu0, as the task started (1500 ns: the switch in) */
@@ -101,7 +80,7 @@ END_TEST
 static void overflow_irq(void *arg)
 {
 	(void)arg;
-	recurse(NULL, 0);
+	h_overflow();
 }
 
 START_TEST(stack_overflow_in_hardirq)

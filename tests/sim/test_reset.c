@@ -99,25 +99,6 @@ END_TEST
 
 /* --- after a fault ------------------------------------------------------------------ */
 
-static volatile int max_depth = 1 << 30;
-
-static noinline int recurse(volatile char *prev, int depth)
-{
-	volatile char frame[512];
-
-	if (depth >= max_depth)
-		return 0;
-	frame[0] = (char)depth;
-	frame[511] = prev ? prev[0] : 0;
-	return recurse(frame, depth + 1) + frame[0] + frame[511];
-}
-
-static int overflow_fn(void *arg)
-{
-	(void)arg;
-	return recurse(NULL, 0);
-}
-
 struct thing {
 	long a, b;
 };
@@ -154,7 +135,7 @@ static enum sim_finding_kind faulting_run(int (*fn)(void *), enum sim_end *end)
 
 START_TEST(a_run_after_a_fault_is_clean)
 {
-	static int (*const faults[])(void *) = { overflow_fn, uaf_fn };
+	static int (*const faults[])(void *) = { h_overflow_fn, uaf_fn };
 	static const enum sim_finding_kind kinds[] = { SIM_F_STACK_OVERFLOW, SIM_F_UAF };
 	char first[2][1100];
 
