@@ -61,6 +61,10 @@ struct kw_model {
 	struct kthread_work *(*current_work)(const struct kthread_worker *worker);
 	struct kthread_worker *(*work_worker)(const struct kthread_work *work);
 	bool (*work_pending)(const struct kthread_work *work);
+	/* on its worker's work_list / delayed_work_list */
+	bool (*work_queued)(const struct kthread_work *work);
+	bool (*work_delayed)(const struct kthread_work *work);
+	bool (*dwork_timer_pending)(const struct kthread_delayed_work *dwork);
 	int (*work_canceling)(const struct kthread_work *work);
 	kw_work_fn (*work_func)(const struct kthread_work *work);
 };

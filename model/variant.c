@@ -77,6 +77,30 @@ static bool work_pending(const struct kthread_work *work)
 	return !list_empty(&work->node);
 }
 
+/* On the list of its worker given, as list_for_each_entry would find it. */
+static bool on_list(const struct kthread_work *work, const struct list_head *head)
+{
+	for (const struct list_head *p = head->next; p != head; p = p->next)
+		if (p == &work->node)
+			return true;
+	return false;
+}
+
+static bool work_queued(const struct kthread_work *work)
+{
+	return work->worker && on_list(work, &work->worker->work_list);
+}
+
+static bool work_delayed(const struct kthread_work *work)
+{
+	return work->worker && on_list(work, &work->worker->delayed_work_list);
+}
+
+static bool dwork_timer_pending(const struct kthread_delayed_work *dwork)
+{
+	return timer_pending(&dwork->timer);
+}
+
 static int work_canceling(const struct kthread_work *work)
 {
 	return work->canceling;
@@ -120,6 +144,9 @@ const struct kw_model KW_SYM(model) = {
 	.current_work = current_work,
 	.work_worker = work_worker,
 	.work_pending = work_pending,
+	.work_queued = work_queued,
+	.work_delayed = work_delayed,
+	.dwork_timer_pending = dwork_timer_pending,
 	.work_canceling = work_canceling,
 	.work_func = work_func,
 };

@@ -115,14 +115,23 @@ static unsigned int diverge(const char *fmt, unsigned int a, unsigned int b)
 }
 
 /* The strategy's own answer; SIM_STRATEGY_REPLAY has none. */
-static unsigned int strategy_pick(unsigned int n)
+static unsigned int strategy_pick(const struct sim_question *q)
 {
-	return sim.cfg.strategy == SIM_STRATEGY_RANDOM ? random_below(n) : 0;
+	unsigned int pick;
+
+	if (sim.cfg.chooser) {
+		pick = sim.cfg.chooser(sim.cfg.chooser_ctx, q);
+		/* a strategy's slip is the caller's bug, but never the machine's crash */
+		return pick < q->n ? pick : 0;
+	}
+	return sim.cfg.strategy == SIM_STRATEGY_RANDOM ? random_below(q->n) : 0;
 }
 
 /* The logged answer, if it fits the question; else the run diverges. */
-static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
+static bool replay_pick(const struct sim_question *q, unsigned int *pick)
 {
+	unsigned int n = q->n;
+	enum sim_why why = q->why;
 	const struct sim_decision *d;
 	unsigned int own;
 
@@ -147,7 +156,9 @@ static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
 		diverge("the log picks candidate %u of %u", d->pick, n);
 		return false;
 	}
-	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY && (own = strategy_pick(n)) != d->pick) {
+	/* a chooser's log replays on its own: the chooser is not part of the file */
+	if (sim.cfg.strategy != SIM_STRATEGY_REPLAY && !sim.cfg.chooser &&
+	    (own = strategy_pick(q)) != d->pick) {
 		note_where();
 		snprintf(sim.choose.divergence, sizeof(sim.choose.divergence),
 			 "decision %zu: the log picks candidate %u of %u, but the %s strategy it "
@@ -162,20 +173,30 @@ static bool replay_pick(unsigned int n, enum sim_why why, unsigned int *pick)
 
 unsigned int sim_choose(unsigned int n, enum sim_why why)
 {
+	return sim_choose_among(n, why, NULL);
+}
+
+unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids)
+{
+	struct sim_question q = {
+		.n = n, .why = why, .ids = ids, .index = sim.choose.log_len,
+		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1,
+	};
 	unsigned int pick = 0;
 
 	if (n <= 1)
 		return 0;
+
 	if (sim.cfg.max_decisions && sim.choose.log_len >= sim.cfg.max_decisions) {
 		sim_halt(SIM_END_DECISION_LIMIT);
 		return 0;
 	}
 	/* SIM_STRATEGY_REPLAY without a log follows an empty one */
 	if (sim.choose.replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
-		if (!replay_pick(n, why, &pick))
+		if (!replay_pick(&q, &pick))
 			return 0;
 	} else {
-		pick = strategy_pick(n);
+		pick = strategy_pick(&q);
 	}
 	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
 		sim.choose.log_len++;

@@ -143,10 +143,15 @@ static void hand_on(struct sim_lock *l)
 
 	if (!n)
 		return;
-	if (sim.cfg.spinlock == SIM_SPINLOCK_UNFAIR)
-		k = sim_choose(n, SIM_WHY_SPIN);
-	else
+	if (sim.cfg.spinlock == SIM_SPINLOCK_UNFAIR) {
+		int ids[SIM_MAX_SPINNERS];
+
+		for (unsigned int i = 0; i < n; i++)
+			ids[i] = spinners[i]->cpu->id;
+		k = sim_choose_among(n, SIM_WHY_SPIN, ids);
+	} else {
 		l->next = spinners[0];
+	}
 	sim_spin_release_one(&l->spin, spinners[k]);
 }
 

@@ -172,7 +172,9 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	bool soft = !irq && sim_softirq_runnable(c);
 
 	/* An interrupt may wait one more step; the faithful answer takes it now. */
-	if ((irq || soft) && !(t && t->wait == WAIT_NONE && sim_choose(2, SIM_WHY_IRQ)))
+	int about[2] = { c->id, c->id };
+
+	if ((irq || soft) && !(t && t->wait == WAIT_NONE && sim_choose_among(2, SIM_WHY_IRQ, about)))
 		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
 	if (!t) {
 		sim_switch_task(c);
@@ -238,6 +240,9 @@ static struct sim_ctx *pick_next(void)
 	struct sim_cpu *c;
 	struct sim_ctx *x;
 
+	if (sim.cfg.on_point)
+		sim.cfg.on_point(sim.cfg.on_point_arg);
+
 	/* a bound on work, not on time: a livelock burns virtual time slowly */
 	if (sim.cfg.max_steps && sim.stats.points >= sim.cfg.max_steps)
 		finish(SIM_END_STEP_LIMIT);
@@ -279,7 +284,15 @@ static struct sim_ctx *pick_next(void)
 		horizon = skew_horizon(cand[0].when);
 		while (n > 1 && cand[n - 1].when > horizon)
 			n--;
-		k = n > 1 ? sim_choose(n, SIM_WHY_CPU) : 0;
+		if (n > 1) {
+			int ids[SIM_MAX_CPUS];
+
+			for (unsigned int i = 0; i < n; i++)
+				ids[i] = cand[i].cpu->id;
+			k = sim_choose_among(n, SIM_WHY_CPU, ids);
+		} else {
+			k = 0;
+		}
 		if (sim.stop)
 			break;
 		c = cand[k].cpu;

@@ -97,6 +97,7 @@ const char *sim_finding_kind_name(enum sim_finding_kind kind)
 		[SIM_F_FREEZE_FAILED] = "freeze_failed",
 		[SIM_F_STACK_OVERFLOW] = "stack_overflow",
 		[SIM_F_ATOMIC_LEAK] = "atomic_leak",
+		[SIM_F_INVARIANT] = "invariant",
 	};
 	return kind < SIM_F__COUNT ? names[kind] : "?";
 }
@@ -147,6 +148,17 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 	if (f)
 		sim_trace(REC_FINDING, sim.oracle.nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
 	return f;
+}
+
+void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
+{
+	char msg[sizeof(((struct sim_finding *)0)->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sim_report(kind, NULL, "%s", msg);
 }
 
 struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,

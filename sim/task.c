@@ -180,7 +180,7 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 	for (int i = 0; i < sim.cfg.ncpus; i++)
 		if (i != pref)
 			order[n++] = i;
-	return &sim.cpus[order[sim_choose((unsigned int)n, SIM_WHY_PLACE)]];
+	return &sim.cpus[order[sim_choose_among((unsigned int)n, SIM_WHY_PLACE, order)]];
 }
 
 /*
@@ -228,6 +228,7 @@ static uint64_t base_slice(void)
 static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
 {
 	uint64_t now = c->clock > p->woken_at ? c->clock : p->woken_at;
+	int about[2] = { c->id, c->id };
 	bool preempt;
 
 	/* the idle task, and one that is exiting, leave whatever the wakee is */
@@ -237,7 +238,7 @@ static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
 		return;
 	}
 	preempt = now - c->slice_start >= base_slice();
-	if (sim_choose(2, SIM_WHY_WAKE))
+	if (sim_choose_among(2, SIM_WHY_WAKE, about))
 		preempt = !preempt;
 	c->need_resched = preempt;
 }

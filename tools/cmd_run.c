@@ -287,12 +287,12 @@ static int close_trace(const struct run_opts *o, struct run_out *ro, bool write,
 	return write ? 0 : 2;
 }
 
-static int save_schedule(const char *path, const struct scn *s)
+static int save_schedule(const char *path, const struct scn *s, const struct scn_run *run)
 {
 	FILE *f = fopen(path, "w");
 
 	/* close_output closes f whatever happens: never twice */
-	if (!f || (scn_write_with_schedule(f, s), close_output(f))) {
+	if (!f || (scn_write_with_schedule(f, s, run, NULL), close_output(f))) {
 		fprintf(stderr, "kwsim: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
@@ -346,13 +346,12 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 	}
 	rc = exit_status(s, &run);
 	if (run.end == SIM_END_DIVERGED) {
-		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s%s%s\n",
-			s->path, sim_divergence(), sim_divergence_where() ? ", " : "",
-			sim_divergence_where() ? sim_divergence_where() : "");
+		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s\n",
+			s->path, run.divergence);
 	}
 	if (close_trace(o, &ro, rc != 2, out))
 		rc = 2;
-	if (o->save && rc != 2 && save_schedule(o->save, s))
+	if (o->save && rc != 2 && save_schedule(o->save, s, &run))
 		rc = 2;
 	sim_fini();
 	scn_run_free(&run);

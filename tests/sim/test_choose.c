@@ -10,7 +10,10 @@
  *    truncated, extra entries, also after a deadlock) ends SIM_END_DIVERGED,
  *    and sim_divergence() says at which decision and why;
  *  - max_decisions stops the run with SIM_END_DECISION_LIMIT after exactly
- *    that many decisions.
+ *    that many decisions;
+ *  - a chooser of the caller's answers every question in order, with who
+ *    the candidates are, and its log replays without it; on_point sees every
+ *    scheduling point, and sim_raise reports from there.
  */
 #include "../harness.h"
 
@@ -422,6 +425,147 @@ START_TEST(replay_extra_entries_after_deadlock)
 }
 END_TEST
 
+/* --- a chooser of the caller's own ------------------------------------------------ */
+
+struct asked {
+	size_t n;
+	unsigned int last_pick;
+	bool bad_ids, bad_index;
+	size_t cpu_questions, sized[SIM_WHY__COUNT];
+};
+
+/* Always the last candidate: the answer furthest from the faithful one. */
+static unsigned int last_candidate(void *ctx, const struct sim_question *q)
+{
+	struct asked *a = ctx;
+
+	a->sized[q->why]++;
+	if (q->index != a->n)
+		a->bad_index = true;
+	a->n++;
+	for (unsigned int i = 0; i < q->n; i++) {
+		if (!q->ids)
+			continue;
+		/* cpu, place, spin name CPUs; irq and wake name one CPU twice */
+		if (q->ids[i] < 0 || q->ids[i] >= 3)
+			a->bad_ids = true;
+		if ((q->why == SIM_WHY_IRQ || q->why == SIM_WHY_WAKE) && q->ids[i] != q->ids[0])
+			a->bad_ids = true;
+		for (unsigned int j = 0; j < i && q->why == SIM_WHY_CPU; j++)
+			if (q->ids[j] == q->ids[i])
+				a->bad_ids = true;
+	}
+	a->cpu_questions += q->why == SIM_WHY_CPU;
+	return a->last_pick = q->n - 1;
+}
+
+/*
+ * The chooser answers every question, in order, with who the candidates
+ * are; its answers are the log; the log replays without it, and a saved
+ * strategy of faithful does not check a chooser's log.
+ */
+START_TEST(chooser_answers_and_its_log_replays)
+{
+	struct sim_config cfg = h_config(3);
+	struct asked a = { 0 };
+	struct outcome rep;
+	struct sim_decision *log;
+	size_t n;
+	uint64_t hash;
+
+	cfg.chooser = last_candidate;
+	cfg.chooser_ctx = &a;
+	h_init_cfg(&cfg);
+	mix_setup();
+	h_run();
+	n = sim_decision_count();
+	hash = sim_trace_hash();
+	ck_assert_uint_eq(a.n, n);
+	ck_assert(!a.bad_ids);
+	ck_assert(!a.bad_index);
+	ck_assert_uint_gt(a.cpu_questions, 10);
+	ck_assert_uint_gt(a.sized[SIM_WHY_PLACE], 0);
+	log = malloc(n * sizeof(*log));
+	ck_assert(log);
+	memcpy(log, sim_decisions(), n * sizeof(*log));
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(log[i].pick, log[i].n - 1u);
+	sim_fini();
+	rep = run(SIM_STRATEGY_REPLAY, 0, 0, log, n, mix_setup);
+	ck_assert_int_ne(rep.end, SIM_END_DIVERGED);
+	ck_assert_uint_eq(rep.hash, hash);
+	ck_assert_uint_eq(rep.ndec, n);
+	ck_assert(same_log(rep.log, log, n));
+	free(rep.log);
+	free(log);
+}
+END_TEST
+
+/* An answer out of range is the chooser's bug: the machine takes the faithful one. */
+static unsigned int out_of_range(void *ctx, const struct sim_question *q)
+{
+	(void)ctx;
+	return q->n + 5;
+}
+
+START_TEST(chooser_out_of_range_is_faithful)
+{
+	struct outcome f = run(SIM_STRATEGY_FAITHFUL, 0, 0, NULL, 0, mix_setup);
+	struct sim_config cfg = h_config(3);
+
+	cfg.chooser = out_of_range;
+	h_init_cfg(&cfg);
+	mix_setup();
+	h_run();
+	ck_assert_uint_eq(sim_trace_hash(), f.hash);
+	ck_assert_uint_eq(sim_decision_count(), f.ndec);
+	sim_fini();
+	free(f.log);
+}
+END_TEST
+
+/* on_point runs at every scheduling point; sim_raise reports where it is called from. */
+static unsigned long points_seen;
+
+static void count_points(void *arg)
+{
+	(void)arg;
+	if (++points_seen == 40)
+		sim_raise(SIM_F_INVARIANT, "the fortieth point (%d)", 40);
+}
+
+START_TEST(on_point_and_sim_raise)
+{
+	struct sim_config cfg = h_config(3);
+	struct sim_stats st;
+	const struct sim_finding *f;
+	uint64_t hash;
+
+	struct outcome plain = run(SIM_STRATEGY_FAITHFUL, 0, 0, NULL, 0, mix_setup);
+
+	hash = plain.hash;
+	free(plain.log);
+	points_seen = 0;
+	cfg.on_point = count_points;
+	h_init_cfg(&cfg);
+	mix_setup();
+	h_run();
+	sim_get_stats(&st);
+	ck_assert_uint_ge(points_seen, st.points);
+	ck_assert_uint_eq(sim_finding_count_kind(SIM_F_INVARIANT), 1);
+	for (size_t i = 0; i < sim_finding_count(); i++) {
+		f = sim_finding(i);
+		if (f->kind != SIM_F_INVARIANT)
+			continue;
+		ck_assert_str_eq(f->msg, "the fortieth point (40)");
+		ck_assert_str_eq(sim_finding_kind_name(f->kind), "invariant");
+	}
+	/* watching changes nothing but the finding's own record */
+	ck_assert_uint_ne(sim_trace_hash(), hash);
+	sim_fini();
+}
+END_TEST
+
 /* --- the decision limit ---------------------------------------------------------- */
 
 /* A log is checked against the strategy that says it made it: random from its seed, or faithful. */
@@ -508,6 +652,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, replay_checked_against_strategy);
 	tcase_add_test(tc, replay_empty_log);
 	tcase_add_test(tc, max_decisions_stops);
+	tcase_add_test(tc, chooser_answers_and_its_log_replays);
+	tcase_add_test(tc, chooser_out_of_range_is_faithful);
+	tcase_add_test(tc, on_point_and_sim_raise);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -229,12 +229,15 @@ struct scn_set {
  */
 int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n, FILE *err);
 
+struct scn_run;
+
 /*
- * Setting i of the run as the init block writes it ("kernel = v4.9;"),
- * in buf: "" for a seed that the run's strategy does not use, NULL past the
- * last setting. A saved schedule holds them all.
+ * Setting i of a run as the init block writes it ("kernel = v4.9;"), in
+ * buf: "" for a seed that the run's strategy does not use, and for the
+ * strategy of a run whose chooser was the caller's (its log replays on its
+ * own); NULL past the last setting. A saved schedule holds them all.
  */
-const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t len);
+const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, size_t len);
 
 /* --- running ------------------------------------------------------------------------------ */
 
@@ -280,12 +283,22 @@ struct scn_run {
 	const struct sim_config *config;
 	struct sim_config cfg;		/* the run's: config or s->cfg, of the variant's era */
 	const struct kw_model *model;
+	/*
+	 * The result, a value: it outlives the machine's next reset, so output
+	 * and explorers read it here, never from the machine.
+	 */
 	enum sim_end end;
 	uint64_t end_time;
 	bool cond_holds;
 	size_t nevents;			/* lines of the account */
 	uint64_t hash;
 	size_t ndecisions;
+	struct sim_finding *findings;	/* what the machine reported, in order */
+	size_t nfindings;
+	struct sim_decision *log;	/* the decisions, unless cfg.drop_decisions */
+	size_t nlog;
+	char divergence[512];		/* after SIM_END_DIVERGED: why, and where */
+	size_t findings_cap, log_cap;	/* kept by a run struct used again */
 	/* what the run left, by object and program id: scn_run_free() frees it */
 	const struct scn *scn;
 	struct scn_run_obj *objs;
@@ -299,12 +312,13 @@ struct scn_run {
 };
 
 /*
- * Run the scenario once on the machine configured in s->cfg (the caller
- * applies seed, strategy or kernel overrides to s before sharing it; s is
- * only read). The machine is left initialised so that the caller can read
- * findings, decisions and trace; it calls sim_fini() itself, and
- * scn_run_free(run) after reading the run. One machine, one run at a time:
- * the machine is the process's. Returns 0, or -1 with a message on err.
+ * Run the scenario once on the machine configured in s->cfg, or
+ * run->config (s is only read). The result is in run, a value; the machine
+ * is left as the run ended (for its trace records, its stats), reset by the
+ * next run or torn down by sim_fini(). A run struct may be used again
+ * (its buffers are kept); scn_run_free(run) when done. One machine, one run
+ * at a time: the machine is the process's. Returns 0, or -1 with a message
+ * on err.
  */
 int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err);
 void scn_run_free(struct scn_run *run);
@@ -344,8 +358,13 @@ bool scn_cut_short(const struct scn_run *run);
  * \t), valid UTF-8 as it is.
  */
 void scn_put_text(FILE *out, const char *text);
-/* The scenario text with the run's decision log as its schedule section. */
-int scn_write_with_schedule(FILE *out, const struct scn *s);
+/*
+ * The scenario text with a run's settings and decision log as its schedule
+ * section (the run kept its log: cfg.drop_decisions was false); comment,
+ * if not NULL, goes before it as a (* ... *) block.
+ */
+int scn_write_with_schedule(FILE *out, const struct scn *s, const struct scn_run *run,
+			    const char *comment);
 
 const char *scn_did_you_mean(const char *word, const char *const *words, size_t n);
 

@@ -331,9 +331,9 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		if (s->objs[i]->kind == OBJ_FN)
 			fprintf(out, "  fn %s ran %ld time%s\n", s->objs[i]->name, run->objs[i].count,
 				run->objs[i].count == 1 ? "" : "s");
-	fprintf(out, "\nFindings: %zu\n", sim_finding_count());
-	for (size_t i = 0; i < sim_finding_count(); i++) {
-		const struct sim_finding *f = sim_finding(i);
+	fprintf(out, "\nFindings: %zu\n", run->nfindings);
+	for (size_t i = 0; i < run->nfindings; i++) {
+		const struct sim_finding *f = &run->findings[i];
 
 		fprintf(out, "  [%zu] %s at ", i + 1, sim_finding_kind_name(f->kind));
 		print_time(out, f->time);
@@ -372,7 +372,7 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		fprintf(out, "the run stopped at its time limit, not at its end: a longer "
 			"time_limit shows the rest\n");
 	if (run->end == SIM_END_DIVERGED)
-		fprintf(out, "divergence: %s\n", sim_divergence());
+		fprintf(out, "divergence: %s\n", run->divergence);
 }
 
 /* The values the condition looks at, as herd7 lists a state: each once. */
@@ -454,7 +454,7 @@ bool scn_expectations_hold(const struct scn *s, const struct scn_run *run)
 		return false;
 	/* without a condition, a run cut short by a limit has not shown it is clean */
 	if (s->quant == Q_NONE)
-		return sim_finding_count() == 0 && !scn_cut_short(run);
+		return run->nfindings == 0 && !scn_cut_short(run);
 	return verdict(s, run);
 }
 
@@ -465,7 +465,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 	fputs("\nTest ", out);
 	put_text(out, s->name);
 	if (s->quant == Q_NONE) {
-		fprintf(out, ": no condition; %s\n", sim_finding_count() ? "findings reported" :
+		fprintf(out, ": no condition; %s\n", run->nfindings ? "findings reported" :
 			scn_cut_short(run) ? "the run was cut short by a limit" : "nothing found");
 		return;
 	}
@@ -570,8 +570,8 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 	fputs(",\"counters\":", out);
 	json_objects(out, s, run, OBJ_COUNTER, "value");
 	fputs(",\"findings\":[", out);
-	for (size_t i = 0; i < sim_finding_count(); i++) {
-		const struct sim_finding *f = sim_finding(i);
+	for (size_t i = 0; i < run->nfindings; i++) {
+		const struct sim_finding *f = &run->findings[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"time_ns\":%llu,\"cpu\":%d,\"context\":",
 			i ? "," : "", sim_finding_kind_name(f->kind), (unsigned long long)f->time,
@@ -593,7 +593,7 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 		run->ndecisions, (unsigned long long)run->hash);
 	if (run->end == SIM_END_DIVERGED) {
 		fputs(",\"divergence\":", out);
-		json_str(out, sim_divergence());
+		json_str(out, run->divergence);
 	}
 	if (s->quant != Q_NONE) {
 		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"test\":\"%s\",\"text\":",
@@ -610,11 +610,12 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 		scn_expectations_hold(s, run) ? "true" : "false");
 }
 
-int scn_write_with_schedule(FILE *out, const struct scn *s)
+int scn_write_with_schedule(FILE *out, const struct scn *s, const struct scn_run *run,
+			    const char *comment)
 {
 	static const char whys[] = SIM_WHY_LETTERS;
-	const struct sim_decision *d = sim_decisions();
-	size_t n = sim_decision_count();
+	const struct sim_decision *d = run->log;
+	size_t n = run->nlog;
 	size_t keep = s->schedule_at;
 	const char *line;
 	char buf[300];
@@ -623,9 +624,11 @@ int scn_write_with_schedule(FILE *out, const struct scn *s)
 	while (keep && (s->text[keep - 1] == '\n' || s->text[keep - 1] == ' '))
 		keep--;
 	fwrite(s->text, 1, keep, out);
+	if (comment)
+		fprintf(out, "\n\n(* %s *)", comment);
 	/* every setting the run had, as the init block writes them, a line at most 80 wide */
 	fputs("\n\nschedule {", out);
-	for (size_t i = 0, col = 80; (line = scn_setting_text(s, i, buf, sizeof(buf))); i++) {
+	for (size_t i = 0, col = 80; (line = scn_setting_text(run, i, buf, sizeof(buf))); i++) {
 		if (!*line)
 			continue;
 		if (col + 1 + strlen(line) > 80) {

@@ -693,17 +693,37 @@ static void free_objects(void)
 	R->nworks = 0;
 }
 
+static void free_state(struct scn_run *run)
+{
+	run->nevents = 0;
+	free(run->objs);
+	free(run->progs);
+	run->objs = NULL;
+	run->progs = NULL;
+}
+
+static void keep_result(struct scn_run *run);
+
 int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
 {
 	void (*on_event)(void *, const struct scn_event *) = run->on_event;
 	void *event_arg = run->event_arg;
 	const struct sim_config *config = run->config;
+	struct sim_finding *findings = run->findings;
+	struct sim_decision *log = run->log;
+	size_t findings_cap = run->findings_cap, log_cap = run->log_cap;
 	int rc = 0;
 
+	/* the objects' and programs' state of a run before goes; its buffers stay */
+	free_state(run);
 	memset(run, 0, sizeof(*run));
 	run->on_event = on_event;
 	run->event_arg = event_arg;
 	run->config = config;
+	run->findings = findings;
+	run->findings_cap = findings_cap;
+	run->log = log;
+	run->log_cap = log_cap;
 	run->cfg = config ? *config : s->cfg;
 	run->cfg.era = model->era;	/* the machine is of the variant's era */
 	run->scn = s;
@@ -727,33 +747,62 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->end_time = sim_max_time();
 	run->hash = sim_trace_hash();
 	run->ndecisions = sim_decision_count();
+	keep_result(run);
 	free_objects();
 	R = NULL;
 	if (run->failed)
 		rc = -1;
 	else
 		run->cond_holds = s->cond ? scn_eval_final(run, s->cond) != 0 :
-			sim_finding_count() == 0;
+			run->nfindings == 0;
 	return rc;
+}
+
+/* Copy what the machine holds of the run into the run, growing its buffers only. */
+static void keep_result(struct scn_run *run)
+{
+	size_t nf = sim_finding_count(), nd = sim_decision_count();
+
+	if (nf > run->findings_cap) {
+		run->findings = realloc(run->findings, nf * sizeof(*run->findings));
+		run->findings_cap = nf;
+	}
+	if (!run->cfg.drop_decisions && nd > run->log_cap) {
+		run->log = realloc(run->log, nd * sizeof(*run->log));
+		run->log_cap = nd;
+	}
+	if ((nf && !run->findings) || (!run->cfg.drop_decisions && nd && !run->log))
+		abort();
+	for (size_t i = 0; i < nf; i++)
+		run->findings[i] = *sim_finding(i);
+	run->nfindings = nf;
+	run->nlog = run->cfg.drop_decisions ? 0 : nd;
+	if (run->nlog)
+		memcpy(run->log, sim_decisions(), nd * sizeof(*run->log));
+	if (run->end == SIM_END_DIVERGED)
+		snprintf(run->divergence, sizeof(run->divergence), "%s%s%s", sim_divergence(),
+			 sim_divergence_where() ? ", " : "",
+			 sim_divergence_where() ? sim_divergence_where() : "");
 }
 
 void scn_run_free(struct scn_run *run)
 {
-	run->nevents = 0;
-	free(run->objs);
-	free(run->progs);
-	run->objs = NULL;
-	run->progs = NULL;
+	free_state(run);
+	free(run->findings);
+	free(run->log);
+	run->findings = NULL;
+	run->log = NULL;
+	run->nfindings = run->nlog = run->findings_cap = run->log_cap = 0;
 }
 
 /* --- the condition, after the run -------------------------------------------------------- */
 
-static long findings_matching(long kind, const char *func)
+static long findings_matching(const struct scn_run *run, long kind, const char *func)
 {
 	long n = 0;
 
-	for (size_t i = 0; i < sim_finding_count(); i++) {
-		const struct sim_finding *f = sim_finding(i);
+	for (size_t i = 0; i < run->nfindings; i++) {
+		const struct sim_finding *f = &run->findings[i];
 
 		if ((long)f->kind != kind)
 			continue;
@@ -779,7 +828,7 @@ long scn_eval_final(const struct scn_run *run, const struct scn_expr *e)
 	case EX_OBJ:
 		return a && e->obj->kind == OBJ_COUNTER ? a->count : 0;
 	case EX_FINDING:
-		return findings_matching(e->value, e->str);
+		return findings_matching(run, e->value, e->str);
 	case EX_RAN:
 		return a->count;
 	case EX_BEFORE:

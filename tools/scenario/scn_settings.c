@@ -282,8 +282,10 @@ const char *set_name(size_t i)
 	return i < NSETTINGS ? settings[i].name : NULL;
 }
 
-const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t len)
+const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, size_t len)
 {
+	const struct scn *s = run->scn;
+	const struct sim_config *cfg = &run->cfg;
 	const struct setting *st = &settings[i];
 	const struct kw_model *m;
 	char name[80];
@@ -294,7 +296,7 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 	full_name(st, name, sizeof(name));
 	switch (st->type) {
 	case SET_KERNEL:
-		m = kw_model_find(s->kernel);
+		m = run->model ? run->model : kw_model_find(s->kernel);
 		snprintf(buf, len, "%s = ", name);
 		if (m && strlen(m->name) < sizeof(s->kernel)) {
 			bool plain = true;
@@ -314,7 +316,12 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 		snprintf(buf + strlen(buf), len - strlen(buf), "\";");
 		return buf;
 	case SET_NAME:
-		v = load(&s->cfg, st);
+		v = load(cfg, st);
+		/* a chooser's log needs no strategy to replay: the log alone decides */
+		if (!strcmp(st->name, "strategy") && cfg->chooser) {
+			buf[0] = '\0';
+			return buf;
+		}
 		for (size_t k = 0; k <= v; k++) {
 			/* a value with no name here (strategy replay) is not a setting */
 			if (!st->names[k]) {
@@ -326,11 +333,11 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 		return buf;
 	case SET_NUMBER:
 		/* the seed of a run that does not draw from it is no part of the run */
-		if (!strcmp(st->name, "seed") && s->cfg.strategy != SIM_STRATEGY_RANDOM) {
+		if (!strcmp(st->name, "seed") && (cfg->strategy != SIM_STRATEGY_RANDOM || cfg->chooser)) {
 			buf[0] = '\0';
 			return buf;
 		}
-		snprintf(buf, len, "%s = %llu;", name, (unsigned long long)load(&s->cfg, st));
+		snprintf(buf, len, "%s = %llu;", name, (unsigned long long)load(cfg, st));
 		return buf;
 	case SET_TIME: {
 		static const struct { const char *unit; uint64_t ns; } units[] = {
@@ -338,7 +345,7 @@ const char *scn_setting_text(const struct scn *s, size_t i, char *buf, size_t le
 		};
 		size_t u = 0;
 
-		v = load(&s->cfg, st);
+		v = load(cfg, st);
 		if (st->names && v == UINT64_MAX) {
 			snprintf(buf, len, "%s = %s;", name, st->names[0]);
 			return buf;

@@ -34,6 +34,17 @@ enum sim_strategy {
 	SIM_STRATEGY_REPLAY,	/* answers come from a recorded decision log */
 };
 
+struct sim_question;
+
+/*
+ * A strategy of the caller's own (an explorer's PCT, POS, systematic
+ * search, a fuzzer's byte stream): it answers every choice the machine
+ * makes, 0 .. q->n - 1, and the answer is logged as any other. It must be
+ * a function of what it was given (its ctx, the questions so far), so a
+ * run stays reproducible; the log it leaves replays without it.
+ */
+typedef unsigned int (*sim_chooser_fn)(void *ctx, const struct sim_question *q);
+
 /* Virtual cost, in nanoseconds, of each primitive step. */
 struct sim_costs {
 	uint64_t point;		/* any scheduling point */
@@ -70,6 +81,20 @@ struct sim_config {
 	enum sim_spinlock spinlock;
 	enum sim_strategy strategy;
 	uint64_t seed;
+	/*
+	 * When set, chooser answers in place of strategy (a replayed log still
+	 * comes first). strategy then only says what a saved schedule records.
+	 */
+	sim_chooser_fn chooser;
+	void *chooser_ctx;
+	/*
+	 * Called at every scheduling point, before the machine picks who runs
+	 * next, on the running context's stack (the machine's own between
+	 * events): invariants and coverage read state here. It must not block
+	 * or reach a scheduling point itself; it may report (sim_raise).
+	 */
+	void (*on_point)(void *arg);
+	void *on_point_arg;
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
 	/* kernel.watchdog_thresh: a CPU that does not schedule for twice this is a soft lockup */
 	uint64_t watchdog_thresh_ns;	/* 0: no soft-lockup detector */
@@ -179,6 +204,7 @@ enum sim_finding_kind {
 	SIM_F_WARN, SIM_F_BUG, SIM_F_MIGHT_SLEEP, SIM_F_LOCKDEP, SIM_F_DEADLOCK,
 	SIM_F_HUNG, SIM_F_UAF, SIM_F_DOUBLE_FREE, SIM_F_BAD_FREE, SIM_F_LEAK,
 	SIM_F_FREEZE_FAILED, SIM_F_STACK_OVERFLOW, SIM_F_ATOMIC_LEAK,
+	SIM_F_INVARIANT,	/* a caller's always/never broken (sim_raise) */
 	SIM_F__COUNT
 };
 
@@ -205,6 +231,14 @@ struct sim_finding {
  */
 void sim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * A finding the caller raises (an invariant of its own broken): in the
+ * running context, at its time, CPU and note, as the machine's are. From
+ * on_point or a task; not fatal, the run goes on.
+ */
+void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 const char *sim_finding_kind_name(enum sim_finding_kind kind);
 size_t sim_finding_count(void);
 const struct sim_finding *sim_finding(size_t i);
@@ -229,8 +263,27 @@ struct sim_decision {
 	uint8_t why;
 };
 
+/*
+ * A choice as a strategy sees it. Candidate 0 is always the faithful
+ * answer. ids[i] says who candidate i is, so a strategy can keep
+ * something per contender (a PCT priority): for SIM_WHY_CPU and
+ * SIM_WHY_PLACE a CPU number; for SIM_WHY_SPIN the CPU the spinner runs
+ * on; for SIM_WHY_IRQ and SIM_WHY_WAKE, two
+ * answers (0: the kernel's usual, 1: the other), ids[i] is the CPU it is
+ * about, the same for both.
+ */
+struct sim_question {
+	unsigned int n;
+	enum sim_why why;
+	const int *ids;		/* NULL: candidate i is i */
+	size_t index;		/* its place in the run's decision log */
+	int cpu;		/* the CPU that last ran (-1 before any) */
+};
+
 /* Every choice the machine makes goes through here. Returns 0 .. n-1. */
 unsigned int sim_choose(unsigned int n, enum sim_why why);
+/* ... with who the candidates are (struct sim_question's ids; NULL: 0 .. n-1). */
+unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids);
 
 size_t sim_decision_count(void);
 const struct sim_decision *sim_decisions(void);

@@ -1,0 +1,69 @@
+/*
+ * Exploration strategies: each answers the machine's choices through the
+ * chooser of struct sim_config (sim_chooser_fn), so the machine knows
+ * nothing of them. A campaign numbers its runs 0, 1, 2, ...; a strategy
+ * prepares run r from (its parameters, its seed, r) alone, so that any run
+ * replays from its token and a campaign splits into shards, except dfs,
+ * whose run r follows from the runs before it (it learns the tree).
+ *
+ *   random     uniform at every decision
+ *   pct        probabilistic concurrency testing (Burckhardt et al., ASPLOS
+ *              2010), bug depth d: CPUs are its threads
+ *   pos        partial order sampling (Yuan et al., CAV 2018)
+ *   dfs        systematic search bounded by k preemptions, with sleep sets
+ *   portfolio  the default: a documented mix of the above
+ */
+#ifndef KWSIM_STRATEGY_H
+#define KWSIM_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sim/sim.h>
+
+enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS__COUNT };
+
+struct xs_params {
+	enum xs_kind kind;
+	uint64_t seed;			/* the campaign's */
+	unsigned int depth;		/* pct: bug depth d (>= 1) */
+	unsigned int preemptions;	/* dfs: the bound k */
+	/*
+	 * What a faithful run of the scenario showed (a calibration run the
+	 * campaign makes first, the same in every shard): its decisions and
+	 * the CPUs in use, pct's n and k.
+	 */
+	size_t est_steps;
+	unsigned int est_contexts;
+};
+
+struct xs;
+
+/* "random", "pct", ... -> kind; false for a name not known. */
+bool xs_kind_from_name(const char *name, enum xs_kind *kind);
+const char *xs_kind_name(enum xs_kind kind);
+
+struct xs *xs_new(const struct xs_params *p);
+void xs_free(struct xs *x);
+
+/*
+ * Prepare run r: set cfg->chooser and cfg->chooser_ctx (the rest of cfg is
+ * the caller's). Returns false when there is no run r: the strategy has
+ * exhausted its space (dfs) and the campaign is complete.
+ */
+bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
+/* After run r: the decisions it made (dfs learns the tree from them). */
+void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
+
+/*
+ * What made run r, for the replay token and reports: "pct(d=3)",
+ * "dfs(k=2)", and for portfolio the member that made run r.
+ */
+const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len);
+/* dfs: true once the bounded space has been searched in full. */
+bool xs_exhausted(const struct xs *x);
+/* Whether runs are independent of each other (everything but dfs): shardable. */
+bool xs_independent(enum xs_kind kind);
+
+#endif
