@@ -35,6 +35,15 @@ struct task_struct *sim_current(void)
 	return sim.cur_cpu && !sim.in_event ? sim.cur_cpu->curr : NULL;
 }
 
+const char *sim_running(const char **work_fn)
+{
+	struct sim_ctx *x = sim.in_event ? NULL : sim.cur;
+
+	if (work_fn)
+		*work_fn = x ? x->work_fn : NULL;
+	return x ? sim_ctx_name(x) : NULL;
+}
+
 int smp_processor_id(void)
 {
 	return sim_this_cpu();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cmd_explore.h"
 #include "cmd_run.h"
 
 #include <model.h>
@@ -29,6 +30,10 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "run", "FILE [options]", "run a scenario once; see 'Commands' in README.md", kwsim_run },
 	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
+	{ "explore", "FILE [options]", "search a scenario's interleavings for races; see below",
+	  kwsim_explore },
+	{ "merge", "DIR... [--json]", "combine the results of explore's shards (--shard, --out)",
+	  kwsim_merge },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
@@ -59,6 +64,22 @@ static void usage(FILE *f)
 		"  --json                   print the result as JSON\n"
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
 		"                           decisions (run); replay runs that file exactly\n");
+	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
+		"  --strategy NAME          random, pct, pos, dfs or portfolio (default: portfolio)\n"
+		"  --runs N                 runs per kernel (default 10000)\n"
+		"  --time S                 stop after S seconds of wall time (alone: no run bound)\n"
+		"  --seed S                 the campaign's seed (default 0)\n"
+		"  --depth D                pct's bug depth (default 3)\n"
+		"  --preemptions K          dfs's preemption bound (default 2)\n"
+		"  --kernel V[,V...]|all    the variants, outcome tables side by side\n"
+		"  --jobs J                 J processes on this machine\n"
+		"  --shard I/N              only runs r with r %% N == I (merge the shards' --out)\n"
+		"  --out DIR                a replay file per finding, and DIR/result.txt\n"
+		"  --stop-on-first          stop at the first finding\n"
+		"  --json                   the summary as one JSON object\n"
+		"  --set NAME=VALUE         a setting, as for run\n"
+		"  --token TOKEN            print the run a finding's replay token names, as run\n"
+		"                           would (--save-schedule FILE writes it as a replay file)\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");
@@ -68,7 +89,10 @@ static void usage(FILE *f)
 		"            2 bad input or usage, a schedule that no longer fits, or output\n"
 		"              that could not be written,\n"
 		"            3 the run was cut short by a limit (time_limit, max_steps,\n"
-		"              max_decisions): its verdict covers a partial run\n");
+		"              max_decisions): its verdict covers a partial run\n"
+		"explore:    0 nothing found, 1 findings, 2 bad input or usage, 3 stopped\n"
+		"              (SIGINT, --time) before the runs asked were done, nothing found;\n"
+		"            merge: as explore, 3 also when shards are missing\n");
 }
 
 static int cmd_help(int argc, char **argv)

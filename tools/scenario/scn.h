@@ -345,6 +345,14 @@ void scn_timeline_release(struct scn_timeline *t, uint64_t watermark);
 size_t scn_timeline_held(const struct scn_timeline *t);
 void scn_timeline_end(struct scn_timeline *t);
 
+/*
+ * The state a run ended in, as the result block's States line lists it:
+ * the condition's atoms, each once ("0:r0=1; done=0; deadlock=1; "), in
+ * buf as snprintf writes; returns the length it needs. Raw text: print it
+ * with scn_put_text().
+ */
+size_t scn_state_text(const struct scn_run *run, char *buf, size_t len);
+
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run);
 void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run);
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run);

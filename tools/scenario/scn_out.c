@@ -376,28 +376,20 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 }
 
 /* The values the condition looks at, as herd7 lists a state: each once. */
-static void print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, int *n)
+static void print_state(FILE *out, const struct scn_run *run)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	char small[512], *buf = small;
+	size_t len = scn_state_text(run, small, sizeof(small));
 
-	if (!mem)
-		return;
-	collect_state(mem, run, e);
-	fclose(mem);
-	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
-		bool seen = false;
-
-		for (char *prev = buf; prev < item; prev += strlen(prev) + 1)
-			seen |= !strcmp(prev, item);
-		if (!seen) {
-			put_text(out, item);
-			fputs("; ", out);
-			(*n)++;
-		}
+	if (len >= sizeof(small)) {
+		buf = malloc(len + 1);
+		if (!buf)
+			abort();
+		scn_state_text(run, buf, len + 1);
 	}
-	free(buf);
+	put_text(out, buf);
+	if (buf != small)
+		free(buf);
 }
 
 static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e)
@@ -434,6 +426,33 @@ static void collect_state(FILE *out, const struct scn_run *run, const struct scn
 	}
 }
 
+size_t scn_state_text(const struct scn_run *run, char *buf, size_t len)
+{
+	char *items = NULL;
+	size_t n = 0, at = 0;
+	FILE *mem = open_memstream(&items, &n);
+
+	if (!mem)
+		abort();
+	collect_state(mem, run, run->scn->cond);
+	fclose(mem);
+	if (len)
+		buf[0] = '\0';
+	for (char *item = strtok(items, "\n"); item; item = strtok(NULL, "\n")) {
+		bool seen = false;
+
+		for (char *prev = items; prev < item; prev += strlen(prev) + 1)
+			seen |= !strcmp(prev, item);
+		if (seen)
+			continue;
+		if (at < len)
+			snprintf(buf + at, len - at, "%s; ", item);
+		at += strlen(item) + 2;
+	}
+	free(items);
+	return at;
+}
+
 /* herd7's verdict: exists wants a positive witness, ~exists none, forall no negative. */
 static bool verdict(const struct scn *s, const struct scn_run *run)
 {
@@ -460,7 +479,7 @@ bool scn_expectations_hold(const struct scn *s, const struct scn_run *run)
 
 void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 {
-	int pos = run->cond_holds, n = 0;
+	int pos = run->cond_holds;
 
 	fputs("\nTest ", out);
 	put_text(out, s->name);
@@ -472,7 +491,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 	fprintf(out, " %s\n", s->quant == Q_NOT_EXISTS ? "Forbidden" :
 		s->quant == Q_FORALL ? "Required" : "Allowed");
 	fprintf(out, "States 1\n");
-	print_state(out, run, s->cond, &n);
+	print_state(out, run);
 	fputc('\n', out);
 	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
 	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);

@@ -197,6 +197,12 @@ void sim_sleep_until_boot(uint64_t t);	/* ... until the boot clock reads t */
 unsigned long sim_ns_to_jiffies(uint64_t ns);
 uint64_t sim_jiffies_to_ns(unsigned long j);	/* when jiffies first reads j */
 int sim_this_cpu(void);
+/*
+ * Who runs now, for a caller's look at a scheduling point (on_point): the
+ * context's name ("hardirq", "softirq" or its task's comm) and the work
+ * function it executes (NULL: none); NULL on the machine's own stack.
+ */
+const char *sim_running(const char **work_fn);
 
 /* --- findings -------------------------------------------------------------- */
 

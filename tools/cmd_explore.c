@@ -1,0 +1,1061 @@
+/*
+ * kwsim explore and kwsim merge: race exploration of a scenario, in process.
+ *
+ *   kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio] [--runs N | --time S]
+ *                      [--seed S] [--depth D] [--preemptions K] [--kernel V[,V...]|all]
+ *                      [--jobs J] [--shard I/N] [--out DIR] [--stop-on-first] [--json]
+ *                      [--set NAME=VALUE]...
+ *   kwsim explore FILE --token TOKEN [--save-schedule OUT] [--set NAME=VALUE]...
+ *   kwsim merge DIR... [--json]
+ *
+ * The campaign engine is tools/explore/explore.c, its result and summary
+ * tools/explore/result.c. Here: the options, the progress line, SIGINT,
+ * replay tokens, --jobs (child processes whose pipes and signals the parent
+ * multiplexes with libevent) and merge.
+ *
+ * Exit status (README "Exit codes", 'kwsim help'):
+ *   0  nothing found: every run asked was done and none showed a finding
+ *      (nor what the condition asks about)
+ *   1  findings
+ *   2  bad input or usage, or output that could not be written
+ *   3  stopped (SIGINT, --time) before the runs asked were done, nothing
+ *      found in the runs that were; merge: shards missing
+ * With --token the status is kwsim run's for that run.
+ */
+#include "cmd_explore.h"
+#include "cmd_run.h"
+#include "explore/explore.h"
+#include "explore/finding.h"
+#include "scenario/scn.h"
+
+#include <model.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_JOBS 256
+
+struct explore_opts {
+	const char *file;
+	struct xc_opts xc;
+	bool runs_given, time_given, json;
+	unsigned int jobs;
+	bool shard_given;
+	const char *token, *save;
+	const char **kernels;
+	size_t nkernels;
+	char *kernel_list;	/* --kernel's value, split in place */
+	struct scn_set *sets;
+	size_t nsets;
+	char *sets_text;	/* the --set values, for the scenario's hash */
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "kwsim %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try 'kwsim help')\n");
+	return 2;
+}
+
+static bool parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	return *v && !*end && !errno && v[0] != '-' && v[0] != '+' && v[0] != ' ';
+}
+
+static void free_opts(struct explore_opts *o)
+{
+	free(o->kernels);
+	free(o->kernel_list);
+	free(o->sets);
+	free(o->sets_text);
+}
+
+/* --kernel V[,V...] or all: every variant once, in the order given (all: ours, then trees). */
+static int parse_kernels(struct explore_opts *o, const char *v)
+{
+	size_t cap = kw_model_count() + kw_tree_count() + 1;
+
+	free(o->kernels);
+	free(o->kernel_list);
+	o->nkernels = 0;
+	o->kernel_list = strdup(v);
+	if (!o->kernel_list)
+		abort();
+	if (!strcmp(v, "all")) {
+		o->kernels = calloc(cap, sizeof(*o->kernels));
+		if (!o->kernels)
+			abort();
+		for (size_t i = 0; i < kw_model_count(); i++)
+			o->kernels[o->nkernels++] = kw_model_get(i)->name;
+		for (size_t i = 0; i < kw_tree_count(); i++)
+			o->kernels[o->nkernels++] = kw_tree_get(i)->name;
+		return 0;
+	}
+	cap = strlen(v) + 1;
+	o->kernels = calloc(cap, sizeof(*o->kernels));
+	if (!o->kernels)
+		abort();
+	for (char *save = NULL, *k = strtok_r(o->kernel_list, ",", &save); k;
+	     k = strtok_r(NULL, ",", &save)) {
+		const struct kw_model *m = kw_model_find(k);
+
+		if (!m)
+			return usage_error("explore", "--kernel: no variant '%s' (v4.9, mainline, a "
+					   "built tree:LABEL or tree:DIR, or all)", k);
+		for (size_t i = 0; i < o->nkernels; i++)
+			if (!strcmp(o->kernels[i], m->name))
+				return usage_error("explore", "--kernel names '%s' twice", m->name);
+		o->kernels[o->nkernels++] = m->name;
+	}
+	if (!o->nkernels)
+		return usage_error("explore", "--kernel wants a variant, not '%s'", v);
+	return 0;
+}
+
+static void add_set(struct explore_opts *o, const char *v)
+{
+	size_t len = o->sets_text ? strlen(o->sets_text) : 0;
+
+	o->sets[o->nsets].arg = v;
+	o->sets[o->nsets++].said = v;
+	o->sets_text = realloc(o->sets_text, len + strlen(v) + 2);
+	if (!o->sets_text)
+		abort();
+	sprintf(o->sets_text + len, "%s\n", v);
+}
+
+static int parse_opts(int argc, char **argv, struct explore_opts *o)
+{
+	const char *cmd = "explore";
+	bool campaign_flag = false;
+
+	memset(o, 0, sizeof(*o));
+	o->xc.sp.kind = XS_PORTFOLIO;
+	o->xc.sp.depth = 3;
+	o->xc.sp.preemptions = 2;
+	o->xc.runs = 10000;
+	o->xc.nshards = 1;
+	o->jobs = 1;
+	o->sets = calloc((size_t)argc, sizeof(*o->sets));
+	if (!o->sets)
+		abort();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool takes = !strcmp(a, "--strategy") || !strcmp(a, "--runs") || !strcmp(a, "--time") ||
+			     !strcmp(a, "--seed") || !strcmp(a, "--depth") ||
+			     !strcmp(a, "--preemptions") || !strcmp(a, "--kernel") ||
+			     !strcmp(a, "--jobs") || !strcmp(a, "--shard") || !strcmp(a, "--out") ||
+			     !strcmp(a, "--token") || !strcmp(a, "--save-schedule") || !strcmp(a, "--set");
+		uint64_t n;
+
+		if (takes && !v)
+			return usage_error(cmd, "option %s needs a value", a);
+		if (takes && strcmp(a, "--token") && strcmp(a, "--save-schedule") && strcmp(a, "--set"))
+			campaign_flag = true;
+		if (!strcmp(a, "--strategy")) {
+			if (!xs_kind_from_name(v, &o->xc.sp.kind))
+				return usage_error(cmd, "--strategy must be random, pct, pos, dfs or "
+						   "portfolio, not '%s'", v);
+		} else if (!strcmp(a, "--runs")) {
+			if (!parse_u64(v, &o->xc.runs) || !o->xc.runs)
+				return usage_error(cmd, "--runs wants a positive number, not '%s'", v);
+			o->runs_given = true;
+		} else if (!strcmp(a, "--time")) {
+			char *end;
+
+			errno = 0;
+			o->xc.time_s = strtod(v, &end);
+			if (errno || *end || !*v || !(o->xc.time_s > 0) || !isfinite(o->xc.time_s))
+				return usage_error(cmd, "--time wants a positive number of seconds, "
+						   "not '%s'", v);
+			o->time_given = true;
+		} else if (!strcmp(a, "--seed")) {
+			if (!parse_u64(v, &o->xc.sp.seed))
+				return usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
+		} else if (!strcmp(a, "--depth")) {
+			if (!parse_u64(v, &n) || !n || n > 64)
+				return usage_error(cmd, "--depth wants a bug depth of 1 to 64, not '%s'", v);
+			o->xc.sp.depth = (unsigned int)n;
+		} else if (!strcmp(a, "--preemptions")) {
+			if (!parse_u64(v, &n) || n > 64)
+				return usage_error(cmd, "--preemptions wants 0 to 64, not '%s'", v);
+			o->xc.sp.preemptions = (unsigned int)n;
+		} else if (!strcmp(a, "--kernel")) {
+			if (parse_kernels(o, v))
+				return 2;
+		} else if (!strcmp(a, "--jobs")) {
+			if (!parse_u64(v, &n) || !n || n > MAX_JOBS)
+				return usage_error(cmd, "--jobs wants 1 to 256 processes, not '%s'", v);
+			o->jobs = (unsigned int)n;
+		} else if (!strcmp(a, "--shard")) {
+			unsigned int si, sn;
+			char tail;
+
+			if (sscanf(v, "%u/%u%c", &si, &sn, &tail) != 2 || v[0] == '-' ||
+			    !strchr(v, '/') || strchr(v, '-') || strchr(v, '+') || strchr(v, ' ') ||
+			    !sn || si >= sn || sn > 1000000)
+				return usage_error(cmd, "--shard wants I/N with 0 <= I < N, not '%s'", v);
+			o->xc.shard = si;
+			o->xc.nshards = sn;
+			o->shard_given = true;
+		} else if (!strcmp(a, "--out")) {
+			o->xc.out_dir = v;
+		} else if (!strcmp(a, "--token")) {
+			o->token = v;
+		} else if (!strcmp(a, "--save-schedule")) {
+			o->save = v;
+		} else if (!strcmp(a, "--set")) {
+			add_set(o, v);
+		} else if (!strcmp(a, "--stop-on-first")) {
+			o->xc.stop_on_first = true;
+			campaign_flag = true;
+			continue;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+			continue;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio]\n"
+			       "                     [--runs N | --time S] [--seed S] [--depth D]"
+			       " [--preemptions K]\n"
+			       "                     [--kernel V[,V...]|all] [--jobs J] [--shard I/N]"
+			       " [--out DIR]\n"
+			       "                     [--stop-on-first] [--json] [--set NAME=VALUE]...\n"
+			       "       kwsim explore FILE --token TOKEN [--save-schedule OUT]\n"
+			       "(the options are explained by 'kwsim help')\n");
+			return -1;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error(cmd, "unknown option '%s'", a);
+		} else if (o->file) {
+			return usage_error(cmd, "one scenario file at a time, not also '%s'", a);
+		} else {
+			o->file = a;
+			continue;
+		}
+		i++;
+	}
+	if (!o->file)
+		return usage_error(cmd, "%s", "needs a scenario file");
+	if (o->token && (campaign_flag || o->json))
+		return usage_error(cmd, "%s", "--token replays one run: it takes only --save-schedule "
+				   "and --set");
+	if (o->save && !o->token)
+		return usage_error(cmd, "%s", "--save-schedule writes a token's run: give --token "
+				   "(--out DIR writes every finding's)");
+	if (o->time_given && !o->runs_given)
+		o->xc.runs = 0;	/* --time alone: as many runs as fit */
+	if (o->shard_given && !xs_independent(o->xc.sp.kind))
+		return usage_error(cmd, "--shard: the %s strategy's runs depend on the runs before "
+				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
+	if (o->jobs > 1 && !xs_independent(o->xc.sp.kind))
+		return usage_error(cmd, "--jobs: the %s strategy's runs depend on the runs before "
+				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
+	if ((uint64_t)o->xc.nshards * o->jobs > 1000000)
+		return usage_error(cmd, "%s", "--shard N times --jobs J is more than 1,000,000 slices");
+	return scn_set(NULL, cmd, o->sets, o->nsets, stderr);
+}
+
+/* --- the progress line: on a terminal only ----------------------------------------------------- */
+
+struct progress {
+	double t0, last;
+};
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_line(struct progress *p, uint64_t runs, size_t findings, size_t traces,
+			  size_t tuples, bool final)
+{
+	double now = seconds();
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	if (now - p->last < 0.2)
+		return;
+	p->last = now;
+	fprintf(stderr, "\r\033[Kexplore: %" PRIu64 " runs, %.0f runs/s, %zu findings, coverage %zu "
+		"traces %zu work states, %.1f s", runs, runs / (now - p->t0 > 0 ? now - p->t0 : 1),
+		findings, traces, tuples, now - p->t0);
+}
+
+static void totals(const struct xr *r, size_t *findings, size_t *traces, size_t *tuples)
+{
+	*findings = *traces = *tuples = 0;
+	for (size_t i = 0; i < r->nv; i++) {
+		*findings += r->v[i].nfindings;
+		*traces += xset_count(&r->v[i].traces);
+		*tuples += xset_count(&r->v[i].tuples);
+	}
+}
+
+static void on_progress(void *arg, const struct xr *r, uint64_t runs, bool final)
+{
+	size_t f, t, u;
+
+	totals(r, &f, &t, &u);
+	progress_line(arg, runs, f, t, u, final);
+}
+
+/* --- one process ------------------------------------------------------------------------------ */
+
+static struct scn *load(const struct explore_opts *o)
+{
+	struct scn *s = scn_load(o->file, stderr);
+
+	if (s && scn_set(s, "explore", o->sets, o->nsets, stderr)) {
+		scn_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void result_init(struct xr *r, const struct explore_opts *o, const struct scn *s)
+{
+	memset(r, 0, sizeof(*r));
+	r->nv = o->nkernels ? o->nkernels : 1;
+	r->v = calloc(r->nv, sizeof(*r->v));
+	if (!r->v)
+		abort();
+	for (size_t i = 0; i < r->nv; i++) {
+		const char *k = o->nkernels ? o->kernels[i] : kw_model_find(s->kernel)->name;
+
+		r->v[i].kernel = strdup(k);
+		if (!r->v[i].kernel)
+			abort();
+	}
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "kwsim explore: cannot make %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static int write_result(const char *dir, const struct xr *r)
+{
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/result.txt", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	rc = xr_write(f, r);
+	if (fclose(f) || rc) {
+		fprintf(stderr, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static int summary(const struct explore_opts *o, const struct xr *r)
+{
+	if (o->json)
+		xr_print_json(stdout, r);
+	else
+		xr_print(stdout, r);
+	if (o->xc.out_dir && write_result(o->xc.out_dir, r))
+		return 2;
+	return xr_status(r);
+}
+
+static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r);
+
+static int explore_campaign(struct explore_opts *o)
+{
+	struct scn *s = load(o);
+	struct progress prog = { seconds(), 0 };
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	const char *hook = getenv("KWSIM_EXPLORE_SIGINT_AFTER");
+	struct xr r;
+	int rc;
+
+	if (!s)
+		return 2;
+	/* SIGINT is ours before DIR exists: a script may wait for DIR, then interrupt */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	if (o->xc.out_dir && make_dir(o->xc.out_dir)) {
+		sigaction(SIGINT, &old, NULL);
+		scn_free(s);
+		return 2;
+	}
+	result_init(&r, o, s);
+	o->xc.sets_text = o->sets_text;
+	o->xc.stop = &stop_flag;
+	if (isatty(STDERR_FILENO)) {
+		o->xc.progress = on_progress;
+		o->xc.progress_arg = &prog;
+	}
+	/* tests: a SIGINT after this many runs, without a race against the run's speed */
+	if (hook)
+		(void)parse_u64(hook, &o->xc.raise_sigint_at);
+	if (o->jobs > 1)
+		rc = run_jobs(o, s, &r);
+	else
+		rc = xc_run(s, &o->xc, &r, stderr);
+	sigaction(SIGINT, &old, NULL);
+	if (!rc)
+		rc = summary(o, &r);
+	xr_free(&r);
+	scn_free(s);
+	return rc;
+}
+
+/* --- replay tokens ---------------------------------------------------------------------------- */
+
+struct token {
+	uint64_t hash, seed, run;
+	char kernel[256], strategy[160];
+	struct xs_params sp;
+};
+
+/* "hash:kernel:strategy:seed:run"; a kernel name may hold ':' (tree:6.12), the rest do not. */
+static bool parse_token(const char *t, struct token *k)
+{
+	const char *c1 = strchr(t, ':'), *last = strrchr(t, ':'), *mid;
+	char buf[32], base[32];
+	size_t bl;
+	const char *d, *kk;
+
+	memset(k, 0, sizeof(*k));
+	if (!c1 || c1 - t != 16 || last == c1)
+		return false;
+	memcpy(buf, t, 16);
+	buf[16] = '\0';
+	for (int i = 0; i < 16; i++)
+		if (!strchr("0123456789abcdef", buf[i]))
+			return false;
+	k->hash = strtoull(buf, NULL, 16);
+	if (!parse_u64(last + 1, &k->run))
+		return false;
+	for (mid = last - 1; mid > c1 && *mid != ':'; mid--)
+		;
+	if (mid == c1 || (size_t)(last - mid - 1) >= sizeof(buf))
+		return false;
+	memcpy(buf, mid + 1, (size_t)(last - mid - 1));
+	buf[last - mid - 1] = '\0';
+	if (!parse_u64(buf, &k->seed))
+		return false;
+	for (last = mid, mid--; mid > c1 && *mid != ':'; mid--)
+		;
+	/* the strategy field holds no ':' itself, the kernel's name may */
+	if (mid == c1 || (size_t)(last - mid - 1) >= sizeof(k->strategy) ||
+	    (size_t)(mid - c1 - 1) >= sizeof(k->kernel) || mid - c1 - 1 == 0)
+		return false;
+	memcpy(k->strategy, mid + 1, (size_t)(last - mid - 1));
+	memcpy(k->kernel, c1 + 1, (size_t)(mid - c1 - 1));
+	bl = strcspn(k->strategy, "(/");
+	if (bl >= sizeof(base))
+		return false;
+	memcpy(base, k->strategy, bl);
+	base[bl] = '\0';
+	if (!xs_kind_from_name(base, &k->sp.kind))
+		return false;
+	/* the parameters the strategy field names; the member's, after '/', do not count */
+	k->sp.seed = k->seed;
+	k->sp.depth = 3;
+	k->sp.preemptions = 2;
+	d = strstr(k->strategy, "d=");
+	kk = strstr(k->strategy, "k=");
+	if (d && (!strchr(k->strategy, '/') || d < strchr(k->strategy, '/')))
+		k->sp.depth = (unsigned int)strtoul(d + 2, NULL, 10);
+	if (kk && (!strchr(k->strategy, '/') || kk < strchr(k->strategy, '/')))
+		k->sp.preemptions = (unsigned int)strtoul(kk + 2, NULL, 10);
+	return true;
+}
+
+static int explore_token(struct explore_opts *o)
+{
+	struct token k;
+	struct scn *s = NULL, *show = NULL;
+	const struct kw_model *m;
+	struct xs *x = NULL;
+	struct scn_run run = { 0 };
+	struct sim_config cfg;
+	char name[160];
+	int rc = 2;
+
+	if (!parse_token(o->token, &k))
+		return usage_error("explore", "--token wants HASH:KERNEL:STRATEGY:SEED:RUN as explore "
+				   "prints it, not '%s'", o->token);
+	m = kw_model_find(k.kernel);
+	if (!m) {
+		fprintf(stderr, "kwsim explore: --token: this kwsim has no kernel '%s'\n", k.kernel);
+		return 2;
+	}
+	s = load(o);
+	if (!s)
+		return 2;
+	if (xc_scenario_hash(s, o->sets_text) != k.hash) {
+		fprintf(stderr, "kwsim explore: --token: the token is of another scenario (hash "
+			"%016" PRIx64 "; %s with these --set is %016" PRIx64 ")\n", k.hash, s->path,
+			xc_scenario_hash(s, o->sets_text));
+		goto out;
+	}
+	if (xc_calibrate(s, m, &k.sp.est_steps, &k.sp.est_contexts, stderr))
+		goto out;
+	x = xs_new(&k.sp);
+	if (!x) {
+		fprintf(stderr, "kwsim explore: the %s strategy is not built into this kwsim\n",
+			xs_kind_name(k.sp.kind));
+		goto out;
+	}
+	/* dfs learns from the runs before: run the search up to the token's run */
+	for (uint64_t r = 0; r <= k.run; r++) {
+		if (r < k.run && xs_independent(k.sp.kind))
+			continue;
+		cfg = s->cfg;
+		cfg.keep_trace = false;
+		cfg.drop_decisions = false;
+		if (!xs_begin(x, r, &cfg)) {
+			fprintf(stderr, "kwsim explore: --token: the strategy has no run %" PRIu64
+				" (its space was exhausted before)\n", k.run);
+			goto out;
+		}
+		run.config = &cfg;
+		if (scn_run(s, m, &run, stderr))
+			goto out;
+		xs_end(x, r, run.log, run.nlog);
+	}
+	if (strcmp(xc_token_strategy(x, &k.sp, k.run, name, sizeof(name)), k.strategy)) {
+		fprintf(stderr, "kwsim explore: --token: run %" PRIu64 " is %s here, not %s: a token "
+			"of another kwsim's strategies\n", k.run, name, k.strategy);
+		goto out;
+	}
+	if (o->save) {
+		FILE *f = fopen(o->save, "w");
+		char comment[800];
+
+		snprintf(comment, sizeof(comment), "kwsim explore --token %s", o->token);
+		if (!f || (scn_write_with_schedule(f, s, &run, comment), fclose(f))) {
+			fprintf(stderr, "kwsim explore: cannot write %s: %s\n", o->save, strerror(errno));
+			goto out;
+		}
+	}
+	/* what the run printed: kwsim replay of its decisions, as a replay file would run */
+	show = load(o);
+	if (!show)
+		goto out;
+	snprintf(show->kernel, sizeof(show->kernel), "%s", m->name);
+	free(show->log);
+	show->log = malloc((run.nlog + 1) * sizeof(*show->log));
+	if (!show->log)
+		abort();
+	memcpy(show->log, run.log, run.nlog * sizeof(*show->log));
+	show->nlog = run.nlog;
+	show->has_schedule = true;
+	show->log_strategy = false;
+	show->replay = true;
+	show->cfg.strategy = SIM_STRATEGY_REPLAY;
+	sim_fini();
+	rc = kwsim_run_scenario(show, NULL, stdout, NULL);
+	show = NULL;
+out:
+	xs_free(x);
+	sim_fini();
+	scn_run_free(&run);
+	scn_free(show);
+	scn_free(s);
+	return rc;
+}
+
+int kwsim_explore(int argc, char **argv)
+{
+	struct explore_opts o;
+	int rc = parse_opts(argc, argv, &o);
+
+	if (!rc)
+		rc = o.token ? explore_token(&o) : explore_campaign(&o);
+	free_opts(&o);
+	return rc < 0 ? 0 : rc;
+}
+
+/* --- merge -------------------------------------------------------------------------------------- */
+
+static int read_result(const char *dir, struct xr *r)
+{
+	char path[4096], err[256];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/result.txt", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "kwsim merge: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	rc = xr_read(f, r, err, sizeof(err));
+	fclose(f);
+	if (rc) {
+		fprintf(stderr, "kwsim merge: %s: %s\n", path, err);
+		return 2;
+	}
+	return 0;
+}
+
+int kwsim_merge(int argc, char **argv)
+{
+	struct xr all = { 0 }, one;
+	bool json = false, *seen = NULL;
+	unsigned int nshards = 0, have = 0;
+	int ndirs = 0, rc = 0;
+	char err[256];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: kwsim merge DIR... [--json]\n(the options are explained by "
+			       "'kwsim help')\n");
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("merge", "unknown option '%s'", argv[i]);
+		else
+			ndirs++;
+	}
+	if (!ndirs)
+		return usage_error("merge", "%s", "needs the --out DIR of each shard");
+	for (int i = 1; i < argc && !rc; i++) {
+		if (argv[i][0] == '-' && argv[i][1])
+			continue;
+		if (read_result(argv[i], have ? &one : &all)) {
+			rc = 2;
+			break;
+		}
+		if (!have) {
+			nshards = all.nshards;
+			seen = calloc(nshards, sizeof(*seen));
+			if (!seen)
+				abort();
+			one = all;
+			one.shard = all.shard;
+		} else if (one.nshards != nshards) {
+			fprintf(stderr, "kwsim merge: %s: a shard of %u, not of %u\n", argv[i],
+				one.nshards, nshards);
+			rc = 2;
+		} else if (xr_merge(&all, &one, err, sizeof(err))) {
+			fprintf(stderr, "kwsim merge: %s: %s\n", argv[i], err);
+			rc = 2;
+		}
+		if (!rc && seen[one.shard]) {
+			fprintf(stderr, "kwsim merge: %s: shard %u/%u is there twice\n", argv[i],
+				one.shard, nshards);
+			rc = 2;
+		}
+		if (!rc)
+			seen[one.shard] = true;
+		if (have)
+			xr_free(&one);
+		have++;
+	}
+	if (!rc) {
+		unsigned int missing = 0;
+
+		for (unsigned int i = 0; i < nshards; i++)
+			missing += !seen[i];
+		if (!missing) {
+			all.shard = 0;
+			all.nshards = 1;
+		} else {
+			fprintf(stderr, "kwsim merge: %u of the %u shards are missing: the summary "
+				"covers the runs of those given\n", missing, nshards);
+			all.stopped = true;
+			all.complete = false;
+		}
+		if (json)
+			xr_print_json(stdout, &all);
+		else
+			xr_print(stdout, &all);
+		rc = xr_status(&all);
+	}
+	free(seen);
+	if (have)
+		xr_free(&all);
+	return rc;
+}
+
+/* --- --jobs: child processes, multiplexed with libevent -------------------------------------- */
+
+struct child {
+	pid_t pid;
+	int status;		/* its exit status, once reaped */
+	bool reaped, eof;
+	struct bufferevent *bev;
+	struct evbuffer *result;	/* the result's lines, once it starts */
+	uint64_t runs;
+	size_t findings, traces, tuples;
+	struct jobs *jobs;
+	unsigned int index;
+	char dir[4096];		/* its replay files, under --out DIR */
+};
+
+struct jobs {
+	struct event_base *base;
+	struct child *c;
+	unsigned int n;
+	struct progress prog;
+	bool tty;
+};
+
+/* A child's progress, for the parent's line: "progress RUNS FINDINGS TRACES TUPLES". */
+static void child_progress(void *arg, const struct xr *r, uint64_t runs, bool final)
+{
+	FILE *out = arg;
+	size_t f, t, u;
+
+	(void)final;
+	totals(r, &f, &t, &u);
+	fprintf(out, "progress\t%" PRIu64 "\t%zu\t%zu\t%zu\n", runs, f, t, u);
+	fflush(out);
+}
+
+static void jobs_progress(struct jobs *j, bool final)
+{
+	uint64_t runs = 0;
+	size_t f = 0, t = 0, u = 0;
+
+	if (!j->tty)
+		return;
+	for (unsigned int i = 0; i < j->n; i++) {
+		runs += j->c[i].runs;
+		f += j->c[i].findings;
+		t += j->c[i].traces;
+		u += j->c[i].tuples;
+	}
+	progress_line(&j->prog, runs, f, t, u, final);
+}
+
+static bool jobs_done(const struct jobs *j)
+{
+	for (unsigned int i = 0; i < j->n; i++)
+		if (!j->c[i].reaped || !j->c[i].eof)
+			return false;
+	return true;
+}
+
+static void child_read(struct bufferevent *bev, void *arg)
+{
+	struct child *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
+		unsigned long long runs;
+		size_t f, t, u;
+
+		if (!c->result && sscanf(line, "progress\t%llu\t%zu\t%zu\t%zu", &runs, &f, &t, &u) == 4) {
+			c->runs = runs;
+			c->findings = f;
+			c->traces = t;
+			c->tuples = u;
+			jobs_progress(c->jobs, false);
+		} else {
+			if (!c->result)
+				c->result = evbuffer_new();
+			evbuffer_add(c->result, line, len);
+			evbuffer_add(c->result, "\n", 1);
+		}
+		free(line);
+	}
+}
+
+static void child_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct child *c = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		child_read(c->bev, c);
+		c->eof = true;
+		bufferevent_disable(c->bev, EV_READ);
+		if (jobs_done(c->jobs))
+			event_base_loopbreak(c->jobs->base);
+	}
+}
+
+static void on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+	struct jobs *j = arg;
+	int status;
+	pid_t pid;
+
+	(void)sig;
+	(void)what;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned int i = 0; i < j->n; i++) {
+			if (j->c[i].pid == pid) {
+				j->c[i].reaped = true;
+				j->c[i].status = status;
+			}
+		}
+	}
+	if (jobs_done(j))
+		event_base_loopbreak(j->base);
+}
+
+/* SIGINT: every child stops after its current run and sends what it has. */
+static void on_sigint_event(evutil_socket_t sig, short what, void *arg)
+{
+	struct jobs *j = arg;
+
+	(void)sig;
+	(void)what;
+	stop_flag = 1;
+	for (unsigned int i = 0; i < j->n; i++)
+		if (!j->c[i].reaped)
+			kill(j->c[i].pid, SIGINT);
+}
+
+/* The child: shard (I + N j) of (N J), its result to fd; never returns. */
+static void child_main(struct explore_opts *o, const struct scn *s, unsigned int j, int fd,
+		       const char *dir)
+{
+	FILE *out = fdopen(fd, "w");
+	struct xc_opts xo = o->xc;
+	struct xr r;
+	int rc;
+
+	if (!out)
+		_exit(2);
+	xo.shard = o->xc.shard + o->xc.nshards * j;
+	xo.nshards = o->xc.nshards * o->jobs;
+	xo.out_dir = o->xc.out_dir ? dir : NULL;
+	xo.progress = child_progress;
+	xo.progress_arg = out;
+	result_init(&r, o, s);
+	rc = xc_run(s, &xo, &r, stderr);
+	if (!rc && xr_write(out, &r))
+		rc = 2;
+	if (fclose(out))
+		rc = 2;
+	xr_free(&r);
+	fflush(stderr);
+	_exit(rc);
+}
+
+/* Move the replay file of each merged finding (its first run's) from its child's directory. */
+static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const char *dir)
+{
+	for (size_t v = 0; v < all->nv; v++) {
+		for (size_t f = 0; f < all->v[v].nfindings; f++) {
+			const struct xr_finding *g = &all->v[v].findings[f];
+
+			for (unsigned int i = 0; i < j->n && g->file; i++) {
+				const struct xr_variant *pv = &parts[i].v[v];
+
+				for (size_t k = 0; k < pv->nfindings; k++) {
+					char from[8300], to[8300];
+
+					if (strcmp(pv->findings[k].key, g->key) ||
+					    strcmp(pv->findings[k].token, g->token))
+						continue;
+					snprintf(from, sizeof(from), "%s/%s", j->c[i].dir, g->file);
+					snprintf(to, sizeof(to), "%s/%s", dir, g->file);
+					if (rename(from, to))
+						fprintf(stderr, "kwsim explore: cannot move %s to %s: %s\n",
+							from, to, strerror(errno));
+				}
+			}
+		}
+	}
+	/* the children's other files are later runs of the same findings */
+	for (unsigned int i = 0; i < j->n; i++) {
+		DIR *d = opendir(j->c[i].dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char p[8300];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", j->c[i].dir, e->d_name);
+			unlink(p);
+		}
+		if (d)
+			closedir(d);
+		rmdir(j->c[i].dir);
+	}
+}
+
+static int read_child(struct child *c, struct xr *r)
+{
+	size_t len = c->result ? evbuffer_get_length(c->result) : 0;
+	char *text = len ? (char *)evbuffer_pullup(c->result, -1) : NULL;
+	FILE *f = text ? fmemopen(text, len, "r") : NULL;
+	char err[256];
+	int rc = 0;
+
+	xr_free(r);
+	if (!f || xr_read(f, r, err, sizeof(err))) {
+		fprintf(stderr, "kwsim explore: job %u sent no result%s%s\n", c->index, f ? ": " : "",
+			f ? err : "");
+		rc = 2;
+	}
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
+{
+	struct jobs j = { .n = o->jobs, .prog = { seconds(), 0 }, .tty = isatty(STDERR_FILENO) };
+	struct event *sigchld = NULL, *sigint = NULL;
+	struct xr *parts = NULL;
+	int rc = 0;
+	char err[256];
+
+	j.c = calloc(j.n, sizeof(*j.c));
+	parts = calloc(j.n, sizeof(*parts));
+	j.base = event_base_new();
+	if (!j.c || !parts || !j.base)
+		abort();
+	/* before any child exists, so that no SIGCHLD is missed */
+	sigchld = evsignal_new(j.base, SIGCHLD, on_sigchld, &j);
+	sigint = evsignal_new(j.base, SIGINT, on_sigint_event, &j);
+	if (!sigchld || !sigint || evsignal_add(sigchld, NULL) || evsignal_add(sigint, NULL))
+		abort();
+	fflush(NULL);
+	for (unsigned int i = 0; i < j.n; i++) {
+		struct child *c = &j.c[i];
+		int fds[2];
+
+		c->jobs = &j;
+		c->index = i;
+		if (o->xc.out_dir) {
+			snprintf(c->dir, sizeof(c->dir), "%s/.job-%u", o->xc.out_dir, i);
+			if (make_dir(c->dir)) {
+				rc = 2;
+				break;
+			}
+		}
+		if (pipe(fds)) {
+			fprintf(stderr, "kwsim explore: pipe: %s\n", strerror(errno));
+			rc = 2;
+			break;
+		}
+		c->pid = fork();
+		if (c->pid < 0) {
+			fprintf(stderr, "kwsim explore: fork: %s\n", strerror(errno));
+			close(fds[0]);
+			close(fds[1]);
+			rc = 2;
+			break;
+		}
+		if (!c->pid) {
+			struct sigaction sa = { .sa_handler = on_sigint };
+
+			/* the child's own: libevent's handlers are the parent's */
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGINT, &sa, NULL);
+			signal(SIGCHLD, SIG_DFL);
+			close(fds[0]);
+			/* the other children's pipes; their events stay the parent's */
+			for (unsigned int k = 0; k < i; k++)
+				close(bufferevent_getfd(j.c[k].bev));
+			child_main(o, s, i, fds[1], c->dir);
+		}
+		close(fds[1]);
+		evutil_make_socket_nonblocking(fds[0]);
+		c->bev = bufferevent_socket_new(j.base, fds[0], BEV_OPT_CLOSE_ON_FREE);
+		if (!c->bev)
+			abort();
+		bufferevent_setcb(c->bev, child_read, NULL, child_event, c);
+		bufferevent_enable(c->bev, EV_READ);
+	}
+	if (rc) {	/* the children made so far stop */
+		for (unsigned int i = 0; i < j.n; i++) {
+			if (j.c[i].pid > 0) {
+				kill(j.c[i].pid, SIGINT);
+			} else {
+				j.c[i].reaped = j.c[i].eof = true;
+			}
+		}
+	}
+	if (!jobs_done(&j))
+		event_base_dispatch(j.base);
+	jobs_progress(&j, true);
+	/* merge what each child sent: child 0's result read twice, as the sum and as its part */
+	for (unsigned int i = 0; i < j.n && !rc; i++) {
+		struct child *c = &j.c[i];
+
+		if (!WIFEXITED(c->status) || WEXITSTATUS(c->status)) {
+			if (WIFSIGNALED(c->status))
+				fprintf(stderr, "kwsim explore: job %u died of signal %d\n", i,
+					WTERMSIG(c->status));
+			rc = 2;
+			break;
+		}
+		if (read_child(c, &parts[i]) || (!i && read_child(c, r)))
+			rc = 2;
+	}
+	if (!rc) {
+		for (unsigned int i = 1; i < j.n && !rc; i++) {
+			if (xr_merge(r, &parts[i], err, sizeof(err))) {
+				fprintf(stderr, "kwsim explore: job %u: %s\n", i, err);
+				rc = 2;
+			}
+		}
+		r->shard = o->xc.shard;
+		r->nshards = o->xc.nshards;
+		/* a stop (SIGINT, or another child's --stop-on-first) is the campaign's */
+		if (stop_flag && !r->complete)
+			r->stopped = true;
+		if (o->xc.out_dir && !rc)
+			gather_files(&j, r, parts, o->xc.out_dir);
+	}
+	for (unsigned int i = 0; i < j.n; i++) {
+		if (j.c[i].bev)
+			bufferevent_free(j.c[i].bev);
+		if (j.c[i].result)
+			evbuffer_free(j.c[i].result);
+		xr_free(&parts[i]);
+	}
+	event_free(sigchld);
+	event_free(sigint);
+	event_base_free(j.base);
+	free(parts);
+	free(j.c);
+	return rc;
+}

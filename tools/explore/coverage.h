@@ -1,0 +1,48 @@
+/*
+ * Coverage a user can compare between strategies: the distinct traces a
+ * campaign saw (each run's trace hash) and the distinct states of the
+ * scenario's works seen at scheduling points, each a tuple
+ *
+ *   (work, pending, timer pending, canceling, attached to a worker, context, and
+ *    whether the context executes the work)
+ *
+ * read with the model's plain reads at every scheduling point (on_point).
+ * Both are sets of 64-bit hashes, kept whole so that shards merge exactly.
+ */
+#ifndef KWSIM_COVERAGE_H
+#define KWSIM_COVERAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A set of 64-bit values (open addressing). Zero-initialise; xset_free() at the end. */
+struct xset {
+	uint64_t *v;
+	size_t n, cap;
+	bool has_zero;
+};
+
+/* Add h; true when it was not there yet. */
+bool xset_add(struct xset *s, uint64_t h);
+static inline size_t xset_count(const struct xset *s)
+{
+	return s->n + s->has_zero;
+}
+/* Its values in increasing order, in a new array of xset_count() (NULL when empty). */
+uint64_t *xset_sorted(const struct xset *s);
+void xset_free(struct xset *s);
+
+struct scn_run;
+
+/* The tuples of one run go to set; set this as the run's on_point with xcov_begin's arg. */
+struct xcov {
+	struct xset *tuples;
+	const struct scn_run *run;	/* the run in progress: its objects */
+	uint64_t cpus;			/* CPUs a context ran on at a point (the calibration's k) */
+};
+
+/* The sim_config on_point callback: arg is a struct xcov. */
+void xcov_point(void *arg);
+
+#endif
