@@ -757,11 +757,12 @@ static void jobs_progress(struct jobs *j, bool final)
 
 	if (!j->tty)
 		return;
+	/* the children's findings and coverage overlap: the line shows the most any has */
 	for (unsigned int i = 0; i < j->n; i++) {
 		runs += j->c[i].runs;
-		f += j->c[i].findings;
-		t += j->c[i].traces;
-		u += j->c[i].tuples;
+		f = f > j->c[i].findings ? f : j->c[i].findings;
+		t = t > j->c[i].traces ? t : j->c[i].traces;
+		u = u > j->c[i].tuples ? u : j->c[i].tuples;
 	}
 	progress_line(&j->prog, runs, f, t, u, final);
 }
