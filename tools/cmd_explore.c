@@ -736,6 +736,7 @@ struct jobs {
 	unsigned int n;
 	struct progress prog;
 	bool tty;
+	bool stop_on_first;	/* a child's finding stops the others */
 };
 
 /* A child's progress, for the parent's line: "progress RUNS FINDINGS TRACES TUPLES". */
@@ -775,6 +776,8 @@ static bool jobs_done(const struct jobs *j)
 	return true;
 }
 
+static void on_sigint_event(evutil_socket_t sig, short what, void *arg);
+
 static void child_read(struct bufferevent *bev, void *arg)
 {
 	struct child *c = arg;
@@ -792,6 +795,8 @@ static void child_read(struct bufferevent *bev, void *arg)
 			c->traces = t;
 			c->tuples = u;
 			jobs_progress(c->jobs, false);
+			if (f && c->jobs->stop_on_first && !stop_flag)
+				on_sigint_event(SIGINT, 0, c->jobs);
 		} else {
 			if (!c->result)
 				c->result = evbuffer_new();
@@ -941,7 +946,8 @@ static int read_child(struct child *c, struct xr *r)
 
 static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
 {
-	struct jobs j = { .n = o->jobs, .prog = { seconds(), 0 }, .tty = isatty(STDERR_FILENO) };
+	struct jobs j = { .n = o->jobs, .prog = { seconds(), 0 }, .tty = isatty(STDERR_FILENO),
+			  .stop_on_first = o->xc.stop_on_first };
 	struct event *sigchld = NULL, *sigint = NULL;
 	struct xr *parts = NULL;
 	int rc = 0;
@@ -1040,7 +1046,7 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
 		}
 		r->shard = o->xc.shard;
 		r->nshards = o->xc.nshards;
-		/* a stop (SIGINT, or another child's --stop-on-first) is the campaign's */
+		/* a stop (SIGINT, or another child's first finding) is the campaign's */
 		if (stop_flag && !r->complete)
 			r->stopped = true;
 		if (o->xc.out_dir && !rc)

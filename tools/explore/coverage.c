@@ -113,6 +113,19 @@ void xset_free(struct xset *s)
 	memset(s, 0, sizeof(*s));
 }
 
+int *xcov_works(const struct scn *s, size_t *n)
+{
+	int *v = malloc(((size_t)s->nobjs + 1) * sizeof(*v));
+
+	if (!v)
+		abort();
+	*n = 0;
+	for (int i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->kind == OBJ_WORK || s->objs[i]->kind == OBJ_DWORK)
+			v[(*n)++] = i;
+	return v;
+}
+
 void xcov_point(void *arg)
 {
 	struct xcov *c = arg;
@@ -126,14 +139,15 @@ void xcov_point(void *arg)
 		c->cpus |= 1ULL << sim_this_cpu();
 	if (!c->tuples)
 		return;
-	for (int i = 0; i < s->nobjs; i++) {
+	for (size_t k = 0; k < c->nworks; k++) {
+		int i = c->works[k];
 		const struct scn_obj *o = s->objs[i];
 		struct kthread_work *w;
 		unsigned char t[8];
 		uint64_t h;
 		int canceling;
 
-		if ((o->kind != OBJ_WORK && o->kind != OBJ_DWORK) || !run->objs[i].ptr)
+		if (!run->objs[i].ptr)
 			continue;
 		w = o->kind == OBJ_DWORK ? m->dwork_work(run->objs[i].ptr) : run->objs[i].ptr;
 		canceling = m->work_canceling(w);

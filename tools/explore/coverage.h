@@ -33,15 +33,20 @@ static inline size_t xset_count(const struct xset *s)
 uint64_t *xset_sorted(const struct xset *s);
 void xset_free(struct xset *s);
 
+struct scn;
 struct scn_run;
 
 /* The tuples of one run go to set; set this as the run's on_point with xcov_begin's arg. */
 struct xcov {
 	struct xset *tuples;
 	const struct scn_run *run;	/* the run in progress: its objects */
+	const int *works;		/* the scenario's works and delayed works, by object id */
+	size_t nworks;
 	uint64_t cpus;			/* CPUs a context ran on at a point (the calibration's k) */
 };
 
+/* The works of s for xcov.works (a new array; free() it). */
+int *xcov_works(const struct scn *s, size_t *n);
 /* The sim_config on_point callback: arg is a struct xcov. */
 void xcov_point(void *arg);
 

@@ -103,6 +103,8 @@ struct campaign {
 	char *state;		/* the state text's buffer */
 	size_t state_cap;
 	bool found;		/* a new finding in this campaign */
+	int *works;		/* the coverage sampler's */
+	size_t nworks;
 };
 
 static struct xr_state *state_of(struct xr_variant *v, const char *text, bool positive)
@@ -316,6 +318,8 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 
 	if (rc)
 		return rc;
+	cov.works = c->works;
+	cov.nworks = c->nworks;
 	p.est_steps = c->v->est_steps;
 	p.est_contexts = c->v->est_contexts;
 	c->x = xs_new(&p);
@@ -382,6 +386,7 @@ int xc_run(const struct scn *s, const struct xc_opts *o, struct xr *r, FILE *err
 	r->runs_asked = o->runs;
 	r->shard = o->shard;
 	r->nshards = o->nshards;
+	c.works = xcov_works(s, &c.nworks);
 	for (size_t i = 0; i < r->nv && go_on && !rc; i++) {
 		c.v = &r->v[i];
 		c.m = kw_model_find(c.v->kernel);
@@ -395,6 +400,7 @@ int xc_run(const struct scn *s, const struct xc_opts *o, struct xr *r, FILE *err
 	sim_fini();
 	scn_run_free(&run);
 	free(c.state);
+	free(c.works);
 	if (!rc)
 		xr_normalize(r);
 	return rc;
