@@ -307,7 +307,10 @@ static uint64_t total_runs(const struct xr *r)
 	return n;
 }
 
-/* One variant's runs; false when the campaign stops (signal, time, first finding). */
+/*
+ * One variant's runs: 0, or 2 on an error; *go_on becomes false when the
+ * campaign stops (SIGINT, time, the first finding).
+ */
 static int run_variant(struct campaign *c, struct scn_run *run, double deadline, bool *go_on)
 {
 	const struct xc_opts *o = c->o;
