@@ -32,7 +32,7 @@ static const struct command commands[] = {
 	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
 	{ "explore", "FILE [options]", "search a scenario's interleavings for races; see below",
 	  kwsim_explore },
-	{ "merge", "DIR... [--json]", "combine the results of explore's shards (--shard, --out)",
+	{ "merge", "DIR... [--json]", "merge explore's shards (their --out DIRs)",
 	  kwsim_merge },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
@@ -65,9 +65,9 @@ static void usage(FILE *f)
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
 		"                           decisions (run); replay runs that file exactly\n");
 	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
-		"  --strategy NAME          random, pct, pos, dfs or portfolio (default: portfolio)\n"
+		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default)\n"
 		"  --runs N                 runs per kernel (default 10000)\n"
-		"  --time S                 stop after S seconds of wall time (alone: no run bound)\n"
+		"  --time S                 stop after S s of wall time (alone: no run bound)\n"
 		"  --seed S                 the campaign's seed (default 0)\n"
 		"  --depth D                pct's bug depth (default 3)\n"
 		"  --preemptions K          dfs's preemption bound (default 2)\n"
@@ -79,7 +79,7 @@ static void usage(FILE *f)
 		"  --json                   the summary as one JSON object\n"
 		"  --set NAME=VALUE         a setting, as for run\n"
 		"  --token TOKEN            print the run a finding's replay token names, as run\n"
-		"                           would (--save-schedule FILE writes it as a replay file)\n");
+		"                           would (--save-schedule FILE: as a replay file)\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");
