@@ -35,6 +35,12 @@ struct task_struct *sim_current(void)
 	return sim.cur_cpu && !sim.in_event ? sim.cur_cpu->curr : NULL;
 }
 
+/* As the kernel's: cpu_curr(task_cpu(p)) == p. */
+bool task_curr(const struct task_struct *p)
+{
+	return sim.cpus[p->cpu].curr == p;
+}
+
 int smp_processor_id(void)
 {
 	return sim_this_cpu();

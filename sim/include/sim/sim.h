@@ -310,6 +310,13 @@ uint64_t sim_fake_addr(const void *p);
 uint64_t sim_fake_addr_new(const void *p);
 /* Register an object the machine did not allocate, so its address prints stably. */
 void sim_register_object(const void *p, size_t size, const char *name);
+/*
+ * Whether p lies in a block that kfree() gave back in this run, which a
+ * touch would report as a use-after-free: a reader from outside the run
+ * (an invariant at a scheduling point) checks before it follows a pointer
+ * the run may have freed (a destroyed worker).
+ */
+bool sim_freed(const void *p);
 /* A function's printable name, for %ps. */
 void sim_register_symbol(const void *fn, const char *name);
 const char *sim_symbol(const void *fn);
