@@ -459,6 +459,22 @@ bool scn_has_invariants(const struct scn *s)
 	return s->ninvariants > 0;
 }
 
+/* A clause over several lines, as one line for its finding: each run of blanks one space. */
+static void squeeze_space(char *text)
+{
+	char *out = text;
+
+	for (const char *in = text; *in; in++) {
+		bool blank = *in == ' ' || *in == '\t' || *in == '\n' || *in == '\r';
+
+		if (!blank)
+			*out++ = *in;
+		else if (out > text && out[-1] != ' ')
+			*out++ = ' ';
+	}
+	*out = '\0';
+}
+
 void cond_parse_invariant(struct parser *p)
 {
 	struct scn *s = p->s;
@@ -476,6 +492,7 @@ void cond_parse_invariant(struct parser *p)
 	if (p->tok != T_RPAREN)
 		fail(p, "expected ')' to close the invariant, found %s", lex_tok_text(p));
 	inv->text = scn_strndup(s, p->text + start, p->tend - start);
+	squeeze_space(inv->text);
 	lex_next(p);
 }
 
