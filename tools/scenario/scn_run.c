@@ -444,7 +444,7 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		if (st->obj->kind == OBJ_WORKER) {
 			st_of(st->obj)->ptr = (void *)v;
 			if (!IS_ERR((void *)v)) {
-				st_of(st->obj)->task = M->worker_task((void *)v);
+				st_of(st->obj)->task = v ? M->worker_task((void *)v) : NULL;
 				sim_register_object((void *)v, M->worker_size, st->obj->name);
 				note("%s = %s(...)", st->obj->name, st->e->api->name);
 			}
