@@ -477,7 +477,8 @@ kw run "$(scn invexit 'P0 { r0 = kthread_queue_work(W, A); kthread_flush_work(A)
 never (running(A))')"
 if sane "a broken invariant without a condition"; then
 	[ "$rc" -eq 1 ] || fail "a broken invariant without a condition: exit $rc, want 1 (a finding)"
-	grep -q "invariant broken: never (running(A)) (.*invexit.kws:12)" "$tmp/out" ||
+	grep -q "\[1\] invariant at .*(.*invexit.kws:12 never)" "$tmp/out" &&
+	grep -q "^      invariant broken: never (running(A))$" "$tmp/out" ||
 		fail "a broken invariant without a condition: no finding naming it and its line"
 fi
 

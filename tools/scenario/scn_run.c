@@ -756,8 +756,11 @@ static void check_invariants(void *arg)
 		/* "a=1; b=0; " without its last separator */
 		if (len >= 2)
 			state[len - 2] = '\0';
-		sim_raise(SIM_F_INVARIANT, "invariant broken: %s (%s:%d)%s%s", inv->text, s->path,
-			  inv->loc.line, len >= 2 ? "\n" : "", len >= 2 ? state : "");
+		/* its source is its clause: file, line, always or never */
+		sim_raise_at(SIM_F_INVARIANT, sim_site_at(s->path, inv->loc.line,
+							  inv->never ? "never" : "always"),
+			     "invariant broken: %s%s%s", inv->text, len >= 2 ? "\n" : "",
+			     len >= 2 ? state : "");
 		free(state);
 	}
 	if (run->chain)

@@ -238,6 +238,9 @@ void sim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* ... at a site of the caller's (sim_site_at(): a scenario's line), as the finding's source. */
+void sim_raise_at(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind);
 size_t sim_finding_count(void);
