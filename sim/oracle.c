@@ -150,15 +150,31 @@ struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site
 	return f;
 }
 
-void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
+static void raise_v(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt,
+		    va_list ap)
 {
 	char msg[sizeof(((struct sim_finding *)0)->msg)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sim_report(kind, site, "%s", msg);
+}
+
+void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	raise_v(kind, NULL, fmt, ap);
 	va_end(ap);
-	sim_report(kind, NULL, "%s", msg);
+}
+
+void sim_raise_at(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	raise_v(kind, site, fmt, ap);
+	va_end(ap);
 }
 
 struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,

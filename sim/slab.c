@@ -284,6 +284,13 @@ void sim_slab_check_leaks(void)
 	free(live);
 }
 
+bool sim_freed(const void *p)
+{
+	struct slab_block *b = find(p);
+
+	return b && b->freed;
+}
+
 /* Stable fake address of a heap block: ids, not real addresses. */
 bool sim_slab_fake_addr(const void *p, uint64_t *out)
 {

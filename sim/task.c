@@ -44,6 +44,12 @@ const char *sim_running(const char **work_fn)
 	return x ? sim_ctx_name(x) : NULL;
 }
 
+/* As the kernel's: cpu_curr(task_cpu(p)) == p. */
+bool task_curr(const struct task_struct *p)
+{
+	return sim.cpus[p->cpu].curr == p;
+}
+
 int smp_processor_id(void)
 {
 	return sim_this_cpu();

@@ -414,6 +414,74 @@ exists (n == 0)')"
 accepted "the longest delay in jiffies" "$(scn qdlong 'P0 { r0 = kthread_queue_delayed_work(W, D, 4611686018427387902); }
 exists (0:r0 == true /\ ran(f) == 0)')"
 
+# --- the model's state in conditions; always/never invariants -----------------------------------
+bad "timer_pending() of a work" "timer_pending\(\) takes a delayed_work: 'A' is a work, which has no timer" \
+	run "$(scn tpwork 'P0 { }
+exists (timer_pending(A))')"
+bad "pending() of a worker" "pending\(\) takes a work or delayed_work: 'W' is a worker" \
+	run "$(scn pendworker 'P0 { }
+exists (pending(W))')"
+bad "queued() of nothing declared" "queued\(\) takes a work or delayed_work, found 'Z'" \
+	run "$(scn queuednone 'P0 { }
+exists (queued(Z))')"
+bad "current_work() of a work" "current_work\(\) takes a worker: 'A' is a work" \
+	run "$(scn cwwork 'P0 { }
+exists (current_work(A) == NULL)')"
+bad "current_work() not compared" "current_work\(\) is compared with a work, a delayed_work or NULL: expected '==' or '!='" \
+	run "$(scn cwalone 'P0 { }
+exists (current_work(W))')"
+bad "current_work() compared with a counter" "current_work\(\) takes a work or delayed_work: 'n' is a int" \
+	run "$(scn cwcounter 'P0 { }
+exists (current_work(W) == n)')"
+bad "task_state() of an interrupt" "I0 is an interrupt, not a task" \
+	run "$(scn tsirq 'P0 { }
+irq I0 @cpu0 at 1ms { }
+exists (task_state(I0) == TASK_RUNNING)')"
+bad "task_state() of a work" "task_state\(\) takes a thread \(P0\) or a worker's W->task, found 'A'" \
+	run "$(scn tswork 'P0 { }
+exists (task_state(A) == TASK_RUNNING)')"
+bad "task_state() of a worker without ->task" "expected '->task' after the worker" \
+	run "$(scn tsworker 'P0 { }
+exists (task_state(W) == TASK_RUNNING)')"
+bad "a misspelt task state" "expected a task state .*did you mean 'TASK_INTERRUPTIBLE'\?" \
+	run "$(scn tsname 'P0 { }
+exists (task_state(P0) == TASK_INTERUPTIBLE)')"
+bad "a task state compared as a number" "task_state\(\) is compared with a task state, such as TASK_RUNNING" \
+	run "$(scn tsnum 'P0 { }
+exists (task_state(P0) < 2)')"
+bad "a state predicate in a program" "unknown name 'pending'" run "$(scn predstmt 'P0 { r0 = pending(D); }')"
+bad "an invariant without brackets" "expected '\(' after never" run "$(scn invnobr 'P0 { }
+never canceling(D)')"
+bad "an invariant not closed" "expected '\)' to close the invariant" run "$(scn invopen 'P0 { }
+always (n == 0 n')"
+bad "an invariant of a worker" "type error: 'W' is a worker, not a number or truth value" \
+	run "$(scn invworker 'P0 { }
+always (W)')"
+bad "two conditions" "a scenario has one condition" run "$(scn twoconds 'P0 { }
+exists (n == 0)
+always (n == 0)
+forall (n == 0)')"
+bad "an invariant in a program" "expected a program .*an invariant \(always, never\) or the condition" \
+	run "$(scn invmissing 'P0 { }
+sometimes (n == 0)')"
+holds "invariants before and after the condition, a counter called pending" "$(scn invorder 'P0 { kthread_queue_work(W, A); pending = 1; }
+always (pending == 0 \/ pending == 1)
+exists (pending == 1 /\ ~queued(A) /\ current_work(W) != A /\ task_state(P0) == TASK_DEAD)
+never (canceling(A) > 0)' 'int pending = 0;')"
+holds "a broken invariant is a finding the condition can count" "$(scn invcount 'P0 { n = 1; n = 2; }
+never (n > 0)
+always (n < 2)
+exists (invariant == 2 /\ n == 2)')"
+checks=$((checks + 1))
+kw run "$(scn invexit 'P0 { r0 = kthread_queue_work(W, A); kthread_flush_work(A); }
+never (running(A))')"
+if sane "a broken invariant without a condition"; then
+	[ "$rc" -eq 1 ] || fail "a broken invariant without a condition: exit $rc, want 1 (a finding)"
+	grep -q "\[1\] invariant at .*(.*invexit.kws:12 never)" "$tmp/out" &&
+	grep -q "^      invariant broken: never (running(A))$" "$tmp/out" ||
+		fail "a broken invariant without a condition: no finding naming it and its line"
+fi
+
 # --- files that cannot be read ------------------------------------------------------------------
 bad_noloc "a file that does not exist" "cannot open: No such file or directory" run "$tmp/missing.kws"
 bad_noloc "a directory as the file" "cannot read: Is a directory" run "$tmp"

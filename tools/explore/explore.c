@@ -131,7 +131,7 @@ static void run_state(struct campaign *c, const struct scn_run *run)
 		need = (size_t)snprintf(NULL, 0, "end=%s; findings=%zu; ", sim_end_name(run->end),
 					run->nfindings);
 	} else {
-		need = scn_state_text(run, c->state, c->state_cap);
+		need = scn_state_text(run, run->scn->cond, false, c->state, c->state_cap);
 	}
 	if (need >= c->state_cap) {
 		c->state_cap = need + 64;
@@ -139,7 +139,7 @@ static void run_state(struct campaign *c, const struct scn_run *run)
 		if (!c->state)
 			abort();
 		if (c->s->quant != Q_NONE)
-			scn_state_text(run, c->state, c->state_cap);
+			scn_state_text(run, run->scn->cond, false, c->state, c->state_cap);
 	}
 	if (c->s->quant == Q_NONE)
 		snprintf(c->state, c->state_cap, "end=%s; findings=%zu; ", sim_end_name(run->end),

@@ -10,6 +10,8 @@
  *   P0 @cpu0 { statements }            threads
  *   irq I0 @cpu1 at 3ms { statements } hard interrupts
  *   suspend at 10ms; resume at 2s;     system events
+ *   never (condition)                  invariants: always / never, any number,
+ *                                      checked at every scheduling point
  *   exists (condition)                 or ~exists / forall
  *   schedule { ... }                   an optional recorded decision log
  */
@@ -93,7 +95,37 @@ enum scn_expr_kind {
 	EX_FINDING,		/* warn("fn"), deadlock, hung, ... : count */
 	EX_RAN,			/* ran(A): executions of a work's function */
 	EX_BEFORE,		/* before(A, B) */
+	EX_STATE,		/* pending(D), ..., task_state(T) == S: the model's state */
 };
+
+/*
+ * The model's state an EX_STATE reads (its value field): of a work
+ * (obj: a work or delayed_work), of a worker (obj), or of a task (W->task:
+ * obj is the worker; a thread P0: obj NULL, prog its index).
+ */
+enum scn_pred {
+	PRED_PENDING,		/* pending(D): work_pending() */
+	PRED_QUEUED,		/* queued(D): on its worker's work_list */
+	PRED_DELAYED,		/* delayed(D): on its worker's delayed_work_list */
+	PRED_RUNNING,		/* running(D): its worker's current_work */
+	PRED_CANCELING,		/* canceling(D): work->canceling, a count */
+	PRED_TIMER_PENDING,	/* timer_pending(D), D a delayed_work */
+	PRED_CURRENT_WORK,	/* current_work(W) == A (obj2), or == none (obj2 NULL) */
+	PRED_TASK_STATE,	/* task_state(T) == TASK_...: the state in reg */
+	PRED_TASK_CURR,		/* task_curr(T): on its CPU now */
+};
+
+/* A task's state as task_state(T) names it: one of these at any time, or none. */
+enum scn_task_state {
+	TS_RUNNING,		/* TASK_RUNNING: on a CPU or runnable */
+	TS_INTERRUPTIBLE,	/* TASK_INTERRUPTIBLE: asleep, a signal would wake it */
+	TS_UNINTERRUPTIBLE,	/* TASK_UNINTERRUPTIBLE: blocked (a new kthread too) */
+	TS_FROZEN,		/* in the refrigerator (4.9's PF_FROZEN, 6.1's TASK_FROZEN) */
+	TS_DEAD,		/* TASK_DEAD: it has exited */
+	TS__COUNT
+};
+const char *scn_task_state_name(enum scn_task_state st);
+const char *scn_pred_name(enum scn_pred pred);
 
 struct scn_api;
 struct scn_chunk;
@@ -120,7 +152,8 @@ struct scn_expr {
 	char *str;			/* EX_STR; EX_FINDING: function filter or NULL */
 	struct scn_obj *obj;		/* EX_OBJ, EX_TASK_OF, EX_RAN */
 	struct scn_obj *obj2;		/* EX_BEFORE */
-	int prog, reg;			/* EX_REG */
+	int prog, reg;			/* EX_REG; EX_STATE: a thread, a task state */
+	int slot;			/* EX_STATE in the final condition: run->state[slot] */
 	const struct scn_api *api;	/* EX_CALL */
 	struct scn_expr *args[4];
 	int nargs;
@@ -170,6 +203,18 @@ struct scn_prog {
 enum scn_quant { Q_NONE, Q_EXISTS, Q_NOT_EXISTS, Q_FORALL };
 
 /*
+ * always (C) / never (C): C must hold / must not hold at every scheduling
+ * point of the run; the first point where it does not is a finding
+ * (SIM_F_INVARIANT), once per invariant per run.
+ */
+struct scn_invariant {
+	bool never;
+	struct scn_expr *cond;
+	char *text;			/* the clause as written: "never (...)" */
+	struct scn_loc loc;
+};
+
+/*
  * The parse. Its caller may change it (scn_set(), cfg, replay) before the
  * first run; from then on it is only read: what a run writes is in its
  * struct scn_run, so one parse serves any number of runs.
@@ -196,6 +241,10 @@ struct scn {
 	enum scn_quant quant;
 	struct scn_expr *cond;
 	char *cond_text;
+	int nstate;			/* EX_STATE nodes of cond: a run keeps their values */
+
+	struct scn_invariant *invariants;
+	int ninvariants;
 
 	bool has_schedule;
 	bool log_strategy;		/* the schedule names the strategy that made its log */
@@ -229,6 +278,9 @@ struct scn_set {
  */
 int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n, FILE *err);
 
+/* Whether the scenario has always/never clauses, which scn_run() checks at every point. */
+bool scn_has_invariants(const struct scn *s);
+
 struct scn_run;
 
 /*
@@ -259,11 +311,13 @@ struct scn_run_obj {
 	void *ptr;			/* the kernel object, during the run */
 	long count;			/* counters: value; fns: executions */
 	uint64_t first_start;		/* fns: when the first execution began (0: never) */
+	struct task_struct *task;	/* workers: the thread made for it (W->task) */
 };
 
 struct scn_run_prog {
 	long regs[SCN_MAX_REGS];
 	bool regset[SCN_MAX_REGS];
+	struct task_struct *task;	/* threads: once the init block has started it */
 };
 
 struct scn_work_ref;
@@ -278,7 +332,9 @@ struct scn_run {
 	/*
 	 * Also set by the caller, or NULL for s->cfg: the machine's
 	 * configuration for this run, so that runs of one parse differ (a
-	 * campaign's seeds) without writing to it.
+	 * campaign's seeds) without writing to it. A scenario with invariants
+	 * puts its own on_point in the run's cfg, which checks them and then
+	 * calls config's on_point (with its arg), if any, at every point.
 	 */
 	const struct sim_config *config;
 	struct sim_config cfg;		/* the run's: config or s->cfg, of the variant's era */
@@ -303,10 +359,14 @@ struct scn_run {
 	const struct scn *scn;
 	struct scn_run_obj *objs;
 	struct scn_run_prog *progs;
+	long *state;			/* EX_STATE values at the run's end, by slot */
+	bool *broken;			/* by invariant: reported in this run */
 	/* the interpreter's, during scn_run() */
 	FILE *err;
 	bool failed;
 	uint64_t rounds;		/* of repeat and while loops */
+	void (*chain)(void *arg);	/* config's on_point, after the invariants' */
+	void *chain_arg;
 	struct scn_work_ref *works;	/* the scenario's works by address */
 	size_t nworks;
 };
@@ -323,8 +383,13 @@ struct scn_run {
 int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err);
 void scn_run_free(struct scn_run *run);
 
-/* Evaluate an expression after the run (conditions, register values). */
+/*
+ * Evaluate an expression of a condition after the run (conditions,
+ * register values; the model's state as the run ended), or during it, as
+ * the run is now (at a scheduling point: invariants).
+ */
 long scn_eval_final(const struct scn_run *run, const struct scn_expr *e);
+long scn_eval_now(const struct scn_run *run, const struct scn_expr *e);
 
 /* --- output --------------------------------------------------------------------------------- */
 
@@ -346,14 +411,20 @@ size_t scn_timeline_held(const struct scn_timeline *t);
 void scn_timeline_end(struct scn_timeline *t);
 
 /*
- * The state a run ended in, as the result block's States line lists it:
- * the condition's atoms, each once ("0:r0=1; done=0; deadlock=1; "), in
- * buf as snprintf writes; returns the length it needs. Raw text: print it
- * with scn_put_text().
+ * A state as the result block's States line lists it: the atoms of e (the
+ * condition, an invariant), each once ("0:r0=1; done=0; deadlock=1; "),
+ * as the run ended or now (live, during it), in buf as snprintf writes;
+ * returns the length it needs. Raw text: print it with scn_put_text().
  */
-size_t scn_state_text(const struct scn_run *run, char *buf, size_t len);
+size_t scn_state_text(const struct scn_run *run, const struct scn_expr *e, bool live, char *buf,
+		      size_t len);
 
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run);
+/*
+ * The values a condition looks at, "name=value; " each once, as the result
+ * block's state: after the run, or now (live, during it).
+ */
+void scn_print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, bool live);
 void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run);
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run);
 /* 0 for the exit status: the condition's verdict, or no findings when there is none. */

@@ -1,8 +1,11 @@
 /*
- * The condition after the programs: exists, ~exists or forall over
- * registers (P0:r0, 0:r0, r0), findings (warn, warn("fn"): the function
- * must be one a finding can name), ran(f), before(f, g), and C's operators
- * joined with /\ and \/.
+ * The conditions after the programs: exists, ~exists or forall, and any
+ * number of always/never invariants, over registers (P0:r0, 0:r0, r0),
+ * findings (warn, warn("fn"): the function must be one a finding can
+ * name), ran(f), before(f, g), the model's state (pending(D), queued(D),
+ * delayed(D), running(D), canceling(D), timer_pending(D), current_work(W)
+ * == A, task_state(T) == TASK_..., task_curr(T)), and C's operators joined
+ * with /\ and \/.
  */
 #include "scn_parse.h"
 
@@ -137,6 +140,177 @@ static void check_finding_func(struct parser *p, const char *kind)
 
 static struct scn_expr *parse_cond(struct parser *p);
 
+/* --- the model's state ------------------------------------------------------------------- */
+
+static const char *const pred_names[] = {
+	[PRED_PENDING] = "pending", [PRED_QUEUED] = "queued", [PRED_DELAYED] = "delayed",
+	[PRED_RUNNING] = "running", [PRED_CANCELING] = "canceling",
+	[PRED_TIMER_PENDING] = "timer_pending", [PRED_CURRENT_WORK] = "current_work",
+	[PRED_TASK_STATE] = "task_state", [PRED_TASK_CURR] = "task_curr",
+};
+
+static const char *const task_state_names[TS__COUNT] = {
+	[TS_RUNNING] = "TASK_RUNNING", [TS_INTERRUPTIBLE] = "TASK_INTERRUPTIBLE",
+	[TS_UNINTERRUPTIBLE] = "TASK_UNINTERRUPTIBLE", [TS_FROZEN] = "TASK_FROZEN",
+	[TS_DEAD] = "TASK_DEAD",
+};
+
+const char *scn_pred_name(enum scn_pred pred)
+{
+	return pred < sizeof(pred_names) / sizeof(pred_names[0]) ? pred_names[pred] : "?";
+}
+
+const char *scn_task_state_name(enum scn_task_state st)
+{
+	return st < TS__COUNT ? task_state_names[st] : "?";
+}
+
+/*
+ * The state predicate the current token starts, or -1. Only a name followed
+ * by '(' is one: a counter may still be called pending.
+ */
+static int pred_at(struct parser *p)
+{
+	size_t at = p->tend;
+
+	if (p->tok != T_IDENT)
+		return -1;
+	while (at < p->len && (p->text[at] == ' ' || p->text[at] == '\t' || p->text[at] == '\n' ||
+			       p->text[at] == '\r'))
+		at++;
+	if (at == p->len || p->text[at] != '(')
+		return -1;
+	for (size_t i = 0; i < sizeof(pred_names) / sizeof(pred_names[0]); i++)
+		if (lex_is_word(p, pred_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The declared object at the current token, of one of the kinds wanted, or a parse error. */
+static struct scn_obj *pred_obj(struct parser *p, enum scn_pred pred, bool work, bool dwork,
+				bool worker)
+{
+	struct scn_obj *o = p->tok == T_IDENT ? decl_find(p, p->ident) : NULL;
+
+	if (o && ((work && o->kind == OBJ_WORK) || (dwork && o->kind == OBJ_DWORK) ||
+		  (worker && o->kind == OBJ_WORKER))) {
+		lex_next(p);
+		return o;
+	}
+	if (o && pred == PRED_TIMER_PENDING && o->kind == OBJ_WORK)
+		fail(p, "timer_pending() takes a delayed_work: '%s' is a work, which has no timer",
+		     o->name);
+	if (o)
+		fail(p, "%s() takes %s: '%s' is a %s", pred_names[pred],
+		     worker ? "a worker" : dwork && !work ? "a delayed_work" :
+		     "a work or delayed_work", o->name, decl_kind_name(o->kind));
+	fail(p, "%s() takes %s, found %s", pred_names[pred], worker ? "a worker" :
+	     dwork && !work ? "a delayed_work" : "a work or delayed_work", lex_tok_text(p));
+}
+
+/* A task in task_state(T) and task_curr(T): a worker's W->task, or a thread P0. */
+static void pred_task(struct parser *p, struct scn_expr *e)
+{
+	struct scn_obj *o = p->tok == T_IDENT ? decl_find(p, p->ident) : NULL;
+	struct scn_prog *prog = p->tok == T_IDENT ? prog_by_name(p->s, p->ident) : NULL;
+
+	e->prog = -1;
+	if (o && o->kind == OBJ_WORKER) {
+		e->obj = o;
+		lex_next(p);
+		lex_expect(p, T_ARROW, "'->task' after the worker");
+		if (!lex_is_word(p, "task"))
+			fail(p, "expected 'task' after '->': a worker's thread is %s->task", o->name);
+		lex_next(p);
+		return;
+	}
+	if (prog && prog->kind == PROG_THREAD) {
+		e->prog = prog->id;
+		lex_next(p);
+		return;
+	}
+	if (prog)
+		fail(p, "%s is %s, not a task: %s() takes a thread (P0) or a worker's "
+		     "W->task", prog->name, prog->kind == PROG_IRQ ? "an interrupt" :
+		     "a system event", pred_names[e->value]);
+	fail(p, "%s() takes a thread (P0) or a worker's W->task, found %s",
+	     pred_names[e->value], lex_tok_text(p));
+}
+
+/* current_work(W) == and task_state(T) == compare with a name: '==' or '!=' and the name. */
+static struct scn_expr *pred_compared(struct parser *p, struct scn_expr *e, const char *with)
+{
+	struct scn_expr *not;
+
+	if (p->tok != T_EQ && p->tok != T_NE)
+		fail(p, "%s() is compared with %s: expected '==' or '!=', found %s",
+		     pred_names[e->value], with, lex_tok_text(p));
+	if (p->tok == T_EQ) {
+		lex_next(p);
+		return NULL;
+	}
+	not = expr_new(p, EX_UNARY);
+	not->op = OP_NOT;
+	not->lhs = e;
+	lex_next(p);
+	return not;
+}
+
+static struct scn_expr *parse_pred(struct parser *p, enum scn_pred pred)
+{
+	struct scn_expr *e = expr_new(p, EX_STATE), *not = NULL;
+
+	e->value = pred;
+	e->slot = -1;
+	e->type = pred == PRED_CANCELING ? TY_INT : TY_BOOL;
+	lex_next(p);
+	lex_expect(p, T_LPAREN, "'('");
+	switch (pred) {
+	case PRED_CURRENT_WORK:
+		e->obj = pred_obj(p, pred, false, false, true);
+		lex_expect(p, T_RPAREN, "')'");
+		not = pred_compared(p, e, "a work, a delayed_work or NULL");
+		if (lex_is_word(p, "NULL")) {
+			lex_next(p);
+			break;
+		}
+		if (p->tok != T_IDENT || !decl_find(p, p->ident))
+			fail(p, "current_work(%s) is compared with a work, a delayed_work or NULL, "
+			     "found %s", e->obj->name, lex_tok_text(p));
+		e->obj2 = pred_obj(p, pred, true, true, false);
+		break;
+	case PRED_TASK_STATE: {
+		const char *hint;
+
+		pred_task(p, e);
+		lex_expect(p, T_RPAREN, "')'");
+		not = pred_compared(p, e, "a task state, such as TASK_RUNNING");
+		for (e->reg = 0; e->reg < TS__COUNT; e->reg++)
+			if (lex_is_word(p, task_state_names[e->reg]))
+				break;
+		if (e->reg < TS__COUNT) {
+			lex_next(p);
+			break;
+		}
+		hint = p->tok == T_IDENT ? scn_did_you_mean(p->ident, task_state_names, TS__COUNT) :
+			NULL;
+		fail(p, "expected a task state (TASK_RUNNING, TASK_INTERRUPTIBLE, "
+		     "TASK_UNINTERRUPTIBLE, TASK_FROZEN or TASK_DEAD), found %s%s%s%s",
+		     lex_tok_text(p), hint ? "; did you mean '" : "", hint ? hint : "",
+		     hint ? "'?" : "");
+	}
+	case PRED_TASK_CURR:
+		pred_task(p, e);
+		lex_expect(p, T_RPAREN, "')'");
+		break;
+	default:
+		e->obj = pred_obj(p, pred, pred != PRED_TIMER_PENDING, true, false);
+		lex_expect(p, T_RPAREN, "')'");
+		break;
+	}
+	return not ? expr_built(p, not) : e;
+}
+
 static struct scn_expr *parse_cond_atom(struct parser *p)
 {
 	struct scn_expr *e;
@@ -158,6 +332,8 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		e->value = strtol(num, NULL, 10);
 		return e;
 	}
+	if (pred_at(p) >= 0)
+		return parse_pred(p, (enum scn_pred)pred_at(p));
 	if (p->tok == T_IDENT) {
 		for (int i = 0; i < SIM_F__COUNT; i++) {
 			if (!lex_is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
@@ -267,6 +443,59 @@ static struct scn_expr *parse_cond(struct parser *p)
 	return lhs;
 }
 
+/* The final condition's state nodes get a slot each: a run keeps their values at its end. */
+static void number_state(struct scn *s, struct scn_expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EX_STATE)
+		e->slot = s->nstate++;
+	number_state(s, e->lhs);
+	number_state(s, e->rhs);
+}
+
+bool scn_has_invariants(const struct scn *s)
+{
+	return s->ninvariants > 0;
+}
+
+/* A clause over several lines, as one line for its finding: each run of blanks one space. */
+static void squeeze_space(char *text)
+{
+	char *out = text;
+
+	for (const char *in = text; *in; in++) {
+		bool blank = *in == ' ' || *in == '\t' || *in == '\n' || *in == '\r';
+
+		if (!blank)
+			*out++ = *in;
+		else if (out > text && out[-1] != ' ')
+			*out++ = ' ';
+	}
+	*out = '\0';
+}
+
+void cond_parse_invariant(struct parser *p)
+{
+	struct scn *s = p->s;
+	struct scn_invariant *inv;
+	size_t start = p->tstart;
+
+	s->invariants = scn_append(s, s->invariants, s->ninvariants, sizeof(*s->invariants));
+	inv = &s->invariants[s->ninvariants++];
+	inv->never = lex_is_word(p, "never");
+	inv->loc = p->tloc;
+	lex_next(p);
+	lex_expect(p, T_LPAREN, inv->never ? "'(' after never" : "'(' after always");
+	inv->cond = parse_cond(p);
+	expr_want_value(p, inv->cond);
+	if (p->tok != T_RPAREN)
+		fail(p, "expected ')' to close the invariant, found %s", lex_tok_text(p));
+	inv->text = scn_strndup(s, p->text + start, p->tend - start);
+	squeeze_space(inv->text);
+	lex_next(p);
+}
+
 void cond_parse(struct parser *p)
 {
 	size_t start;
@@ -287,5 +516,6 @@ void cond_parse(struct parser *p)
 	if (p->tok != T_RPAREN)
 		fail(p, "expected ')' to close the condition, found %s", lex_tok_text(p));
 	p->s->cond_text = scn_strndup(p->s, p->text + start, p->tend - start);
+	number_state(p->s, p->s->cond);
 	lex_next(p);
 }

@@ -10,7 +10,8 @@
 
 #include "json.h"
 
-static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e);
+static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
+			  bool live);
 
 static const char *quant_name(enum scn_quant q)
 {
@@ -375,33 +376,69 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
 		fprintf(out, "divergence: %s\n", run->divergence);
 }
 
-/* The values the condition looks at, as herd7 lists a state: each once. */
-static void print_state(FILE *out, const struct scn_run *run)
+/* The values the expression looks at, as herd7 lists a state: each once. */
+static void print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, bool live)
 {
 	char small[512], *buf = small;
-	size_t len = scn_state_text(run, small, sizeof(small));
+	size_t len = scn_state_text(run, e, live, small, sizeof(small));
 
 	if (len >= sizeof(small)) {
 		buf = malloc(len + 1);
 		if (!buf)
 			abort();
-		scn_state_text(run, buf, len + 1);
+		scn_state_text(run, e, live, buf, len + 1);
 	}
 	put_text(out, buf);
 	if (buf != small)
 		free(buf);
 }
 
-static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e)
+void scn_print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, bool live)
+{
+	print_state(out, run, e, live);
+}
+
+/* A state predicate as the state lists it: its arguments, and what it is compared with. */
+static void state_name(FILE *out, const struct scn_run *run, const struct scn_expr *e)
+{
+	const char *name = scn_pred_name((enum scn_pred)e->value);
+
+	switch ((enum scn_pred)e->value) {
+	case PRED_CURRENT_WORK:
+		fprintf(out, "%s(%s)==%s", name, e->obj->name, e->obj2 ? e->obj2->name : "NULL");
+		return;
+	case PRED_TASK_STATE:
+	case PRED_TASK_CURR:
+		if (e->obj)
+			fprintf(out, "%s(%s->task)", name, e->obj->name);
+		else
+			fprintf(out, "%s(%s)", name, run->scn->progs[e->prog]->name);
+		if (e->value == PRED_TASK_STATE)
+			fprintf(out, "==%s", scn_task_state_name((enum scn_task_state)e->reg));
+		return;
+	default:
+		fprintf(out, "%s(%s)", name, e->obj->name);
+		return;
+	}
+}
+
+static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
+			  bool live)
 {
 	const struct scn *s = run->scn;
+	long (*value)(const struct scn_run *, const struct scn_expr *) =
+		live ? scn_eval_now : scn_eval_final;
 
 	if (!e)
 		return;
 	switch (e->kind) {
 	case EX_REG:
 		fprintf(out, "%s:%s=%ld\n", s->progs[e->prog]->name,
-			s->progs[e->prog]->regnames[e->reg], scn_eval_final(run, e));
+			s->progs[e->prog]->regnames[e->reg], value(run, e));
+		return;
+	case EX_STATE:
+		state_name(out, run, e);
+		fprintf(out, "=%ld\n", value(run, e));
 		return;
 	case EX_OBJ:
 		if (e->obj && e->obj->kind == OBJ_COUNTER) {
@@ -411,22 +448,23 @@ static void collect_state(FILE *out, const struct scn_run *run, const struct scn
 	case EX_FINDING:
 		fprintf(out, "%s%s%s%s=%ld\n", sim_finding_kind_name((enum sim_finding_kind)e->value),
 			e->str ? "(" : "", e->str ? e->str : "", e->str ? ")" : "",
-			scn_eval_final(run, e));
+			value(run, e));
 		return;
 	case EX_RAN:
 		fprintf(out, "ran(%s)=%ld\n", e->obj->name, run->objs[e->obj->id].count);
 		return;
 	case EX_BEFORE:
 		fprintf(out, "before(%s,%s)=%ld\n", e->obj->name, e->obj2->name,
-			scn_eval_final(run, e));
+			value(run, e));
 		return;
 	default:
-		collect_state(out, run, e->lhs);
-		collect_state(out, run, e->rhs);
+		collect_state(out, run, e->lhs, live);
+		collect_state(out, run, e->rhs, live);
 	}
 }
 
-size_t scn_state_text(const struct scn_run *run, char *buf, size_t len)
+size_t scn_state_text(const struct scn_run *run, const struct scn_expr *e, bool live, char *buf,
+		      size_t len)
 {
 	char *items = NULL;
 	size_t n = 0, at = 0;
@@ -434,7 +472,7 @@ size_t scn_state_text(const struct scn_run *run, char *buf, size_t len)
 
 	if (!mem)
 		abort();
-	collect_state(mem, run, run->scn->cond);
+	collect_state(mem, run, e, live);
 	fclose(mem);
 	if (len)
 		buf[0] = '\0';
@@ -491,7 +529,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 	fprintf(out, " %s\n", s->quant == Q_NOT_EXISTS ? "Forbidden" :
 		s->quant == Q_FORALL ? "Required" : "Allowed");
 	fprintf(out, "States 1\n");
-	print_state(out, run);
+	print_state(out, run, s->cond, false);
 	fputc('\n', out);
 	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
 	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);
@@ -520,7 +558,7 @@ static void json_state(FILE *out, const struct scn_run *run, const struct scn_ex
 
 	if (!mem)
 		abort();
-	collect_state(mem, run, e);
+	collect_state(mem, run, e, false);
 	fclose(mem);
 	fputc('[', out);
 	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {

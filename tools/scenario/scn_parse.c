@@ -208,6 +208,13 @@ static bool word_at(struct parser *p, size_t pos, const char *w)
 				       p->text[pos + n] == '_'));
 }
 
+/* always ( or never (: an invariant's clause, not a name someone declared. */
+static bool is_invariant(struct parser *p)
+{
+	return (lex_is_word(p, "always") || lex_is_word(p, "never")) &&
+	       !decl_find(p, p->ident);
+}
+
 /*
  * What can only start the next part of the file (a program, an irq, a
  * system event, the condition, the schedule), or its end: met inside a
@@ -225,7 +232,8 @@ static bool starts_part(struct parser *p)
 	if (p->tok != T_IDENT || decl_find(p, p->ident))
 		return false;
 	if (lex_is_word(p, "irq") || lex_is_word(p, "suspend") || lex_is_word(p, "resume") ||
-	    lex_is_word(p, "exists") || lex_is_word(p, "forall") || lex_is_word(p, "schedule"))
+	    lex_is_word(p, "exists") || lex_is_word(p, "forall") || lex_is_word(p, "schedule") ||
+	    is_invariant(p))
 		return true;
 	/* P1 { ..., P1 @cpu1 ..., P1 at 5ms ... */
 	after = p->tend;
@@ -575,15 +583,27 @@ static void parse_file(struct parser *p)
 	lex_next(p);
 	parse_init(p);
 	while (p->tok == T_IDENT && !lex_is_word(p, "exists") && !lex_is_word(p, "forall") &&
-	       !lex_is_word(p, "schedule")) {
+	       !lex_is_word(p, "schedule") && !is_invariant(p)) {
 		if (!decl_is_thread(p->ident) && !lex_is_word(p, "irq") && !lex_is_word(p, "suspend") &&
 		    !lex_is_word(p, "resume"))
-			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume or the "
-			     "condition, found %s", lex_tok_text(p));
+			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume, an "
+			     "invariant (always, never) or the condition, found %s", lex_tok_text(p));
 		parse_program(p);
 	}
-	if (p->tok == T_NOT || lex_is_word(p, "exists") || lex_is_word(p, "forall"))
-		cond_parse(p);
+	/* invariants, any number, before or after the one condition */
+	for (;;) {
+		if (is_invariant(p)) {
+			cond_parse_invariant(p);
+		} else if (p->tok == T_NOT || lex_is_word(p, "exists") || lex_is_word(p, "forall")) {
+			if (s->quant != Q_NONE)
+				fail(p, "a scenario has one condition (exists, ~exists or forall); "
+				     "join them with /\\ or \\/, or state invariants with always or "
+				     "never");
+			cond_parse(p);
+		} else {
+			break;
+		}
+	}
 	if (lex_is_word(p, "schedule"))
 		parse_schedule(p);
 	if (p->tok != T_EOF)

@@ -52,6 +52,8 @@ struct scn_expr *expr_parse(struct parser *p);
 
 /* The condition: exists, ~exists or forall, and its expression. */
 void cond_parse(struct parser *p);
+/* always (C) or never (C), at the current token. */
+void cond_parse_invariant(struct parser *p);
 
 /* --- scn_settings.c ------------------------------------------------------------------- */
 

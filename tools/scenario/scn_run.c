@@ -200,8 +200,10 @@ static long call(struct env *env, const struct scn_expr *e)
 	case API_KTHREAD_RUN: {
 		struct task_struct *t = kthread_create(M->worker_fn, w, "%s", a[2]->str);
 
-		if (!IS_ERR(t))
+		if (!IS_ERR(t)) {
+			st_of(a[1]->obj)->task = t;	/* W->task, for task_state() */
 			wake_up_process(t);
+		}
 		note("kthread_run(kthread_worker_fn, %s, \"%s\")", a[1]->obj->name, a[2]->str);
 		return 0;
 	}
@@ -442,6 +444,7 @@ static void exec(struct env *env, const struct scn_stmt *st)
 		if (st->obj->kind == OBJ_WORKER) {
 			st_of(st->obj)->ptr = (void *)v;
 			if (!IS_ERR((void *)v)) {
+				st_of(st->obj)->task = v ? M->worker_task((void *)v) : NULL;
 				sim_register_object((void *)v, M->worker_size, st->obj->name);
 				note("%s = %s(...)", st->obj->name, st->e->api->name);
 			}
@@ -591,8 +594,9 @@ static int setup_main(void *arg)
 
 		switch (prog->kind) {
 		case PROG_THREAD:
-			sim_spawn(prog->name, thread_main, (void *)prog, prog->cpu >= 0 ? prog->cpu : 0,
-				  prog->cpu >= 0, at);
+			R->progs[prog->id].task = sim_spawn(prog->name, thread_main, (void *)prog,
+							    prog->cpu >= 0 ? prog->cpu : 0,
+							    prog->cpu >= 0, at);
 			break;
 		case PROG_IRQ:
 			sim_irq_at(at, prog->cpu, prog->name, irq_main, (void *)prog);
@@ -698,8 +702,69 @@ static void free_state(struct scn_run *run)
 	run->nevents = 0;
 	free(run->objs);
 	free(run->progs);
+	free(run->state);
+	free(run->broken);
 	run->objs = NULL;
 	run->progs = NULL;
+	run->state = NULL;
+	run->broken = NULL;
+}
+
+static long cond_value(const struct scn_run *run, const struct scn_expr *e, bool live);
+
+/* The final condition's state as the run ended, before its objects go. */
+static void keep_state(struct scn_run *run, const struct scn_expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == EX_STATE)
+		run->state[e->slot] = cond_value(run, e, true);
+	keep_state(run, e->lhs);
+	keep_state(run, e->rhs);
+}
+
+/*
+ * on_point with invariants: each is checked at every scheduling point, and
+ * the first point where one is broken is its finding, raised in the
+ * running context (its time, CPU and scenario line); then the caller's
+ * on_point. Nothing here makes a decision or a step: the run is the run
+ * without invariants, plus their findings' records.
+ */
+static void check_invariants(void *arg)
+{
+	struct scn_run *run = arg;
+	const struct scn *s = run->scn;
+
+	for (int i = 0; i < s->ninvariants; i++) {
+		const struct scn_invariant *inv = &s->invariants[i];
+		char *state = NULL;
+		size_t len = 0;
+		FILE *mem;
+		long v;
+
+		if (run->broken[i])
+			continue;
+		v = cond_value(run, inv->cond, true);
+		if (inv->never ? !v : v)
+			continue;
+		run->broken[i] = true;
+		mem = open_memstream(&state, &len);
+		if (!mem)
+			abort();
+		scn_print_state(mem, run, inv->cond, true);
+		fclose(mem);
+		/* "a=1; b=0; " without its last separator */
+		if (len >= 2)
+			state[len - 2] = '\0';
+		/* its source is its clause: file, line, always or never */
+		sim_raise_at(SIM_F_INVARIANT, sim_site_at(s->path, inv->loc.line,
+							  inv->never ? "never" : "always"),
+			     "invariant broken: %s%s%s", inv->text, len >= 2 ? "\n" : "",
+			     len >= 2 ? state : "");
+		free(state);
+	}
+	if (run->chain)
+		run->chain(run->chain_arg);
 }
 
 static void keep_result(struct scn_run *run);
@@ -726,12 +791,20 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->log_cap = log_cap;
 	run->cfg = config ? *config : s->cfg;
 	run->cfg.era = model->era;	/* the machine is of the variant's era */
+	if (scn_has_invariants(s)) {
+		run->chain = run->cfg.on_point;
+		run->chain_arg = run->cfg.on_point_arg;
+		run->cfg.on_point = check_invariants;
+		run->cfg.on_point_arg = run;
+	}
 	run->scn = s;
 	run->model = model;
 	run->err = err;
 	run->objs = calloc((size_t)s->nobjs + 1, sizeof(*run->objs));
 	run->progs = calloc((size_t)s->nprogs + 1, sizeof(*run->progs));
-	if (!run->objs || !run->progs)
+	run->state = calloc((size_t)s->nstate + 1, sizeof(*run->state));
+	run->broken = calloc((size_t)s->ninvariants + 1, sizeof(*run->broken));
+	if (!run->objs || !run->progs || !run->state || !run->broken)
 		abort();
 	if (sim_reset(&run->cfg)) {
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
@@ -748,6 +821,8 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->hash = sim_trace_hash();
 	run->ndecisions = sim_decision_count();
 	keep_result(run);
+	if (!run->failed)
+		keep_state(run, s->cond);
 	free_objects();
 	R = NULL;
 	if (run->failed)
@@ -795,14 +870,16 @@ void scn_run_free(struct scn_run *run)
 	run->nfindings = run->nlog = run->findings_cap = run->log_cap = 0;
 }
 
-/* --- the condition, after the run -------------------------------------------------------- */
+/* --- conditions: after the run, or at a scheduling point --------------------------------- */
 
-static long findings_matching(const struct scn_run *run, long kind, const char *func)
+/* Findings of a kind (and function): the run's, or the machine's so far when live. */
+static long findings_matching(const struct scn_run *run, long kind, const char *func, bool live)
 {
+	size_t nf = live ? sim_finding_count() : run->nfindings;
 	long n = 0;
 
-	for (size_t i = 0; i < run->nfindings; i++) {
-		const struct sim_finding *f = &run->findings[i];
+	for (size_t i = 0; i < nf; i++) {
+		const struct sim_finding *f = live ? sim_finding(i) : &run->findings[i];
 
 		if ((long)f->kind != kind)
 			continue;
@@ -813,7 +890,86 @@ static long findings_matching(const struct scn_run *run, long kind, const char *
 	return n;
 }
 
-long scn_eval_final(const struct scn_run *run, const struct scn_expr *e)
+/*
+ * The model's state, read as it is now with the model's plain reads. The
+ * run may have freed a worker (kthread_destroy_worker): what it points to
+ * is then not followed, since a touch would be a use-after-free of the
+ * run's own; a worker not made yet or gone has no current work, and the
+ * works that were on it are on no list of it.
+ */
+static void *live_worker(void *w)
+{
+	return w && !IS_ERR(w) && !sim_freed(w) ? w : NULL;
+}
+
+static struct kthread_work *state_work(const struct scn_run *run, const struct scn_obj *o)
+{
+	void *p = run->objs[o->id].ptr;
+
+	return o->kind == OBJ_DWORK ? run->model->dwork_work(p) : p;
+}
+
+/* A task's state as task_state() names it, or -1 for none of them. */
+static int task_state_of(struct task_struct *t)
+{
+	unsigned int state = READ_TASK_STATE(t);
+
+	if (state == TASK_DEAD)
+		return TS_DEAD;
+	/* 4.9's PF_FROZEN (t->frozen), 6.1's TASK_FROZEN */
+	if (t->frozen || (state & TASK_FROZEN))
+		return TS_FROZEN;
+	if (state == TASK_RUNNING)
+		return TS_RUNNING;
+	if (state & TASK_INTERRUPTIBLE)
+		return TS_INTERRUPTIBLE;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return TS_UNINTERRUPTIBLE;
+	return -1;
+}
+
+static long state_now(const struct scn_run *run, const struct scn_expr *e)
+{
+	const struct kw_model *m = run->model;
+	struct kthread_work *work = NULL;
+	struct task_struct *t = NULL;
+	void *w = NULL;
+
+	switch ((enum scn_pred)e->value) {
+	case PRED_TIMER_PENDING:
+		return m->dwork_timer_pending(run->objs[e->obj->id].ptr);
+	case PRED_PENDING:
+		return m->work_pending(state_work(run, e->obj));
+	case PRED_CANCELING:
+		return m->work_canceling(state_work(run, e->obj));
+	case PRED_QUEUED:
+	case PRED_DELAYED:
+	case PRED_RUNNING:
+		work = state_work(run, e->obj);
+		if (!live_worker(m->work_worker(work)))
+			return 0;
+		if (e->value == PRED_QUEUED)
+			return m->work_queued(work);
+		if (e->value == PRED_DELAYED)
+			return m->work_delayed(work);
+		return m->current_work(m->work_worker(work)) == work;
+	case PRED_CURRENT_WORK:
+		w = live_worker(run->objs[e->obj->id].ptr);
+		return (w ? m->current_work(w) : NULL) ==
+		       (e->obj2 ? state_work(run, e->obj2) : NULL);
+	case PRED_TASK_STATE:
+	case PRED_TASK_CURR:
+		t = e->obj ? run->objs[e->obj->id].task : run->progs[e->prog].task;
+		if (!t)
+			return 0;
+		if (e->value == PRED_TASK_CURR)
+			return task_curr(t);
+		return task_state_of(t) == e->reg;
+	}
+	return 0;
+}
+
+static long cond_value(const struct scn_run *run, const struct scn_expr *e, bool live)
 {
 	const struct scn_run_obj *a = e->obj ? &run->objs[e->obj->id] : NULL;
 	const struct scn_run_obj *b = e->obj2 ? &run->objs[e->obj2->id] : NULL;
@@ -828,17 +984,31 @@ long scn_eval_final(const struct scn_run *run, const struct scn_expr *e)
 	case EX_OBJ:
 		return a && e->obj->kind == OBJ_COUNTER ? a->count : 0;
 	case EX_FINDING:
-		return findings_matching(run, e->value, e->str);
+		return findings_matching(run, e->value, e->str, live);
 	case EX_RAN:
 		return a->count;
 	case EX_BEFORE:
 		return a->first_start && b->first_start && a->first_start < b->first_start;
+	case EX_STATE:
+		if (live)
+			return state_now(run, e);
+		return e->slot >= 0 ? run->state[e->slot] : 0;
 	case EX_UNARY:
-		return scn_apply(e->op, scn_eval_final(run, e->lhs), 0);
+		return scn_apply(e->op, cond_value(run, e->lhs, live), 0);
 	case EX_BINARY:
-		l = scn_eval_final(run, e->lhs);
-		return scn_apply(e->op, l, scn_eval_final(run, e->rhs));
+		l = cond_value(run, e->lhs, live);
+		return scn_apply(e->op, l, cond_value(run, e->rhs, live));
 	default:
 		return 0;
 	}
+}
+
+long scn_eval_final(const struct scn_run *run, const struct scn_expr *e)
+{
+	return cond_value(run, e, false);
+}
+
+long scn_eval_now(const struct scn_run *run, const struct scn_expr *e)
+{
+	return cond_value(run, e, true);
 }

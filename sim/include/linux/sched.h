@@ -103,6 +103,8 @@ int sim_cond_resched(void);
 void yield(void);
 
 static inline int task_cpu(const struct task_struct *p) { return p->cpu; }
+/* Whether p is the task on its CPU now (running, not merely runnable). */
+bool task_curr(const struct task_struct *p);
 int smp_processor_id(void);
 #define raw_smp_processor_id() smp_processor_id()
 int num_online_cpus(void);

@@ -244,6 +244,9 @@ void sim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* ... at a site of the caller's (sim_site_at(): a scenario's line), as the finding's source. */
+void sim_raise_at(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind);
 size_t sim_finding_count(void);
@@ -316,6 +319,13 @@ uint64_t sim_fake_addr(const void *p);
 uint64_t sim_fake_addr_new(const void *p);
 /* Register an object the machine did not allocate, so its address prints stably. */
 void sim_register_object(const void *p, size_t size, const char *name);
+/*
+ * Whether p lies in a block that kfree() gave back in this run, which a
+ * touch would report as a use-after-free: a reader from outside the run
+ * (an invariant at a scheduling point) checks before it follows a pointer
+ * the run may have freed (a destroyed worker).
+ */
+bool sim_freed(const void *p);
 /* A function's printable name, for %ps. */
 void sim_register_symbol(const void *fn, const char *name);
 const char *sim_symbol(const void *fn);
