@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "cmd_run.h"
+#include "cmd_shrink.h"
 
 #include <model.h>
 
@@ -29,6 +30,7 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "run", "FILE [options]", "run a scenario once; see 'Commands' in README.md", kwsim_run },
 	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
+	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
@@ -59,6 +61,14 @@ static void usage(FILE *f)
 		"  --json                   print the result as JSON\n"
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
 		"                           decisions (run); replay runs that file exactly\n");
+	fprintf(f, "\nshrink options (FILE: a replay file, as --save-schedule writes):\n"
+		"  --out OUT                write the shrunk replay file to OUT (default: stdout,\n"
+		"                           the summary then to stderr)\n"
+		"  --budget RUNS            at most RUNS runs (default 2000)\n"
+		"  --finding KEY|N          what to keep: the Nth finding, a finding's key, or\n"
+		"                           condition (default: the first finding, else the\n"
+		"                           condition's witness)\n"
+		"  --json                   print the summary (bug depth, measures) as JSON\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");
