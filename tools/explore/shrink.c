@@ -146,12 +146,26 @@ static char *cut_text(const char *text, size_t len, const struct spans *sp, cons
 
 	if (!cut || !out)
 		abort();
+	/* the spans not kept, those apart by blanks only made one (sp is in the text's order) */
 	for (size_t i = 0; i < sp->n; i++) {
-		size_t a = sp->v[i].start, b = sp->v[i].end, j = a, k = b;
-		bool left, right;
+		size_t a = sp->v[i].start, b = sp->v[i].end, c = n ? cut[n - 1].end : 0;
 
 		if (keep[i])
 			continue;
+		while (n && c < a && blank(text[c]))
+			c++;
+		if (n && c >= a) {
+			if (b > cut[n - 1].end)
+				cut[n - 1].end = b;
+			continue;
+		}
+		cut[n++] = (struct span){ a, b };
+	}
+	/* each with its blanks, and its line when nothing else is on it */
+	for (size_t i = 0; i < n; i++) {
+		size_t a = cut[i].start, b = cut[i].end, j = a, k = b;
+		bool left, right;
+
 		while (j > 0 && blank(text[j - 1]))
 			j--;
 		while (k < len && blank(text[k]))
@@ -159,14 +173,12 @@ static char *cut_text(const char *text, size_t len, const struct spans *sp, cons
 		left = j == 0 || text[j - 1] == '\n';
 		right = k == len || text[k] == '\n';
 		if (left && right)
-			cut[n++] = (struct span){ j, k < len ? k + 1 : k };
+			cut[i] = (struct span){ j, k < len ? k + 1 : k };
 		else if (right)
-			cut[n++] = (struct span){ j, b };
+			cut[i] = (struct span){ j, b };
 		else
-			cut[n++] = (struct span){ a, k };
+			cut[i] = (struct span){ a, k };
 	}
-	if (n)
-		qsort(cut, n, sizeof(*cut), span_cmp);
 	for (size_t i = 0; i < n; i++) {
 		size_t a = cut[i].start > at ? cut[i].start : at, b = cut[i].end;
 
@@ -758,10 +770,10 @@ static bool pick_target(struct shrink *sh, const struct scn *s, const struct scn
 	}
 	if (sh->cond) {
 		if (s->quant == Q_NONE || !xf_condition_witness(s, found)) {
-			snprintf(out->error, sizeof(out->error), "%s", s->quant == Q_NONE ?
-				 "the run shows no finding and the scenario has no condition: nothing to keep" :
-				 "the run shows no finding and is no witness of its condition "
-				 "(exists not seen, forall or ~exists not broken): nothing to keep");
+			snprintf(out->error, sizeof(out->error), "%s%s", s->quant == Q_NONE ?
+				 "the scenario has no condition" :
+				 "the run is no witness of its condition (exists not seen, forall or "
+				 "~exists not broken)", target ? "" : ", and the run shows no finding: nothing to keep");
 			return false;
 		}
 		snprintf(out->target, sizeof(out->target), "%s", XF_CONDITION_KEY);
