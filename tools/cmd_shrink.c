@@ -119,8 +119,8 @@ static void summary_json(FILE *f, const struct shrink_opts *o, const struct xshr
 	json_str(f, o->out);
 	fputs(",\"target\":", f);
 	json_str(f, r->target);
-	fprintf(f, ",\"depth\":{\"deviations\":%zu,\"preemptions\":%zu},", r->after.deviations,
-		r->after.preemptions);
+	fprintf(f, ",\"depth\":{\"deviations\":%zu,\"preemptions\":%zu,\"minimal\":%s},",
+		r->after.deviations, r->after.preemptions, r->depth_minimal ? "true" : "false");
 	measure_json(f, "before", &r->before);
 	fputc(',', f);
 	measure_json(f, "after", &r->after);
@@ -151,9 +151,10 @@ static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshr
 	scn_put_text(f, o->out ? o->out : "standard output");
 	fputs("\ntarget: ", f);
 	scn_put_text(f, r->target);
-	fprintf(f, "\nbug depth %zu: %zu deviation%s from the faithful schedule, %zu preemption%s\n",
+	fprintf(f, "\nbug depth %zu: %zu deviation%s from the faithful schedule, %zu preemption%s%s\n",
 		r->after.deviations, r->after.deviations, r->after.deviations == 1 ? "" : "s",
-		r->after.preemptions, r->after.preemptions == 1 ? "" : "s");
+		r->after.preemptions, r->after.preemptions == 1 ? "" : "s",
+		r->depth_minimal ? " (the fewest)" : "");
 	fprintf(f, "  %-18s %8s %8s\n", "", "before", "after");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		fprintf(f, "  %-18s %8zu %8zu\n", names[i], before[i], after[i]);

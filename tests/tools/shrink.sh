@@ -31,11 +31,12 @@ num() {
 	sed -E "s/.*\"$2\":\\{[^}]*\"$3\":([0-9]+).*/\\1/" "$1"
 }
 
-# shows FILE TARGET: a replay of FILE shows TARGET ("KIND FUNC:LINE CONTEXT",
-# or "condition" for an exists condition's witness)
+# shows FILE TARGET [run]: a replay of FILE (with run: its faithful run)
+# shows TARGET ("KIND FUNC:LINE CONTEXT", or "condition" for an exists
+# condition's witness)
 shows() {
 	local file=$1 target=$2 kind func line ctx
-	"$kwsim" replay "$file" >"$tmp/shows" 2>&1
+	"$kwsim" "${3:-replay}" "$file" >"$tmp/shows" 2>&1
 	if [ "$target" = condition ]; then
 		grep -qx "Positive: 1 Negative: 0" "$tmp/shows"
 		return
@@ -80,6 +81,14 @@ shrink_file() {
 		fail "$name: the deviations did not shrink ($(num "$json" before deviations))"
 	[ "$(num "$json" depth deviations)" -eq "$(num "$json" after deviations)" ] ||
 		fail "$name: the depth is not the deviations after"
+	# depth 0: the faithful run of the shrunk scenario shows the target; a depth
+	# above 0 said to be the fewest: it does not
+	sed '/^schedule {/,$d' "$out" >"$tmp/faithful.kws"
+	if [ "$(num "$json" depth deviations)" -eq 0 ]; then
+		shows "$tmp/faithful.kws" "$target" run || fail "$name: depth 0, but the faithful run does not show it"
+	elif grep -q '"minimal":true' "$json"; then
+		! shows "$tmp/faithful.kws" "$target" run || fail "$name: the faithful run shows it, yet the depth is not 0"
+	fi
 	# the same input, the same bytes
 	"$kwsim" shrink "$in" --out "$out.again" >/dev/null 2>&1
 	cmp -s "$out" "$out.again" || fail "$name: shrinking twice gave two files"
@@ -154,6 +163,12 @@ else
 			fail "padded: the statements left are not as written"
 	fi
 fi
+
+# --- the search proves a depth of 1 the fewest: the mainline timer vs cancel witness -------------
+checks=$((checks + 1))
+grep -q '"depth":{"deviations":1,"preemptions":0,"minimal":true}' \
+	"$tmp/timer-callback-vs-cancel-delayed-work-sync-mainline.json" ||
+	fail "the mainline timer vs cancel witness: not depth 1, the fewest: $(cat "$tmp/timer-callback-vs-cancel-delayed-work-sync-mainline.json")"
 
 # --- what to keep: --finding N, a finding's key, the condition -----------------------------------
 lib=$races/mod-delayed-work-vs-cancel-v4.9.kws

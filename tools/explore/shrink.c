@@ -245,6 +245,7 @@ struct shrink {
 	enum units units;
 	struct sim_decision *tmp;	/* a schedule being tried */
 	size_t tmp_cap;
+	uint64_t cuts;			/* scenario steps taken */
 };
 
 static const char *site_func(const struct sim_finding *f)
@@ -548,6 +549,88 @@ static bool shrink_schedule(struct shrink *sh)
 	return progress;
 }
 
+/*
+ * Below base (a run's log, faithful from position from on), every schedule
+ * with k more deviations, in order: a deviation at each question from
+ * 'from' on, each answer, then (k > 1) the next at each later question of
+ * the run that made. Returns 1 when one shows the target (taken), 0 when
+ * none does, -1 when the budget ran out first.
+ */
+static int search(struct shrink *sh, const struct sim_decision *base, size_t n, size_t from,
+		  unsigned int k)
+{
+	struct sim_decision *log = malloc((n ? n : 1) * sizeof(*log)), *next = NULL;
+	struct xshrink_measure m;
+	int rc = 0;
+
+	if (!log)
+		abort();
+	if (n)
+		memcpy(log, base, n * sizeof(*log));
+	for (size_t i = from; i < n && !rc; i++) {
+		for (unsigned int p = 1; p < base[i].n && !rc; p++) {
+			log[i].pick = (uint16_t)p;
+			if (!spend(sh)) {
+				rc = -1;
+			} else if (run_shows(sh, sh->cur.s, log, i + 1, sh->cur.line, &m)) {
+				/* fewer deviations than the current schedule's: better */
+				keep_run(sh, &m);
+				rc = 1;
+			} else if (k > 1 && sh->run.nlog > i + 1) {
+				size_t nn = sh->run.nlog;
+
+				next = realloc(next, nn * sizeof(*next));
+				if (!next)
+					abort();
+				memcpy(next, sh->run.log, nn * sizeof(*next));
+				rc = search(sh, next, nn, i + 1, k - 1);
+			}
+		}
+		log[i].pick = base[i].pick;
+	}
+	free(next);
+	free(log);
+	return rc;
+}
+
+/*
+ * The fewest deviations, by search rather than by cutting (iterative
+ * deepening, as a preemption-bounded search enumerates schedules): every
+ * schedule with one deviation from the faithful order, then with two, up to
+ * XSHRINK_SEARCH_DEPTH and below the current count. Sets *minimal when every
+ * schedule with fewer deviations than the result was tried.
+ */
+static bool search_depth(struct shrink *sh, bool *minimal)
+{
+	struct xshrink_measure m;
+	struct sim_decision *faithful;
+	size_t n;
+	int rc = 0;
+
+	*minimal = !sh->cur.m.deviations;
+	if (*minimal || !spend(sh))
+		return false;
+	if (run_shows(sh, sh->cur.s, NULL, 0, sh->cur.line, &m)) {
+		keep_run(sh, &m);
+		*minimal = true;
+		return true;
+	}
+	*minimal = sh->cur.m.deviations == 1;
+	n = sh->run.nlog;
+	faithful = malloc((n ? n : 1) * sizeof(*faithful));
+	if (!faithful)
+		abort();
+	if (n)
+		memcpy(faithful, sh->run.log, n * sizeof(*faithful));
+	for (unsigned int k = 1; k <= XSHRINK_SEARCH_DEPTH && k < sh->cur.m.deviations && !rc; k++) {
+		rc = search(sh, faithful, n, 0, k);
+		/* none with k: the current count is the fewest if it is k + 1; one with k: k is */
+		*minimal = rc == 1 || (!rc && sh->cur.m.deviations == k + 1);
+	}
+	free(faithful);
+	return rc == 1;
+}
+
 /* --- the scenario ---------------------------------------------------------------------------------- */
 
 static size_t scenario_units(struct shrink *sh)
@@ -581,6 +664,7 @@ static bool try_cut(struct shrink *sh, const bool *keep)
 	sh->cur.s = t;
 	sh->cur.line = line;
 	keep_run(sh, &m);
+	sh->cuts++;
 	return true;
 }
 
@@ -674,8 +758,9 @@ static char *comment(const struct shrink *sh, const struct xshrink_result *r, ui
 	comment_text(f, sh->cond ? "the witness of its condition" : r->target);
 	fputs("\n   from ", f);
 	comment_text(f, base);
-	fprintf(f, "\n   bug depth %zu: %zu answer%s other than the faithful one, %zu of them "
-		"preempting\n", r->after.deviations, r->after.deviations,
+	fprintf(f, "\n   bug depth %zu (%s): %zu answer%s other than the faithful one,\n"
+		"   %zu of them preempting\n", r->after.deviations,
+		r->depth_minimal ? "the fewest" : "not proven the fewest", r->after.deviations,
 		r->after.deviations == 1 ? "" : "s", r->after.preemptions);
 	fprintf(f, "   %-18s %8s %8s\n", "", "before", "after");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -861,6 +946,16 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 	do
 		shrink_schedule(&sh);
 	while (shrink_scenario(&sh) && !spent(&sh));
+	/* then a search for fewer deviations, and what it makes possible */
+	if (search_depth(&sh, &out->depth_minimal)) {
+		uint64_t cuts = sh.cuts;
+
+		vary(&sh);
+		while (shrink_scenario(&sh) && !spent(&sh))
+			shrink_schedule(&sh);
+		/* a scenario cut after the search: the search was of another scenario */
+		out->depth_minimal &= sh.cuts == cuts;
+	}
 	out->budget_spent = spent(&sh);
 	rc = finish(&sh, out);
 	out->runs = sh.runs;

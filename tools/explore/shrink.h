@@ -33,6 +33,14 @@
  *              rejected. The file's name, comment, settings and condition
  *              stay. A scenario step is taken only when the bug depth
  *              (deviations, preemptions) does not grow.
+ * Then, with what is left of the budget, a search for fewer deviations
+ * than cutting found: every schedule with 1, then 2 (XSHRINK_SEARCH_DEPTH)
+ * deviations from the faithful order, as a preemption-bounded search
+ * enumerates them (the first at each question of the faithful run, the
+ * next at each later question of the run that made); if one shows the
+ * target, the steps above go on from it. When every schedule with fewer
+ * deviations than the result was tried, the depth is the fewest
+ * (depth_minimal).
  *
  * Bug depth: how many ordering constraints beyond the time-faithful order
  * the target needs, measured on the shrunk schedule. deviations counts the
@@ -42,7 +50,8 @@
  * that take the machine from the CPU that ran last while it could have
  * gone on. Depth 0 (0 deviations) means the time-faithful run shows the
  * target: no race window has to be hit. ddmin's result is 1-minimal (no
- * single remaining deviation can go), not necessarily the global minimum.
+ * single remaining deviation can go); the search above makes depths up to
+ * 3 exact, deeper ones are upper bounds.
  *
  * Deterministic: the result is a function of the scenario text, the run's
  * settings and log, the target and the budget. Bounded by runs, never by
@@ -62,6 +71,8 @@
 
 /* The default --budget: runs (candidates tried) at most. */
 #define XSHRINK_BUDGET	2000
+/* The search for fewer deviations tries every schedule with up to this many. */
+#define XSHRINK_SEARCH_DEPTH	2
 
 /* What a run costs, the measures shrinking lowers. */
 struct xshrink_measure {
@@ -88,6 +99,11 @@ struct xshrink_result {
 	struct xshrink_measure before, after;	/* after.deviations, .preemptions: the depth */
 	uint64_t runs;		/* runs made, a final replay check included */
 	bool budget_spent;	/* it stopped for the budget, not because no step helped */
+	/*
+	 * No schedule of the shrunk scenario with fewer deviations shows the
+	 * target: the search tried them all (depth at most XSHRINK_SEARCH_DEPTH + 1).
+	 */
+	bool depth_minimal;
 	char error[512];	/* after a failure: why */
 };
 
