@@ -200,6 +200,9 @@ START_TEST(explore_run)
 	ck_assert_uint_le(r.after.deviations, r.before.deviations);
 	ck_assert_uint_le(r.after.preemptions, r.before.preemptions);
 	ck_assert_uint_lt(r.after.statements, r.before.statements);
+	/* the search tries every schedule with up to XSHRINK_SEARCH_DEPTH deviations */
+	ck_assert(!r.depth_minimal || r.after.deviations <= XSHRINK_SEARCH_DEPTH + 1);
+	ck_assert(!r.budget_spent);
 	ck_assert_uint_lt(r.after.programs, r.before.programs);
 	ck_assert_uint_lt(r.after.declarations, r.before.declarations);
 	ck_assert_msg(!strstr(r.text, "extra") && !strstr(r.text, "log(") && !strstr(r.text, "P2") &&
