@@ -74,7 +74,8 @@ static void usage(FILE *f)
 		kw_tree_count() ? "" : " none");
 	for (size_t i = 0; i < kw_tree_count(); i++)
 		fprintf(f, "  %-24s %s\n", kw_tree_get(i)->name, kw_tree_get(i)->tree);
-	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met), 1 they do not,\n"
+	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met; shrink: the file is\n"
+		"              written), 1 they do not,\n"
 		"            2 bad input or usage, a schedule that no longer fits, or output\n"
 		"              that could not be written,\n"
 		"            3 the run was cut short by a limit (time_limit, max_steps,\n"
