@@ -5,9 +5,9 @@
  *
  * FILE is replayed as kwsim replay would (its settings, its log); what the
  * run shows is the target: its first finding, the Nth (--finding N, from
- * 1) or the one whose key is given (--finding 'deadlock kthread_flush_work:319 P1',
- * the form tools/explore/finding.h makes, or "condition": the condition's
- * witness); with no finding, the witness of its condition. The shrinker
+ * 1), the one whose key is given (--finding 'deadlock kthread_flush_work:319
+ * P1', as tools/explore/finding.h makes keys) or the condition's witness
+ * (--finding condition); with no finding, the witness. The shrinker
  * (tools/explore/shrink.h) lowers its schedule's deviations, preemptions,
  * decisions and context switches and cuts the statements, programs and
  * declarations the target does not need, in at most RUNS runs (default
