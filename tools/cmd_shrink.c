@@ -119,6 +119,8 @@ static void summary_json(FILE *f, const struct shrink_opts *o, const struct xshr
 	json_str(f, o->out);
 	fputs(",\"target\":", f);
 	json_str(f, r->target);
+	fputs(",\"kept\":", f);
+	json_str(f, r->kept);
 	fprintf(f, ",\"depth\":{\"deviations\":%zu,\"preemptions\":%zu,\"minimal\":%s},",
 		r->after.deviations, r->after.preemptions, r->depth_minimal ? "true" : "false");
 	measure_json(f, "before", &r->before);
@@ -151,6 +153,10 @@ static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshr
 	scn_put_text(f, o->out ? o->out : "standard output");
 	fputs("\ntarget: ", f);
 	scn_put_text(f, r->target);
+	if (strcmp(r->kept, r->target)) {
+		fputs(", in the shrunk file ", f);
+		scn_put_text(f, r->kept);
+	}
 	fprintf(f, "\nbug depth %zu: %zu deviation%s from the faithful schedule, %zu preemption%s%s\n",
 		r->after.deviations, r->after.deviations, r->after.deviations == 1 ? "" : "s",
 		r->after.preemptions, r->after.preemptions == 1 ? "" : "s",

@@ -52,7 +52,7 @@ shows() {
 
 # shrink_file IN NAME: shrink IN to $tmp/NAME.kws (summary $tmp/NAME.json) and check it
 shrink_file() {
-	local in=$1 name=$2 out=$tmp/$2.kws json=$tmp/$2.json target rc f
+	local in=$1 name=$2 out=$tmp/$2.kws json=$tmp/$2.json target kept rc f
 	checks=$((checks + 1))
 	"$kwsim" shrink "$in" --out "$out" --json >"$json" 2>"$tmp/err"
 	rc=$?
@@ -61,9 +61,10 @@ shrink_file() {
 		return 1
 	fi
 	target=$(sed -E 's/.*"target":"([^"]*)".*/\1/' "$json")
+	kept=$(sed -E 's/.*"kept":"([^"]*)".*/\1/' "$json")
 	# the checker sees the target in the original, and in the shrunk file
 	shows "$in" "$target" || fail "$name: the original's replay does not show '$target'"
-	shows "$out" "$target" || fail "$name: the shrunk file's replay does not show '$target'"
+	shows "$out" "$kept" || fail "$name: the shrunk file's replay does not show '$kept'"
 	# replays: the same bytes, the same trace, the same status
 	(cd "$tmp" && "$kwsim" replay "$out" --trace text -o "$tmp/t1" >"$tmp/r1" 2>&1; echo $? >"$tmp/rc1")
 	(cd "$tmp" && "$kwsim" replay "$out" --trace text -o "$tmp/t2" >"$tmp/r2" 2>&1; echo $? >"$tmp/rc2")
@@ -85,9 +86,9 @@ shrink_file() {
 	# above 0 said to be the fewest: it does not
 	sed '/^schedule {/,$d' "$out" >"$tmp/faithful.kws"
 	if [ "$(num "$json" depth deviations)" -eq 0 ]; then
-		shows "$tmp/faithful.kws" "$target" run || fail "$name: depth 0, but the faithful run does not show it"
+		shows "$tmp/faithful.kws" "$kept" run || fail "$name: depth 0, but the faithful run does not show it"
 	elif grep -q '"minimal":true' "$json"; then
-		! shows "$tmp/faithful.kws" "$target" run || fail "$name: the faithful run shows it, yet the depth is not 0"
+		! shows "$tmp/faithful.kws" "$kept" run || fail "$name: the faithful run shows it, yet the depth is not 0"
 	fi
 	# the same input, the same bytes
 	"$kwsim" shrink "$in" --out "$out.again" >/dev/null 2>&1
@@ -162,6 +163,30 @@ else
 		grep -qx '  r1 = kthread_mod_delayed_work(W, D, 5);' "$tmp/scn-part" ||
 			fail "padded: the statements left are not as written"
 	fi
+fi
+
+# --- a finding at a scenario line: its line moves as the lines above it go -------------------------
+cat >"$tmp/sleepy.kws" <<'EOF'
+KW sleepy
+{
+  cpus = 2; hz = 250;
+  int x = 0;
+}
+P0 @cpu0 {
+  x = 1;
+  log("a");
+  udelay(5);
+  local_irq_disable(); msleep(1); local_irq_enable();
+  msleep(1500);
+}
+P1 @cpu1 { x = 2; udelay(3); }
+EOF
+"$kwsim" run "$tmp/sleepy.kws" --seed 3 --save-schedule "$tmp/sleepy-saved.kws" >/dev/null
+if shrink_file "$tmp/sleepy-saved.kws" sleepy-shrunk; then
+	checks=$((checks + 1))
+	grep -q '"target":"might_sleep msleep:10 P0","kept":"might_sleep msleep:[1-9] P0"' \
+		"$tmp/sleepy-shrunk.json" ||
+		fail "sleepy: the finding's line did not move up with the lines cut: $(cat "$tmp/sleepy-shrunk.json")"
 fi
 
 # --- the search proves a depth of 1 the fewest: the mainline timer vs cancel witness -------------

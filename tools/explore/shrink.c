@@ -263,20 +263,25 @@ static bool site_in(const struct sim_finding *f, const struct scn *s)
 	return f->site.file && !strcmp(f->site.file, s->path);
 }
 
-/* Whether the run of s shows the target, its site at scenario line 'line'. */
-static bool shows(const struct shrink *sh, const struct scn *s, const struct scn_run *run, int line)
+/* The target's finding in the run of s, its site at scenario line 'line'; NULL if none. */
+static const struct sim_finding *target_in(const struct shrink *sh, const struct scn *s,
+					   const struct scn_run *run, int line)
 {
-	if (sh->cond)
-		return xf_condition_witness(s, run);
 	for (size_t i = 0; i < run->nfindings; i++) {
 		const struct sim_finding *f = &run->findings[i];
 
 		if (f->kind == sh->kind && !strcmp(site_func(f), sh->func) &&
 		    !strcmp(f->context, sh->context) && site_in(f, s) == sh->in_scn &&
 		    site_line(f) == (sh->in_scn ? line : sh->kline))
-			return true;
+			return f;
 	}
-	return false;
+	return NULL;
+}
+
+/* Whether the run of s shows the target. */
+static bool shows(const struct shrink *sh, const struct scn *s, const struct scn_run *run, int line)
+{
+	return sh->cond ? xf_condition_witness(s, run) : target_in(sh, s, run, line) != NULL;
 }
 
 static bool spent(const struct shrink *sh)
@@ -755,7 +760,7 @@ static char *comment(const struct shrink *sh, const struct xshrink_result *r, ui
 		abort();
 	fprintf(f, SHRINK_MARK " shrunk in %llu runs%s, still showing\n   ",
 		(unsigned long long)tried, r->budget_spent ? " (all the budget)" : "");
-	comment_text(f, sh->cond ? "the witness of its condition" : r->target);
+	comment_text(f, sh->cond ? "the witness of its condition" : r->kept);
 	fputs("\n   from ", f);
 	comment_text(f, base);
 	fprintf(f, "\n   bug depth %zu (%s): %zu answer%s other than the faithful one,\n"
@@ -796,6 +801,10 @@ static int finish(struct shrink *sh, struct xshrink_result *out)
 	}
 	out->after = m;
 	hash = sh->run.hash;
+	if (sh->cond)
+		snprintf(out->kept, sizeof(out->kept), "%s", XF_CONDITION_KEY);
+	else
+		xf_bug(target_in(sh, sh->cur.s, &sh->run, sh->cur.line), out->kept, sizeof(out->kept));
 	note = comment(sh, out, tried);
 	f = open_memstream(&out->text, &out->len);
 	if (!f)

@@ -95,7 +95,8 @@ struct xshrink_result {
 	 */
 	char *text;
 	size_t len;
-	char target[200];	/* what it shows: xf_bug()'s text, or XF_CONDITION_KEY */
+	char target[200];	/* what the run showed: xf_bug()'s text, or XF_CONDITION_KEY */
+	char kept[200];		/* the same as the shrunk file shows it (a scenario line moves) */
 	struct xshrink_measure before, after;	/* after.deviations, .preemptions: the depth */
 	uint64_t runs;		/* runs made, a final replay check included */
 	bool budget_spent;	/* it stopped for the budget, not because no step helped */
