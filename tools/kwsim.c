@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "cmd_explore.h"
 #include "cmd_run.h"
+#include "cmd_shrink.h"
 
 #include <model.h>
 
@@ -34,6 +35,7 @@ static const struct command commands[] = {
 	  kwsim_explore },
 	{ "merge", "DIR... [--json]", "merge explore's shards (their --out DIRs)",
 	  kwsim_merge },
+	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
@@ -80,12 +82,21 @@ static void usage(FILE *f)
 		"  --set NAME=VALUE         a setting, as for run\n"
 		"  --token TOKEN            print the run a finding's replay token names, as run\n"
 		"                           would (--save-schedule FILE: as a replay file)\n");
+	fprintf(f, "\nshrink options (FILE: a replay file, as --save-schedule writes):\n"
+		"  --out OUT                write the shrunk replay file to OUT (default: stdout,\n"
+		"                           the summary then to stderr)\n"
+		"  --budget RUNS            at most RUNS runs (default 2000)\n"
+		"  --finding KEY|N          what to keep: the Nth finding, a finding's key, or\n"
+		"                           condition (default: the first finding, else the\n"
+		"                           condition's witness)\n"
+		"  --json                   print the summary (bug depth, measures) as JSON\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");
 	for (size_t i = 0; i < kw_tree_count(); i++)
 		fprintf(f, "  %-24s %s\n", kw_tree_get(i)->name, kw_tree_get(i)->tree);
-	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met), 1 they do not,\n"
+	fprintf(f, "\nexit codes: 0 expectations hold (bench: targets met; shrink: the file is\n"
+		"              written), 1 they do not,\n"
 		"            2 bad input or usage, a schedule that no longer fits, or output\n"
 		"              that could not be written,\n"
 		"            3 the run was cut short by a limit (time_limit, max_steps,\n"

@@ -12,6 +12,7 @@
  */
 #include "explore.h"
 #include "finding.h"
+#include "shrink.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -201,7 +202,7 @@ static char *finding_file(const struct xr_variant *v, const char *key, const str
  * what the user gets.
  */
 static int write_replay_file(struct campaign *c, const struct scn_run *run,
-			     const struct xr_finding *xf, uint64_t r)
+			     const struct xr_finding *xf, uint64_t r, const struct xshrink_result *sh)
 {
 	char path[4096], comment[2048], strat[160];
 	FILE *f;
@@ -219,7 +220,13 @@ static int write_replay_file(struct campaign *c, const struct scn_run *run,
 		fprintf(c->err, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
-	rc = scn_write_with_schedule(f, c->s, run, comment);
+	/* the shrunk run if shrinking kept the finding (its comment names the token), else the run */
+	if (sh->text) {
+		fprintf(f, "%s\n(* %s *)\n", sh->text, comment);
+		rc = ferror(f) ? -1 : 0;
+	} else {
+		rc = scn_write_with_schedule(f, c->s, run, comment);
+	}
 	if (fclose(f) || rc) {
 		fprintf(c->err, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
@@ -253,10 +260,29 @@ static int add_finding(struct campaign *c, const struct scn_run *run, uint64_t r
 	*xf = (struct xr_finding){ .key = xstrdup(key), .first = r, .seq = seq, .count = 1,
 				   .token = xstrdup(token), .what = finding_what(c->s, f) };
 	c->found = true;
-	if (!c->o->out_dir)
-		return 0;
-	xf->file = finding_file(v, key, f);
-	return write_replay_file(c, run, xf, r);
+	/*
+	 * Its bug depth: the first run shrunk, within shrink's default budget
+	 * (runs, so the campaign stays deterministic); the shrunk file is what
+	 * --out gets.
+	 */
+	struct xshrink_result sh = { 0 };
+
+	xf->depth = -1;
+	if (!xshrink(c->s, c->m, run, key, 0, &sh)) {
+		xf->depth = (int)sh.after.deviations;
+		xf->preemptions = (int)sh.after.preemptions;
+		xf->depth_minimal = sh.depth_minimal;
+	}
+	if (c->o->out_dir) {
+		int rc;
+
+		xf->file = finding_file(v, key, f);
+		rc = write_replay_file(c, run, xf, r, &sh);
+		xshrink_result_free(&sh);
+		return rc;
+	}
+	xshrink_result_free(&sh);
+	return 0;
 }
 
 static int record(struct campaign *c, const struct scn_run *run, uint64_t r)

@@ -45,6 +45,14 @@ struct xr_finding {
 	char *token;		/* the first run's replay token */
 	char *what;		/* one line: the first run's report of it */
 	char *file;		/* the replay file written for it (a name in DIR), or NULL */
+	/*
+	 * Its bug depth, from shrinking the first run (tools/explore/shrink.h):
+	 * the shrunk schedule's deviations from the faithful order, of them
+	 * preemptions; depth_minimal when no schedule with fewer shows it.
+	 * depth -1: the shrink failed (shrink_error says why).
+	 */
+	int depth, preemptions;
+	bool depth_minimal;
 };
 
 struct xr_variant {

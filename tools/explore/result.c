@@ -130,7 +130,8 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 			a->findings[a->nfindings++] = (struct xr_finding){
 				.key = xstrdup(f->key), .first = f->first, .seq = f->seq,
 				.token = xstrdup(f->token), .what = xstrdup(f->what),
-				.file = f->file ? xstrdup(f->file) : NULL };
+				.file = f->file ? xstrdup(f->file) : NULL, .depth = f->depth,
+				.preemptions = f->preemptions, .depth_minimal = f->depth_minimal };
 		}
 		g = &a->findings[j];
 		g->count += f->count;
@@ -144,6 +145,9 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 			g->token = xstrdup(f->token);
 			g->what = xstrdup(f->what);
 			g->file = f->file ? xstrdup(f->file) : NULL;
+			g->depth = f->depth;
+			g->preemptions = f->preemptions;
+			g->depth_minimal = f->depth_minimal;
 		}
 	}
 	merge_set(&a->traces, &b->traces);
@@ -441,6 +445,12 @@ void xr_print(FILE *out, const struct xr *r)
 				f->first, f->count, f->count == 1 ? "" : "s");
 			scn_put_text(out, f->what);
 			fprintf(out, "\n      token %s\n", f->token);
+			if (f->depth < 0)
+				fprintf(out, "      bug depth unknown: shrinking did not show it again\n");
+			else
+				fprintf(out, "      bug depth %s%d (%d preemption%s)\n",
+					f->depth_minimal ? "" : "at most ", f->depth, f->preemptions,
+					f->preemptions == 1 ? "" : "s");
 			if (f->file)
 				fprintf(out, "      replay file %s\n", f->file);
 		}
@@ -552,6 +562,12 @@ void xr_print_json(FILE *out, const struct xr *r)
 			json_str(out, f->token);
 			fputs(",\"what\":", out);
 			json_str(out, f->what);
+			if (f->depth < 0)
+				fputs(",\"depth\":null", out);
+			else
+				fprintf(out, ",\"depth\":{\"deviations\":%d,\"preemptions\":%d,"
+					"\"fewest\":%s}", f->depth, f->preemptions,
+					f->depth_minimal ? "true" : "false");
 			fputs(",\"file\":", out);
 			if (f->file)
 				json_str(out, f->file);
@@ -616,8 +632,9 @@ int xr_write(FILE *out, const struct xr *r)
 		for (size_t j = 0; j < v->nfindings; j++) {
 			const struct xr_finding *f = &v->findings[j];
 
-			fprintf(out, "finding\t%" PRIu64 "\t%u\t%" PRIu64 "\t%d", f->first, f->seq,
-				f->count, f->file != NULL);
+			fprintf(out, "finding\t%" PRIu64 "\t%u\t%" PRIu64 "\t%d\t%d\t%d\t%d", f->first,
+				f->seq, f->count, f->file != NULL, f->depth, f->preemptions,
+				f->depth_minimal);
 			put_field(out, f->key);
 			put_field(out, f->token);
 			put_field(out, f->what);
@@ -735,9 +752,17 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 					abort();
 			}
 			v->states[v->nstates++] = (struct xr_state){ xstrdup(f[3]), a[0], a[1] != 0 };
-		} else if (!strcmp(f[0], "finding") && nf == 9 && v) {
+		} else if (!strcmp(f[0], "finding") && nf == 12 && v) {
+			long long depth[3];
+
 			for (size_t i = 0; i < 4 && ok; i++)
 				ok = num(f[i + 1], &a[i], 10);
+			for (size_t i = 0; i < 3 && ok; i++) {
+				char *end;
+
+				depth[i] = strtoll(f[i + 5], &end, 10);
+				ok = *f[i + 5] && !*end && depth[i] >= -1 && depth[i] <= INT32_MAX;
+			}
 			if (v->nfindings == v->capfindings) {
 				v->capfindings = v->capfindings ? 2 * v->capfindings : 8;
 				v->findings = realloc(v->findings, v->capfindings * sizeof(*v->findings));
@@ -746,8 +771,9 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 			}
 			v->findings[v->nfindings++] = (struct xr_finding){
 				.first = a[0], .seq = (unsigned int)a[1], .count = a[2],
-				.key = xstrdup(f[5]), .token = xstrdup(f[6]), .what = xstrdup(f[7]),
-				.file = a[3] ? xstrdup(f[8]) : NULL };
+				.key = xstrdup(f[8]), .token = xstrdup(f[9]), .what = xstrdup(f[10]),
+				.file = a[3] ? xstrdup(f[11]) : NULL, .depth = (int)depth[0],
+				.preemptions = (int)depth[1], .depth_minimal = depth[2] != 0 };
 		} else if ((!strcmp(f[0], "trace") || !strcmp(f[0], "tuple")) && nf == 2 && v) {
 			ok = num(f[1], &a[0], 16);
 			xset_add(f[0][1] == 'r' ? &v->traces : &v->tuples, a[0]);

@@ -84,6 +84,7 @@ struct scn_obj {
 	size_t body_at;			/* where the body starts, parsed after the init block */
 	struct scn_loc body_loc;
 	long value;			/* counter initial value */
+	size_t start, end;		/* declarations: the source's bytes [start, end) */
 };
 
 /* --- expressions and statements -------------------------------------------------- */
@@ -178,6 +179,7 @@ struct scn_stmt {
 	char *str;			/* ST_LOG */
 	struct scn_stmt *body, *orelse;	/* ST_IF, ST_REPEAT, ST_WHILE, ST_BLOCK */
 	struct scn_stmt *next;
+	size_t start, end;		/* the source's bytes [start, end); 0, 0: a part of a declaration */
 };
 
 /* --- programs: threads, interrupts, system events ---------------------------------- */
@@ -196,6 +198,7 @@ struct scn_prog {
 	struct scn_stmt *body;
 	char regnames[SCN_MAX_REGS][16];
 	int nregs;
+	size_t start, end;		/* the source's bytes [start, end) */
 };
 
 /* --- the scenario --------------------------------------------------------------------- */

@@ -243,6 +243,7 @@ void lex_next(struct parser *p)
 	};
 	int c;
 
+	p->pend = p->tend;
 	lex_skip_space(p);
 	p->tloc = p->loc;
 	p->tstart = p->pos;

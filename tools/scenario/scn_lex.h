@@ -33,6 +33,7 @@ struct parser {
 	enum tok tok;
 	struct scn_loc tloc;
 	size_t tstart, tend;
+	size_t pend;			/* where the token before it ended: a construct's end */
 	char ident[64];
 	long num;			/* T_INT; T_TIME: nanoseconds */
 	char *str;			/* T_STR, in the arena */

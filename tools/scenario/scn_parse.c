@@ -26,6 +26,7 @@ static struct scn_stmt *new_stmt(struct parser *p, enum scn_stmt_kind kind)
 }
 
 static struct scn_stmt *parse_block(struct parser *p);
+static struct scn_stmt *parse_stmt(struct parser *p);
 
 static uint64_t parse_time(struct parser *p)
 {
@@ -37,7 +38,7 @@ static uint64_t parse_time(struct parser *p)
 	return (uint64_t)v;
 }
 
-static struct scn_stmt *parse_stmt(struct parser *p)
+static struct scn_stmt *parse_stmt_at(struct parser *p)
 {
 	struct scn_stmt *st;
 	const struct scn_api *api;
@@ -196,6 +197,17 @@ static struct scn_stmt *parse_stmt(struct parser *p)
 	decl_unknown(p, "call or name");
 }
 
+/* A statement with the bytes it spans, so that a shrinker can cut it out. */
+static struct scn_stmt *parse_stmt(struct parser *p)
+{
+	size_t start = p->tstart;
+	struct scn_stmt *st = parse_stmt_at(p);
+
+	st->start = start;
+	st->end = p->pend;
+	return st;
+}
+
 /* Whether the word at the source position pos is w, as a whole word. */
 static bool word_at(struct parser *p, size_t pos, const char *w)
 {
@@ -328,7 +340,8 @@ static void parse_init(struct parser *p)
 
 	lex_expect(p, T_LBRACE, "'{' to open the init block");
 	while (p->tok != T_RBRACE) {
-		struct scn_obj *o;
+		struct scn_obj *o = NULL;
+		size_t start = p->tstart;
 
 		if (starts_part(p))
 			missing_brace(p, opened);
@@ -390,6 +403,10 @@ static void parse_init(struct parser *p)
 			*tail = parse_stmt(p);
 			tail = &(*tail)->next;
 		}
+		if (o) {
+			o->start = start;
+			o->end = p->pend;
+		}
 	}
 	set_done(p, &settings_given);
 	parse_fn_bodies(p);
@@ -443,6 +460,7 @@ static struct scn_prog *new_prog(struct parser *p, enum scn_prog_kind kind, cons
 static void parse_program(struct parser *p)
 {
 	struct scn_prog *prog;
+	size_t start = p->tstart;
 
 	if (lex_is_word(p, "suspend") || lex_is_word(p, "resume")) {
 		prog = new_prog(p, lex_is_word(p, "suspend") ? PROG_SUSPEND : PROG_RESUME, "");
@@ -453,6 +471,8 @@ static void parse_program(struct parser *p)
 		lex_next(p);
 		prog->at = parse_time(p);
 		lex_expect(p, T_SEMI, "';'");
+		prog->start = start;
+		prog->end = p->pend;
 		return;
 	}
 	if (lex_is_word(p, "irq")) {
@@ -479,6 +499,8 @@ static void parse_program(struct parser *p)
 	p->prog = prog;
 	prog->body = parse_block(p);
 	p->prog = NULL;
+	prog->start = start;
+	prog->end = p->pend;
 }
 
 

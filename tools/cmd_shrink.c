@@ -1,0 +1,263 @@
+/*
+ * kwsim shrink: a replay file made smaller while it shows what it shows.
+ *
+ *   kwsim shrink FILE [--out OUT] [--budget RUNS] [--finding KEY|N] [--json]
+ *
+ * FILE is replayed as kwsim replay would (its settings, its log); what the
+ * run shows is the target: its first finding, the Nth (--finding N, from
+ * 1), the one whose key is given (--finding 'deadlock kthread_flush_work:319
+ * P1', as tools/explore/finding.h makes keys) or the condition's witness
+ * (--finding condition); with no finding, the witness. The shrinker
+ * (tools/explore/shrink.h) lowers its schedule's deviations, preemptions,
+ * decisions and context switches and cuts the statements, programs and
+ * declarations the target does not need, in at most RUNS runs (default
+ * XSHRINK_BUDGET). The result goes to OUT, or to standard output; the
+ * summary (the bug depth, the measures before and after) to standard output
+ * with --out, else to standard error; --json prints it as one JSON object
+ * and needs --out.
+ *
+ * Exit status: 0 the shrunk file is written; 2 bad input or usage: a file
+ * without a schedule section or one that no longer fits, a run that shows
+ * nothing to keep, output that could not be written.
+ */
+#include "cmd_shrink.h"
+#include "explore/finding.h"
+#include "explore/shrink.h"
+#include "json.h"
+#include "scenario/scn.h"
+
+#include <model.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shrink_opts {
+	const char *file, *out, *finding;
+	uint64_t budget;
+	bool json;
+};
+
+#define USAGE "shrink FILE [--out OUT] [--budget RUNS] [--finding KEY|N] [--json]"
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("kwsim shrink: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (try 'kwsim help')\n", stderr);
+	return 2;
+}
+
+static bool all_digits(const char *v)
+{
+	if (!*v)
+		return false;
+	for (; *v; v++)
+		if (!isdigit((unsigned char)*v))
+			return false;
+	return true;
+}
+
+static int parse_opts(int argc, char **argv, struct shrink_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--out") || !strcmp(a, "--budget") || !strcmp(a, "--finding")) {
+			if (!v)
+				return usage_error("option %s needs a value", a);
+			i++;
+		}
+		if (!strcmp(a, "--out")) {
+			o->out = v;
+		} else if (!strcmp(a, "--budget")) {
+			char *end;
+
+			errno = 0;
+			o->budget = all_digits(v) ? strtoull(v, &end, 10) : 0;
+			if (errno || !o->budget)
+				return usage_error("--budget wants a number of runs, 1 or more, not '%s'", v);
+		} else if (!strcmp(a, "--finding")) {
+			if (!*v)
+				return usage_error("%s", "--finding wants a finding's number or key");
+			o->finding = v;
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: kwsim " USAGE "\n(the options are explained by 'kwsim help')\n");
+			return -1;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error("unknown option '%s'", a);
+		} else if (o->file) {
+			return usage_error("one replay file at a time, not also '%s'", a);
+		} else {
+			o->file = a;
+		}
+	}
+	if (!o->file)
+		return usage_error("%s", "needs a replay file (kwsim run --save-schedule writes one)");
+	if (o->json && !o->out)
+		return usage_error("%s", "with --json, write the shrunk file with --out");
+	return 0;
+}
+
+static void measure_json(FILE *f, const char *name, const struct xshrink_measure *m)
+{
+	fprintf(f, "\"%s\":{\"deviations\":%zu,\"preemptions\":%zu,\"decisions\":%zu,"
+		"\"switches\":%zu,\"statements\":%zu,\"programs\":%zu,\"declarations\":%zu}",
+		name, m->deviations, m->preemptions, m->decisions, m->switches, m->statements,
+		m->programs, m->declarations);
+}
+
+static void summary_json(FILE *f, const struct shrink_opts *o, const struct xshrink_result *r)
+{
+	fputs("{\"file\":", f);
+	json_str(f, o->file);
+	fputs(",\"out\":", f);
+	json_str(f, o->out);
+	fputs(",\"target\":", f);
+	json_str(f, r->target);
+	fputs(",\"kept\":", f);
+	json_str(f, r->kept);
+	fprintf(f, ",\"depth\":{\"deviations\":%zu,\"preemptions\":%zu,\"minimal\":%s},",
+		r->after.deviations, r->after.preemptions, r->depth_minimal ? "true" : "false");
+	measure_json(f, "before", &r->before);
+	fputc(',', f);
+	measure_json(f, "after", &r->after);
+	fprintf(f, ",\"runs\":%llu,\"budget\":%llu,\"budget_spent\":%s}\n",
+		(unsigned long long)r->runs, (unsigned long long)o->budget,
+		r->budget_spent ? "true" : "false");
+}
+
+static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshrink_result *r)
+{
+	static const char *const names[] = {
+		"deviations", "preemptions", "decisions", "context switches", "statements",
+		"programs", "declarations",
+	};
+	const size_t before[] = {
+		r->before.deviations, r->before.preemptions, r->before.decisions,
+		r->before.switches, r->before.statements, r->before.programs,
+		r->before.declarations,
+	};
+	const size_t after[] = {
+		r->after.deviations, r->after.preemptions, r->after.decisions, r->after.switches,
+		r->after.statements, r->after.programs, r->after.declarations,
+	};
+
+	fputs("kwsim shrink: ", f);
+	scn_put_text(f, o->file);
+	fputs(" -> ", f);
+	scn_put_text(f, o->out ? o->out : "standard output");
+	fputs("\ntarget: ", f);
+	scn_put_text(f, r->target);
+	if (strcmp(r->kept, r->target)) {
+		fputs(", in the shrunk file ", f);
+		scn_put_text(f, r->kept);
+	}
+	fprintf(f, "\nbug depth %zu: %zu deviation%s from the faithful schedule, %zu preemption%s%s\n",
+		r->after.deviations, r->after.deviations, r->after.deviations == 1 ? "" : "s",
+		r->after.preemptions, r->after.preemptions == 1 ? "" : "s",
+		r->depth_minimal ? " (the fewest)" : "");
+	fprintf(f, "  %-18s %8s %8s\n", "", "before", "after");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(f, "  %-18s %8zu %8zu\n", names[i], before[i], after[i]);
+	fprintf(f, "runs: %llu of a budget of %llu%s\n", (unsigned long long)r->runs,
+		(unsigned long long)o->budget,
+		r->budget_spent ? " (spent: a larger --budget may shrink further)" : "");
+}
+
+static int write_out(const struct shrink_opts *o, const struct xshrink_result *r)
+{
+	FILE *f = o->out ? fopen(o->out, "w") : stdout;
+	int failed, saved;
+
+	if (!f) {
+		fprintf(stderr, "kwsim shrink: cannot write %s: %s\n", o->out, strerror(errno));
+		return 2;
+	}
+	fwrite(r->text, 1, r->len, f);
+	if (f == stdout)	/* standard output is checked once, at the end (kwsim.c) */
+		return 0;
+	failed = ferror(f);
+	saved = errno;
+	if (fclose(f) || failed) {
+		fprintf(stderr, "kwsim shrink: cannot write %s: %s\n", o->out,
+			strerror(failed && saved ? saved : errno ? errno : EIO));
+		return 2;
+	}
+	return 0;
+}
+
+/* Replay s as kwsim replay does, then shrink what the run shows. */
+static int shrink_file(struct shrink_opts *o)
+{
+	struct scn_run found = { 0 };
+	struct xshrink_result r = { 0 };
+	const struct kw_model *m;
+	struct scn *s = scn_load(o->file, stderr);
+	char key[400];
+	int rc = 2;
+
+	if (!s)
+		return 2;
+	if (!s->has_schedule) {
+		fprintf(stderr, "%s:1:1: error: nothing to shrink: the file has no schedule section "
+			"(kwsim run --save-schedule writes one)\n", s->path);
+		goto out;
+	}
+	s->replay = true;
+	if (!s->log_strategy)
+		s->cfg.strategy = SIM_STRATEGY_REPLAY;
+	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = false;
+	m = kw_model_find(s->kernel);	/* the parser made sure there is one */
+	if (scn_run(s, m, &found, stderr))
+		goto out;
+	if (found.end == SIM_END_DIVERGED) {
+		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s\n", s->path,
+			found.divergence);
+		goto out;
+	}
+	if (o->finding && all_digits(o->finding)) {
+		unsigned long n = strtoul(o->finding, NULL, 10);
+
+		if (!n || n > found.nfindings) {
+			fprintf(stderr, "kwsim shrink: %s: the run shows %zu finding%s, no finding %s\n",
+				s->path, found.nfindings, found.nfindings == 1 ? "" : "s", o->finding);
+			goto out;
+		}
+		o->finding = xf_key(&found.findings[n - 1], key, sizeof(key));
+	}
+	if (xshrink(s, m, &found, o->finding, o->budget, &r)) {
+		fprintf(stderr, "kwsim shrink: %s: ", s->path);
+		scn_put_text(stderr, r.error);
+		fputc('\n', stderr);
+		goto out;
+	}
+	rc = write_out(o, &r);
+	if (!rc && o->json)
+		summary_json(stdout, o, &r);
+	else if (!rc)
+		summary_text(o->out ? stdout : stderr, o, &r);
+out:
+	xshrink_result_free(&r);
+	sim_fini();
+	scn_run_free(&found);
+	scn_free(s);
+	return rc;
+}
+
+int kwsim_shrink(int argc, char **argv)
+{
+	struct shrink_opts o;
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;	/* -1: --help was answered */
+	if (!o.budget)
+		o.budget = XSHRINK_BUDGET;
+	return shrink_file(&o);
+}
