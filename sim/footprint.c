@@ -60,7 +60,7 @@ void sim_footprint_touch(const void *obj, bool write)
 	struct sim_footprint *fp;
 	uint64_t key;
 
-	if (!sim.cfg.chooser || !sim.steps.n || (fp = current_step())->global)
+	if (!sim.cfg.footprints || !sim.steps.n || (fp = current_step())->global)
 		return;
 	key = key_of(obj);
 	for (unsigned int i = 0; i < fp->n; i++) {
@@ -98,7 +98,7 @@ void sim_footprint_step(const struct sim_cpu *c)
 {
 	struct sim_footprint *fp;
 
-	if (!sim.cfg.chooser)
+	if (!sim.cfg.footprints)
 		return;
 	if (sim.steps.n == SIM_FOOTPRINT_STEPS) {
 		fp = current_step();	/* merged into the last: who ran is no longer one CPU */

@@ -380,6 +380,7 @@ bool dfs_begin(struct dfs *d, uint64_t r, struct sim_config *cfg)
 	d->last_cpu = SIZE_MAX;
 	cfg->chooser = choose;
 	cfg->chooser_ctx = d;
+	cfg->footprints = d->sleep_sets;
 	return true;
 }
 

@@ -87,6 +87,7 @@ struct sim_config {
 	 */
 	sim_chooser_fn chooser;
 	void *chooser_ctx;
+	bool footprints;		/* record each step's footprint (sim_step_footprints) */
 	/*
 	 * Called at every scheduling point, before the machine picks who runs
 	 * next, on the running context's stack (the machine's own between
@@ -309,8 +310,8 @@ const char *sim_divergence_where(void);
  * objects it touched (see footprint.c for what is recorded). Objects are
  * keys that name the same object in every run that reaches it the same way
  * (a block's allocation number, a stack slot's task), so a search can
- * compare a step of one run with a step of the next. Recorded only in runs
- * with a chooser; a plain run pays nothing.
+ * compare a step of one run with a step of the next. Recorded only when
+ * cfg.footprints is set; other runs pay nothing.
  */
 #define SIM_FOOTPRINT_MAX 16
 #define SIM_FOOTPRINT_STEPS 8
