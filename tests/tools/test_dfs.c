@@ -321,6 +321,8 @@ static uint64_t search_race(const struct scn *s, const struct kw_model *m, unsig
 
 		if (!dfs_begin(d, r, &cfg))
 			break;
+		/* as explore may run: no log kept, dfs has its own account */
+		cfg.drop_decisions = sleep_sets;
 		run.config = &cfg;
 		ck_assert_int_eq(scn_run(s, m, &run, stderr), 0);
 		if (*witness < 0 && xf_condition_witness(s, &run))

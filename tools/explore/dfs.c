@@ -202,16 +202,23 @@ static const char *why_text(unsigned int why)
 	return why < SIM_WHY__COUNT ? names[why] : "?";
 }
 
-/* The tree is not the scenario's: nothing found from here on could be trusted. */
+/*
+ * The tree is not the scenario's: nothing found from here on could be
+ * trusted. nd is the decision the tree holds there, if any.
+ */
 static void __attribute__((noreturn)) nondeterministic(const struct dfs *d, size_t i,
 							const struct dfs_node *nd, const char *what)
 {
-	fprintf(stderr,
-		"kwsim explore: dfs: run %llu, decision %zu: %s than run %llu did at the same "
-		"place (a '%s' choice of %u, cpu%d last ran): runs with the same decisions "
-		"differ, so the machine or the model is not deterministic; stopping\n",
-		(unsigned long long)d->run, i, what, (unsigned long long)nd->run, why_text(nd->why),
-		nd->n, nd->cpu);
+	if (nd)
+		fprintf(stderr,
+			"kwsim explore: dfs: run %llu, decision %zu: %s than run %llu did at the "
+			"same place (a '%s' choice of %u, cpu%d last ran): runs with the same "
+			"decisions differ, so the machine or the model is not deterministic; "
+			"stopping\n", (unsigned long long)d->run, i, what, (unsigned long long)nd->run,
+			why_text(nd->why), nd->n, nd->cpu);
+	else
+		fprintf(stderr, "kwsim explore: dfs: run %llu, decision %zu: %s; stopping\n",
+			(unsigned long long)d->run, i, what);
 	abort();
 }
 
@@ -327,8 +334,10 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 	size_t i = d->at++;
 	struct dfs_node *nd;
 
+	/* a replayed log (a scenario's schedule) would answer the first ones itself */
 	if (q->index != i)
-		nondeterministic(d, i, &d->path[i < d->len ? i : 0], "the machine numbers a decision otherwise");
+		nondeterministic(d, i, NULL, "the machine numbers its decisions otherwise than dfs "
+				 "asked them (a schedule in the scenario?)");
 	if (q->why == SIM_WHY_CPU)
 		note_pick_step(d);
 	if (i < d->prefix) {
@@ -417,13 +426,15 @@ void dfs_end(struct dfs *d, uint64_t r, const struct sim_decision *log, size_t n
 		d->stats.max_decisions = d->at;
 	if (d->at < d->prefix)
 		nondeterministic(d, d->at, &d->path[d->at], "the run ended sooner");
-	/* a kept log is the machine's own account of the same answers */
-	for (size_t i = 0; log && i < n && i < d->len; i++)
-		if (log[i].why != d->path[i].why || log[i].n != d->path[i].n ||
-		    log[i].pick != d->path[i].pick)
-			nondeterministic(d, i, &d->path[i], "the log holds another answer");
-	if (log && n != d->at)
-		nondeterministic(d, n, &d->path[0], "the log is of another length");
+	/* a kept log (none with drop_decisions) is the machine's own account of the answers */
+	if (log && n) {
+		if (n != d->at)
+			nondeterministic(d, n, NULL, "the log's length is not the decisions dfs answered");
+		for (size_t i = 0; i < n; i++)
+			if (log[i].why != d->path[i].why || log[i].n != d->path[i].n ||
+			    log[i].pick != d->path[i].pick)
+				nondeterministic(d, i, &d->path[i], "the log holds another answer");
+	}
 	note_pick_step(d);
 	/* the steps after the last question: a sleeping CPU's among them blocks the run too */
 	if (d->sleep_sets && d->last_cpu != SIZE_MAX && !d->blocked) {
