@@ -6,16 +6,20 @@
  * next pick. The machine keeps the steps since the last CPU answer: the
  * chosen CPU's, then those of CPUs picked as the only candidate.
  *
- * Two steps conflict when they ran on a common CPU, when either touched
- * what every step depends on (global), or when they touched a common object
- * and one of them wrote it. What is recorded, and as what:
- * - a spinlock taken or released: a write of the lock;
+ * Two steps conflict when they touched a common CPU's state, when either
+ * touched what every step depends on (global), or when they touched a
+ * common object and one of them wrote it. What is recorded, and as what:
+ * - the CPU a step runs on, and a CPU whose run queue or spinner it changed
+ *   (a wake-up placed there, a spin ended): that CPU's state;
+ * - a spinlock taken, tried, waited for or released: a write of the lock (a
+ *   failed trylock: a read);
  * - READ_ONCE / WRITE_ONCE: a read / write of the address;
- * - a completion completed or waited for: a write of the completion;
- * - a wake-up, a sleep, a task switch: a write of the run queues (one
- *   object for all: a wake-up's placement reads every CPU's);
+ * - a completion completed, waited for or tested: a write (a test: a read);
+ * - a task's state set, a wake-up, a switch: a write of the tasks involved;
+ *   a task created: a write of the task list (pids go by creation order);
  * - a timer armed or cancelled, a jiffies read, an allocation or free: a
  *   write of the timer wheel, jiffies' high-water mark, the allocator;
+ * - a scenario's counter (tools/scenario): a read or write of the counter;
  * - anything that adds to or takes from the event queue (whose ties go by
  *   arrival): a write of the queue;
  * - global: an event fired (a tick, an interrupt, a timer's expiry, a
@@ -34,10 +38,11 @@
 
 /*
  * A key that names obj alike in every run that reaches it by the same
- * decisions, whatever the host's allocator did: a block by its allocation
- * number, a stack slot or task field by its task, a scenario's object by its
- * registration. What is left (the machine's and the model's statics) has
- * one address for the process's life.
+ * decisions, whatever the host's allocator did and in every build: a block
+ * by its allocation number, a task's field by its pid and offset, anything
+ * on a task's stack as that whole stack (slots move between builds), a
+ * scenario's object by its registration. What is left (the machine's and
+ * the model's statics) has one address for the process's life.
  */
 static uint64_t key_of(const void *obj)
 {

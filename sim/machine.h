@@ -279,7 +279,7 @@ struct sim_ctx *sim_first_blocked(void);
 bool sim_anyone_blocked(void);
 /* Whether p lies on a simulated stack (a task's, or a CPU's interrupt frames'). */
 bool sim_on_stack(const void *p);
-/* p on a simulated stack or in a task: a key by its task's pid (or CPU) and offset. */
+/* p on a simulated stack (the whole stack's key) or in a task (by offset): keyed by pid or CPU. */
 bool sim_task_key(const void *p, uint64_t *key);
 
 /* --- event.c ----------------------------------------------------------------- */

@@ -462,20 +462,19 @@ bool sim_on_stack(const void *p)
 #define KEY_TASK	0xfffd000000000000ULL
 #define KEY_IRQ_FRAME	0xfffc000000000000ULL
 
-/* Offsets from the stack's top: a frame's slot does not move with the stack's base. */
-static uint64_t stack_offset(const struct coro *c, const void *p)
-{
-	return (uint64_t)((uintptr_t)c->stack + c->size - (uintptr_t)p);
-}
-
 bool sim_task_key(const void *p, uint64_t *key)
 {
 	struct task_struct *t;
 	struct sim_cpu *c;
 
 	list_for_each_entry(t, &sim.tasks, all_node) {
+		/*
+		 * A whole stack is one object: where a slot falls differs
+		 * between builds (sim_fake_addr_new()), and a search's
+		 * answers must not.
+		 */
 		if (in_coro(&t->ctx.coro, p)) {
-			*key = KEY_STACK | (uint64_t)t->pid << 32 | stack_offset(&t->ctx.coro, p);
+			*key = KEY_STACK | (uint64_t)t->pid << 32;
 			return true;
 		}
 		if ((const char *)p >= (const char *)t && (const char *)p < (const char *)(t + 1)) {
@@ -485,10 +484,8 @@ bool sim_task_key(const void *p, uint64_t *key)
 	}
 	for_each_sim_cpu(c) {
 		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p)) {
-			const struct coro *co = in_coro(&c->hardirq.coro, p) ? &c->hardirq.coro : &c->softirq.coro;
-
-			*key = KEY_IRQ_FRAME | (uint64_t)c->id << 33 | (uint64_t)(co == &c->softirq.coro) << 32 |
-			       stack_offset(co, p);
+			*key = KEY_IRQ_FRAME | (uint64_t)c->id << 33 |
+			       (uint64_t)in_coro(&c->softirq.coro, p) << 32;
 			return true;
 		}
 	}
