@@ -7,7 +7,9 @@
  * Its runs are not independent: run r follows from what runs 0 .. r-1
  * showed, so a campaign cannot be split into shards, and xs_end() (dfs_end)
  * must see each run before the next begins, while the machine still holds
- * the run (the footprint of its last step is read from it).
+ * the run (the footprint of its last step is read from it). A search learns
+ * one tree: one per scenario and model variant (a run of another variant
+ * under the same search is reported as a machine that is not deterministic).
  */
 #ifndef KWSIM_DFS_H
 #define KWSIM_DFS_H
