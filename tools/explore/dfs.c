@@ -58,7 +58,15 @@
  *   bound, a schedule within the bound may be pruned for an equivalent one
  *   the bound excludes (Musuvathi and Qadeer discuss this), so the reduced
  *   search covers the bounded space's equivalence classes only where a
- *   representative is within the bound too; the tests measure both.
+ *   representative is within the bound too. Seen on
+ *   mod-delayed-work-vs-cancel-v4.9: where two CPUs may start (neither ran
+ *   last: free), the search takes cpu1's step first; in cpu0's branch that
+ *   step then sleeps, so the witness (cpu0 first, two preemptions later)
+ *   is pruned for its equivalent with cpu1's step first, which costs a
+ *   third preemption to get back to cpu0. So that race needs k = 3 with
+ *   sleep sets, 2 without; the final outcomes (counts, registers, findings,
+ *   the condition) of every race scenario's full search at k = 1 and 2 were
+ *   all among the reduced search's at k + 2.
  */
 #include "dfs.h"
 
