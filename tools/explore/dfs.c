@@ -64,9 +64,11 @@
  *   step then sleeps, so the witness (cpu0 first, two preemptions later)
  *   is pruned for its equivalent with cpu1's step first, which costs a
  *   third preemption to get back to cpu0. So that race needs k = 3 with
- *   sleep sets, 2 without; the final outcomes (counts, registers, findings,
- *   the condition) of every race scenario's full search at k = 1 and 2 were
- *   all among the reduced search's at k + 2.
+ *   sleep sets, 2 without. Measured on the race library (final outcomes:
+ *   counts, registers, findings, the condition): the full search's at k = 2
+ *   were all among the reduced search's at k = 2 but on that race, whose
+ *   were among the reduced search's at k = 4; the full search's at k = 1
+ *   were all among the reduced search's at k = 3.
  */
 #include "dfs.h"
 
