@@ -54,21 +54,23 @@
  *   accesses is outside the reduction's guarantee. Equivalent schedules may
  *   still differ in what is only printed (the order of trace records, fake
  *   addresses handed out in order of first sight).
- * - with both: as with every partial-order reduction under a context
- *   bound, a schedule within the bound may be pruned for an equivalent one
- *   the bound excludes (Musuvathi and Qadeer discuss this), so the reduced
- *   search covers the bounded space's equivalence classes only where a
- *   representative is within the bound too. Seen on
- *   mod-delayed-work-vs-cancel-v4.9: where two CPUs may start (neither ran
- *   last: free), the search takes cpu1's step first; in cpu0's branch that
- *   step then sleeps, so the witness (cpu0 first, two preemptions later)
- *   is pruned for its equivalent with cpu1's step first, which costs a
- *   third preemption to get back to cpu0. So that race needs k = 3 with
- *   sleep sets, 2 without. Measured on the race library (final outcomes:
- *   counts, registers, findings, the condition): the full search's at k = 2
- *   were all among the reduced search's at k = 2 but on that race, whose
- *   were among the reduced search's at k = 4; the full search's at k = 1
- *   were all among the reduced search's at k = 3.
+ * - with both: as with partial-order reduction under any context bound
+ *   (Coons, Musuvathi and McKinley, "Bounded partial-order reduction",
+ *   OOPSLA 2013), a schedule within the bound may be pruned for an
+ *   equivalent one the bound excludes, so the reduced search covers the
+ *   bounded space's equivalence classes only where a representative is
+ *   within the bound too. Seen on mod-delayed-work-vs-cancel-v4.9: where
+ *   two CPUs may start (neither ran last: free), the search takes cpu1's
+ *   step first; in cpu0's branch that step then sleeps, so the witness
+ *   (cpu0 first, two preemptions later) is pruned for its equivalent with
+ *   cpu1's step first, which costs a third preemption to get back to cpu0.
+ *   That race needs k = 3 with sleep sets, 2 without. Measured on the race
+ *   library but its two largest (freezable-blocks-past-timeout,
+ *   one-work-two-workers), by final outcomes (counts, registers, findings,
+ *   the condition): the full search's at k = 2 were all among the reduced
+ *   search's at k = 2 but on that race, whose were among the reduced
+ *   search's at k = 4; the full search's at k = 1 were all among the
+ *   reduced search's at k = 3.
  */
 #include "dfs.h"
 
