@@ -186,6 +186,9 @@ unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids)
 
 	if (n <= 1)
 		return 0;
+	/* its answers make different steps of one CPU: no step to commute as one */
+	if (why != SIM_WHY_CPU)
+		sim_footprint_global();
 
 	if (sim.cfg.max_decisions && sim.choose.log_len >= sim.cfg.max_decisions) {
 		sim_halt(SIM_END_DECISION_LIMIT);

@@ -77,6 +77,7 @@ unsigned long sim_jiffies(void)
 
 	if (t < sim_now())
 		t = sim_now();
+	sim_footprint_touch(SIM_FP_JIFFIES, true);	/* a high-water mark: every read may raise it */
 	if (sim.jiffies_ns < t)
 		sim.jiffies_ns = t;
 	return sim_ns_to_jiffies(sim.jiffies_ns);

@@ -33,6 +33,7 @@ static void sleep_once(struct completion *x, struct sim_waiter *w, const char *w
 		list_add_tail(&w->node, &x->waiters);
 	__set_current_state(TASK_UNINTERRUPTIBLE);
 	sim_block(what, x, site);
+	sim_footprint_touch(x, true);	/* woken: a new step reads done again */
 }
 
 /* Take one unit of 'done', after the complete() that gave it. */
@@ -66,6 +67,7 @@ void sim_wait_for_completion(struct completion *x, const struct sim_site *site)
 {
 	sim_might_sleep(site);
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim_footprint_touch(x, true);
 	wait_no_timeout(x, site);
 }
 
@@ -95,6 +97,7 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 
 	sim_might_sleep(site);
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim_footprint_touch(x, true);
 	/* as schedule_timeout(): no timer for a wait without end */
 	if (timeout == (unsigned long)MAX_SCHEDULE_TIMEOUT) {
 		wait_no_timeout(x, site);
@@ -104,11 +107,13 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 		timer_setup(&tw.timer, timeout_wake, 0);
 		sim_register_symbol((const void *)timeout_wake, "process_timeout");
 		mod_timer(&tw.timer, expire);
+		sim_footprint_touch(x, true);
 		INIT_LIST_HEAD(&w.node);
 		while (!x->done && !tw.fired)
 			sleep_once(x, &w, "wait_for_completion_timeout", site);
 		list_del_init(&w.node);
 		del_timer_sync(&tw.timer);
+		sim_footprint_touch(x, true);
 		if (!x->done)
 			return 0;
 	}
@@ -120,6 +125,7 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 bool try_wait_for_completion(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim_footprint_touch(x, true);
 	if (!x->done)
 		return false;
 	take_done(x);
@@ -128,6 +134,7 @@ bool try_wait_for_completion(struct completion *x)
 
 bool completion_done(struct completion *x)
 {
+	sim_footprint_touch(x, false);
 	return x->done != 0;
 }
 
@@ -146,6 +153,7 @@ static void wake_first(struct completion *x)
 void complete(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim_footprint_touch(x, true);
 	if (x->done != UINT_MAX)
 		x->done++;
 	x->done_at = sim_now();
@@ -155,6 +163,7 @@ void complete(struct completion *x)
 void complete_all(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim_footprint_touch(x, true);
 	x->done = UINT_MAX;
 	x->done_at = sim_now();
 	while (!list_empty(&x->waiters))

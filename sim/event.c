@@ -56,6 +56,7 @@ struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool
 {
 	struct sim_event *ev = calloc(1, sizeof(*ev));
 
+	sim_footprint_touch(SIM_FP_EVENTS, true);	/* ties go by arrival */
 	if (!ev)
 		abort();
 	if (sim.nheap == sim.capheap)
@@ -87,6 +88,7 @@ void sim_event_cancel(struct sim_event *ev)
 {
 	if (!ev)
 		return;
+	sim_footprint_touch(SIM_FP_EVENTS, true);
 	if (!ev->watchdog)
 		sim.nlive_events--;
 	remove_at(ev->heap_idx);

@@ -66,6 +66,7 @@ static void leave(struct sim_cpu *c, enum sim_lock_how how, unsigned long flags)
 static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 {
 	sim_handover(this_cpu(), l->handed_at);
+	sim_footprint_touch(l, true);
 	l->handed_at = sim_now();
 	l->owner = sim.cur;
 	l->next = NULL;
@@ -97,6 +98,7 @@ unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
 	unsigned long flags = enter(c, how);
 
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
+	sim_footprint_touch(l, true);	/* takes it, or joins its waiters */
 	sim_lockdep_acquire(l, site);
 	if (taken(l)) {
 		l->spin.obj = l;
@@ -122,6 +124,7 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
 	if (taken(l)) {
+		sim_footprint_touch(l, false);
 		sim_handover(c, l->handed_at);
 		leave(c, how, saved);
 	} else {
@@ -162,6 +165,7 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 	struct sim_cpu *c = this_cpu();
 
 	sim_lockdep_release(l, site);
+	sim_footprint_touch(l, true);
 	l->handed_at = sim_now();
 	l->owner = NULL;
 	l->owner_site = NULL;

@@ -75,6 +75,7 @@ static uint64_t skew_horizon(uint64_t earliest)
 static void fire(struct sim_event *ev)
 {
 	sim_event_unlink(ev);
+	sim_footprint_global();		/* when it fires hangs on every CPU's clock */
 	sim.stats.events++;
 	sim.ev_data = ev->data;
 	sim.ev_time = ev->time;
@@ -290,12 +291,14 @@ static struct sim_ctx *pick_next(void)
 			for (unsigned int i = 0; i < n; i++)
 				ids[i] = cand[i].cpu->id;
 			k = sim_choose_among(n, SIM_WHY_CPU, ids);
+			sim_footprint_start();
 		} else {
 			k = 0;
 		}
 		if (sim.stop)
 			break;
 		c = cand[k].cpu;
+		sim_footprint_step(c);
 		/*
 		 * c's tick is due before the point c runs to: it takes it
 		 * first, whatever the other CPUs' clocks (a CPU does not run
@@ -434,6 +437,7 @@ unsigned int sim_spinners(const struct sim_spin_obj *obj, struct sim_ctx **out)
 
 void sim_spin_release_one(struct sim_spin_obj *obj, struct sim_ctx *x)
 {
+	sim_footprint_cpu(x->cpu);	/* the spinner's CPU can go on */
 	x->wait = WAIT_NONE;
 	x->spin_obj = NULL;
 	x->spin_woken = true;
@@ -463,10 +467,13 @@ void sim_busy_wait(uint64_t ns)
 	switch_to(pick_next(), 0);
 }
 
-void sim_sched_point_once(void)
+/* The access comes after the point: it is the next step's. */
+void sim_once(const volatile void *p, int write)
 {
-	if (sim.cur)
-		sim_point(sim.cfg.costs.point, POINT_PLAIN);
+	if (!sim.cur)
+		return;
+	sim_point(sim.cfg.costs.point, POINT_PLAIN);
+	sim_footprint_touch((const void *)p, write);
 }
 
 /* --- hung tasks -------------------------------------------------------------- */

@@ -165,6 +165,10 @@ struct sim {
 
 	/* statistics */
 	struct sim_stats stats;
+	struct {			/* the steps since the last CPU answer (footprint.c) */
+		struct sim_footprint fp[SIM_FOOTPRINT_STEPS];
+		size_t n;
+	} steps;
 
 	/* kept by sim_reset() (with the heap's array above): from built on */
 	bool built;			/* sim_init() done, sim_fini() not yet */
@@ -275,6 +279,8 @@ struct sim_ctx *sim_first_blocked(void);
 bool sim_anyone_blocked(void);
 /* Whether p lies on a simulated stack (a task's, or a CPU's interrupt frames'). */
 bool sim_on_stack(const void *p);
+/* p on a simulated stack (the whole stack's key) or in a task (by offset): keyed by pid or CPU. */
+bool sim_task_key(const void *p, uint64_t *key);
 
 /* --- event.c ----------------------------------------------------------------- */
 struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog);
@@ -365,10 +371,28 @@ const char *sim_intern(const char *s);
 void sim_trace_on(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c2,
 		  uint64_t d, const char *s, const char *s2);
 const char *sim_object_name(const void *obj);
+/* p in an object sim_register_object() was told of: its fake address, with no side effect. */
+bool sim_registered_addr(const void *p, uint64_t *out);
 /* What a context spins on, by name: a lock's own name, else the object's. */
 const char *sim_spin_obj_name(const struct sim_spin_obj *obj);
 /* " held by X" for a lock, "" when unknown. */
 const char *sim_spin_owner_text(const struct sim_spin_obj *obj);
+
+/* --- footprint.c ---------------------------------------------------------------- */
+/* A CPU decision was answered: the steps since are recorded anew. */
+void sim_footprint_start(void);
+/* CPU c was picked: its step begins. */
+void sim_footprint_step(const struct sim_cpu *c);
+/* The current step touched CPU c's state (queued a task there, ended its spin). */
+void sim_footprint_cpu(const struct sim_cpu *c);
+/* The step touched what every step depends on. */
+void sim_footprint_global(void);
+/* The machine's shared structures, as footprint objects. */
+#define SIM_FP_TASKS	((const void *)&sim.tasks)		/* the task list, pids */
+#define SIM_FP_EVENTS	((const void *)&sim.heap)		/* the event queue */
+#define SIM_FP_TIMERS	((const void *)&sim.next_timer_seq)	/* the timer wheel */
+#define SIM_FP_JIFFIES	((const void *)&sim.jiffies_ns)
+#define SIM_FP_ALLOC	((const void *)&sim.slab)
 
 /* --- clock.c -------------------------------------------------------------------- */
 unsigned long sim_jiffies(void);

@@ -156,6 +156,7 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 		sim_might_sleep(site);
 	if (!size)
 		return ZERO_SIZE_PTR;
+	sim_footprint_touch(SIM_FP_ALLOC, true);	/* numbers go by allocation order */
 	b.base = map_block(map_size);
 	if (!b.base)
 		return NULL;
@@ -191,6 +192,7 @@ void sim_kfree(const void *p, const struct sim_site *site)
 		sim_report(SIM_F_BAD_FREE, site, "kfree() of error pointer %ld", PTR_ERR(p));
 		return;
 	}
+	sim_footprint_touch(SIM_FP_ALLOC, true);
 	b = find(p);
 	if (!b || b->ptr != p) {
 		sim_report(SIM_F_BAD_FREE, site, "kfree() of %s pointer %#llx",

@@ -83,6 +83,7 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 
 	if (!p || coro_pool_get(&sim.stacks, &p->ctx.coro, sim.cfg.stack_size))
 		abort();
+	sim_footprint_touch(SIM_FP_TASKS, true);	/* pids go by creation order */
 	p->__state = TASK_UNINTERRUPTIBLE;	/* a new kthread sleeps until first woken */
 	p->flags = PF_KTHREAD | PF_NOFREEZE;
 	p->pid = sim.next_pid++;
@@ -126,11 +127,14 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	unsigned int count = c->preempt_count;
 	bool irqs = c->irqs_disabled;
 
+	/* c's own state is c's (the step's CPUs); the tasks are the wakers' too */
+	sim_footprint_touch(prev, true);
 	if (!list_empty(&c->runqueue)) {
 		next = list_first_entry(&c->runqueue, struct task_struct, run_node);
 		list_del_init(&next->run_node);
 	}
 	c->need_resched = false;
+	sim_footprint_touch(next, true);
 	if (prev == next)
 		return;
 	/* the woken task runs after its wake-up, on whichever CPU it lands */
@@ -269,6 +273,7 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 	struct sim_cpu *c;
 	int prev = p->cpu;
 
+	sim_footprint_touch(p, true);
 	if (!(p->__state & state))
 		return false;
 	/* still on its CPU, between set_current_state and schedule: it stays there */
@@ -284,6 +289,7 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 			  sim_intern(p->comm), NULL);
 	}
 	p->__state = TASK_RUNNING;
+	sim_footprint_cpu(c);		/* its run queue, need_resched */
 	if (p->on_rq)
 		return true;
 	p->cpu = c->id;
@@ -316,6 +322,7 @@ int wake_up_process(struct task_struct *p)
 
 void sim_set_current_state(unsigned int state, bool barrier)
 {
+	sim_footprint_touch(current, true);	/* a waker reads it */
 	current->__state = state;
 	if (barrier)
 		sim_point(sim.cfg.costs.point, POINT_PLAIN);
@@ -462,6 +469,41 @@ bool sim_on_stack(const void *p)
 	for_each_sim_cpu(c)
 		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p))
 			return true;
+	return false;
+}
+
+/* Tags far from any user-space address and from the fake addresses. */
+#define KEY_STACK	0xfffe000000000000ULL
+#define KEY_TASK	0xfffd000000000000ULL
+#define KEY_IRQ_FRAME	0xfffc000000000000ULL
+
+bool sim_task_key(const void *p, uint64_t *key)
+{
+	struct task_struct *t;
+	struct sim_cpu *c;
+
+	list_for_each_entry(t, &sim.tasks, all_node) {
+		/*
+		 * A whole stack is one object: where a slot falls differs
+		 * between builds (sim_fake_addr_new()), and a search's
+		 * answers must not.
+		 */
+		if (in_coro(&t->ctx.coro, p)) {
+			*key = KEY_STACK | (uint64_t)t->pid << 32;
+			return true;
+		}
+		if ((const char *)p >= (const char *)t && (const char *)p < (const char *)(t + 1)) {
+			*key = KEY_TASK | (uint64_t)t->pid << 32 | (uint64_t)((const char *)p - (const char *)t);
+			return true;
+		}
+	}
+	for_each_sim_cpu(c) {
+		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p)) {
+			*key = KEY_IRQ_FRAME | (uint64_t)c->id << 33 |
+			       (uint64_t)in_coro(&c->softirq.coro, p) << 32;
+			return true;
+		}
+	}
 	return false;
 }
 

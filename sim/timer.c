@@ -385,6 +385,7 @@ static int timer_modify(struct timer_list *timer, unsigned long expires, bool pe
 	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	sim_footprint_touch(SIM_FP_TIMERS, true);
 	if (modify_in_place(timer, expires))
 		return 1;
 	ret = timer_pending(timer);
@@ -446,6 +447,7 @@ void add_timer_on(struct timer_list *timer, int cpu)
 	if (sim_era_since(6, 9))
 		timer->flags |= TIMER_PINNED;
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	sim_footprint_touch(SIM_FP_TIMERS, true);
 	if (timer->queued)
 		wheel_corrupted(timer);
 	enqueue(timer, timer->expires, &sim.cpus[cpu]);
@@ -454,6 +456,7 @@ void add_timer_on(struct timer_list *timer, int cpu)
 int del_timer(struct timer_list *timer)
 {
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	sim_footprint_touch(SIM_FP_TIMERS, true);
 	if (!timer_pending(timer))
 		return 0;
 	detach(timer);
@@ -469,6 +472,7 @@ static bool callback_running(const struct timer_list *timer)
 int try_to_del_timer_sync(struct timer_list *timer)
 {
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	sim_footprint_touch(SIM_FP_TIMERS, true);
 	if (callback_running(timer))
 		return -1;
 	if (!timer_pending(timer))

@@ -326,6 +326,16 @@ static uint64_t unknown_id(const void *p, bool fresh)
 	return t->unknown[i].id;
 }
 
+bool sim_registered_addr(const void *p, uint64_t *out)
+{
+	struct trace_object *o = find_object(p);
+
+	if (!o)
+		return false;
+	*out = o->fake + (uint64_t)((const char *)p - (const char *)o->p);
+	return true;
+}
+
 void sim_register_object(const void *p, size_t size, const char *name)
 {
 	struct sim_trace *t = &sim.trace;

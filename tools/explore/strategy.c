@@ -4,6 +4,7 @@
  * same run whichever runs came before it or in which shard it falls.
  */
 #include "strategy.h"
+#include "dfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 struct xs {
 	struct xs_params p;
 	uint64_t rng[4];		/* the current run's generator */
+	struct dfs *dfs;		/* dfs's search (dfs.c) */
 };
 
 static const char *const kind_names[XS__COUNT] = {
@@ -96,22 +98,28 @@ struct xs *xs_new(const struct xs_params *p)
 {
 	struct xs *x;
 
-	if (p->kind != XS_RANDOM)
+	if (p->kind != XS_RANDOM && p->kind != XS_DFS)
 		return NULL;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		abort();
 	x->p = *p;
+	if (p->kind == XS_DFS)
+		x->dfs = dfs_new(p->preemptions, true);
 	return x;
 }
 
 void xs_free(struct xs *x)
 {
+	if (x)
+		dfs_free(x->dfs);
 	free(x);
 }
 
 bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 {
+	if (x->dfs)
+		return dfs_begin(x->dfs, r, cfg);
 	seed_run(x, r);
 	cfg->chooser = choose_random;
 	cfg->chooser_ctx = x;
@@ -120,6 +128,8 @@ bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 
 void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
+	if (x->dfs)
+		dfs_end(x->dfs, r, log, n);
 	(void)x;
 	(void)r;
 	(void)log;
@@ -129,14 +139,16 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
 {
 	(void)r;
-	snprintf(buf, len, "%s", xs_kind_name(x->p.kind));
+	if (x->dfs)
+		snprintf(buf, len, "dfs(k=%u)", dfs_bound(x->dfs));
+	else
+		snprintf(buf, len, "%s", xs_kind_name(x->p.kind));
 	return buf;
 }
 
 bool xs_exhausted(const struct xs *x)
 {
-	(void)x;
-	return false;
+	return x->dfs && dfs_exhausted(x->dfs);
 }
 
 bool xs_independent(enum xs_kind kind)

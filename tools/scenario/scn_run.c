@@ -385,7 +385,10 @@ static long eval(struct env *env, const struct scn_expr *e)
 	case EX_REG:
 		return env->regs ? env->regs->regs[e->reg] : 0;
 	case EX_OBJ:
-		return e->obj && e->obj->kind == OBJ_COUNTER ? st_of(e->obj)->count : 0;
+		if (!e->obj || e->obj->kind != OBJ_COUNTER)
+			return 0;
+		sim_footprint_touch(e->obj, false);	/* shared by the programs */
+		return st_of(e->obj)->count;
 	case EX_CALL:
 		return call(env, e);
 	case EX_UNARY:
@@ -449,10 +452,12 @@ static void exec(struct env *env, const struct scn_stmt *st)
 				note("%s = %s(...)", st->obj->name, st->e->api->name);
 			}
 		} else {
+			sim_footprint_touch(st->obj, true);
 			st_of(st->obj)->count = v;
 		}
 		break;
 	case ST_ADD_COUNTER:
+		sim_footprint_touch(st->obj, true);
 		st_of(st->obj)->count = scn_apply(OP_ADD, st_of(st->obj)->count, eval(env, st->e));
 		break;
 	case ST_IF:

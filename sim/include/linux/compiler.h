@@ -8,7 +8,8 @@
 
 #include <linux/types.h>
 
-void sim_sched_point_once(void);
+/* The scheduling point of a READ_ONCE / WRITE_ONCE of *p, then the access's footprint. */
+void sim_once(const volatile void *p, int write);
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -31,12 +32,12 @@ void sim_sched_point_once(void);
 #define __cold		__attribute__((cold))
 
 #define READ_ONCE(x) ({						\
-	sim_sched_point_once();					\
+	sim_once(&(x), 0);					\
 	*(const volatile __typeof__(x) *)&(x);			\
 })
 
 #define WRITE_ONCE(x, val) do {					\
-	sim_sched_point_once();					\
+	sim_once(&(x), 1);					\
 	*(volatile __typeof__(x) *)&(x) = (val);		\
 } while (0)
 

@@ -87,6 +87,7 @@ struct sim_config {
 	 */
 	sim_chooser_fn chooser;
 	void *chooser_ctx;
+	bool footprints;		/* record each step's footprint (sim_step_footprints) */
 	/*
 	 * Called at every scheduling point, before the machine picks who runs
 	 * next, on the running context's stack (the machine's own between
@@ -308,6 +309,42 @@ void sim_replay_log(const struct sim_decision *log, size_t n);
 const char *sim_divergence(void);
 /* ... and where the run was then: time, CPU, context and its note. */
 const char *sim_divergence_where(void);
+
+/* --- footprints: which steps commute (sim/footprint.c) ------------------- */
+
+/*
+ * What a step of the machine did: a step is a CPU's run from the moment it
+ * is picked to its next scheduling point, with what fires before the next
+ * pick. Its footprint is the CPU, the CPUs whose state it touched, and the
+ * objects it touched (see footprint.c for what is recorded). Objects are
+ * keys that name the same object in every run that reaches it the same way
+ * (a block's allocation number, a stack slot's task), so a search can
+ * compare a step of one run with a step of the next. Recorded only when
+ * cfg.footprints is set; other runs pay nothing.
+ */
+#define SIM_FOOTPRINT_MAX 16
+#define SIM_FOOTPRINT_STEPS 8
+
+struct sim_footprint {
+	int cpu;			/* who was picked; -1: several steps merged */
+	uint64_t cpus;			/* bit i: CPU i's state was touched */
+	bool global;			/* touched what every step depends on */
+	unsigned int n;
+	uint64_t obj[SIM_FOOTPRINT_MAX];
+	bool write[SIM_FOOTPRINT_MAX];
+};
+
+/*
+ * The steps since the last CPU answer, in order, from a chooser's CPU
+ * question (or after the run: since its last): the chosen CPU's first,
+ * then one for each CPU picked as the only candidate. Past
+ * SIM_FOOTPRINT_STEPS the last holds the rest, merged (cpu -1).
+ */
+const struct sim_footprint *sim_step_footprints(size_t *n);
+/* Whether two steps may not commute: a CPU in common, global, or a write to a common object. */
+bool sim_footprints_conflict(const struct sim_footprint *a, const struct sim_footprint *b);
+/* A touch of shared state of the caller's own (a scenario's counter) by the running step. */
+void sim_footprint_touch(const void *obj, bool write);
 
 /* --- the trace ------------------------------------------------------------ */
 
