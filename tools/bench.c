@@ -524,6 +524,9 @@ int kwsim_bench(int argc, char **argv)
 	       human(reset.runs_s, b1, sizeof(b1)), sz->runs, reset.held, 100.0 * reset.sys_share,
 	       human(fresh.runs_s, b2, sizeof(b2)), 100.0 * fresh.sys_share);
 
+	if (bench_explore(KWSIM_SCENARIOS, quick, enforce, &missed))
+		return 1;
+
 	if (dec_rate < TARGET_DECISIONS_PER_S) {
 		printf("%s: scheduling decisions/s is below its target\n", enforce ? "FAIL" : "note");
 		missed = true;
