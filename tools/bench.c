@@ -1,6 +1,7 @@
 /*
  * `kwsim bench`: five figures that say whether the machine is fast and
- * small enough for exploration (millions of runs) to be practical; with
+ * small enough for exploration (millions of runs) to be practical, then
+ * the exploration strategies on the race library (bench_explore.c); with
  * --long, the memory of one long run, which must not grow with its length.
  *
  * Only tools/ may read the wall clock; the machine itself never does, so

@@ -267,6 +267,18 @@ static const char *rate_text(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* 0.000012 -> "12us", 0.0153 -> "15.3ms" */
+static const char *time_text(double s, char *buf, size_t len)
+{
+	if (s < 1e-3)
+		snprintf(buf, len, "%.0fus", s * 1e6);
+	else if (s < 1.0)
+		snprintf(buf, len, "%.1fms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2fs", s);
+	return buf;
+}
+
 static const char *strategy_name(size_t k, char *buf, size_t len)
 {
 	if (strategies[k].kind == XS_PCT)
@@ -280,9 +292,9 @@ static void print_header(const char *first)
 {
 	char name[32];
 
-	printf("  %-58s", first);
+	printf("  %-72s", first);
 	for (size_t k = 0; k < NSTRATEGIES; k++)
-		printf(" %15s", strategy_name(k, name, sizeof(name)));
+		printf(" %16s", strategy_name(k, name, sizeof(name)));
 	printf("\n");
 }
 
@@ -323,19 +335,19 @@ int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
 		abort();
 	printf("exploration schedules/s (%s/races; one core, in process, the machine reset "
 	       "between runs; %ld runs per strategy and race, seed 1):\n", dir, sz->runs);
-	print_header("race (kernel)                                   decisions");
+	print_header("race (kernel)                                                  decisions");
 	for (size_t i = 0; i < n; i++) {
-		printf("  %-48s %9.0f", races[i].name, races[i].decisions);
+		printf("  %-62s %9.0f", races[i].name, races[i].decisions);
 		for (size_t k = 0; k < NSTRATEGIES; k++)
-			printf(" %15s", rate_text(races[i].rate[k], b1, sizeof(b1)));
+			printf(" %16s", rate_text(races[i].rate[k], b1, sizeof(b1)));
 		printf("\n");
 	}
-	printf("  %-58s", "median");
+	printf("  %-72s", "median");
 	for (size_t k = 0; k < NSTRATEGIES; k++) {
 		for (size_t i = 0; i < n; i++)
 			v[i] = races[i].rate[k];
 		med[k] = median(v, n);
-		printf(" %15s", rate_text(med[k], b1, sizeof(b1)));
+		printf(" %16s", rate_text(med[k], b1, sizeof(b1)));
 	}
 	printf("\n");
 	for (size_t k = 0; k < NSTRATEGIES; k++) {
@@ -362,16 +374,17 @@ int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
 	for (size_t i = 0; i < n; i++) {
 		if (!races[i].to_find)
 			continue;
-		printf("  %-58s", races[i].name);
+		printf("  %-72s", races[i].name);
 		for (size_t k = 0; k < NSTRATEGIES; k++) {
 			char cell[64];
 
 			if (races[i].runs_med[k] > (double)sz->bound)
 				snprintf(cell, sizeof(cell), "- %u/%u", races[i].found[k], sz->seeds);
 			else
-				snprintf(cell, sizeof(cell), "%.0f %.1fms %u/%u", races[i].runs_med[k],
-					 races[i].secs_med[k] * 1e3, races[i].found[k], sz->seeds);
-			printf(" %15s", cell);
+				snprintf(cell, sizeof(cell), "%.0f %s %u/%u", races[i].runs_med[k],
+					 time_text(races[i].secs_med[k], b1, sizeof(b1)),
+					 races[i].found[k], sz->seeds);
+			printf(" %16s", cell);
 		}
 		printf("\n");
 	}

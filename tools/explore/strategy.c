@@ -7,18 +7,23 @@
  * The portfolio (the default) is a fixed rotation: run r is made by member
  * r mod 8 of
  *
- *   pct(d=1)  pct(d=2)  pos  random  pct(d=1)  pct(d=3)  pos  pct(d=2)
+ *   random  pct(d=1)  pos  pct(d=2)  random  pos  random  pct(d=3)
  *
  * with the generator of run r, so it is exactly run r of that member's own
- * campaign with the same seed (a replay token may name either). Why this
- * mix: random and pos perturb every decision a little, which finds races
- * whose window is wide but opens late (timer callbacks against a cancel),
- * while pct holds one CPU back for a long stretch, which finds the narrow
- * ones that need a CPU to run ahead or an interrupt to wait (one work
- * queued on two workers, a flush against a running work); neither kind
- * finds both quickly. Measured over the race library (README, kwsim
- * bench), this rotation finds every race there in fewer runs, at the
- * median over seeds, than any single member does on its worst race.
+ * campaign with the same seed (a replay token may name either). Runs being
+ * independent, a rotation's chance to show a bug in a run is the mean of
+ * its members' chances, which is how it was chosen, from each member's
+ * measured chance per run on the library's races (kwsim bench, README):
+ * random is best on most of them (their windows are wide, a random walk of
+ * the CPUs' clocks crosses them), pos next (best on one), pct(d=1) shows
+ * only what one fixed order of the CPUs shows and pct(d=2) nothing that
+ * needs two preemptions (mod-delayed-work-vs-cancel-v4.9 needs them, at
+ * given steps: pct(d=3) shows it in 1 run of ~180). So random makes 3/8 of
+ * the runs and pos 2/8, keeping every library race within about twice
+ * random's runs to its first showing, and pct at depths 1, 2, 3 one run in
+ * 8 each: the runs that carry pct's guarantee for the deep, narrow bugs a
+ * random walk is unlikely to reach, and that also catch order-only bugs
+ * (kernel/wake-preempt-queue-twice: pct(d=1) every run, random half).
  */
 #include "strategy_impl.h"
 
