@@ -10,8 +10,8 @@
  * questions below. PCT's steps are the machine's decisions, numbered by
  * their place in the run's log (sim_question.index): between two of them a
  * CPU runs because it is the only candidate, so no order is at stake
- * there. n is the decisions of a faithful run of the scenario (est_steps,
- * from xs_calibrate()).
+ * there. n is est_steps: the most decisions of xs_calibrate()'s runs (the
+ * faithful one and 16 random ones).
  *
  * A run, as the paper's algorithm:
  *  - the k CPUs get the priorities d .. d+k-1 in a random order;
@@ -46,8 +46,8 @@
  * p = 1/(k n^(d-1)), and a campaign of R runs that shows no such bug rules
  * it out with confidence 1 - (1-p)^R (xs_pct_bound()). As in the paper, n
  * must bound the steps of the runs: a run that makes more decisions than
- * the faithful one (pct reorders what follows) has no change points past
- * n, so the bound speaks of bugs within the first n decisions.
+ * the calibration saw (pct reorders what follows) has no change points
+ * past n, so the bound speaks of bugs within the first n decisions.
  */
 #include "strategy_impl.h"
 

@@ -208,21 +208,37 @@ bool xs_independent(enum xs_kind kind)
 	return kind != XS_DFS;
 }
 
+/*
+ * pct's n must bound the steps of its runs (pct.c). A faithful run can be
+ * far shorter in decisions than the runs that reorder it (a CPU that runs
+ * ahead meets the other at every step where the faithful order kept them
+ * apart), so the estimate is the most decisions of the faithful run and of
+ * XS_CALIBRATION_RUNS random runs with fixed seeds: a function of the
+ * scenario and kernel alone, the same in every shard of a campaign.
+ */
+#define XS_CALIBRATION_RUNS 16
+
 int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model *m,
 		 struct scn_run *run, FILE *err)
 {
 	struct sim_config cfg = s->cfg;
+	size_t most = 0;
 
-	cfg.strategy = SIM_STRATEGY_FAITHFUL;
 	cfg.chooser = NULL;
 	cfg.on_point = NULL;
 	run->config = &cfg;
-	if (scn_run(s, m, run, err)) {
-		run->config = NULL;
-		return -1;
+	for (unsigned int i = 0; i <= XS_CALIBRATION_RUNS; i++) {
+		cfg.strategy = i ? SIM_STRATEGY_RANDOM : SIM_STRATEGY_FAITHFUL;
+		cfg.seed = i;
+		if (scn_run(s, m, run, err)) {
+			run->config = NULL;
+			return -1;
+		}
+		if (run->ndecisions > most)
+			most = run->ndecisions;
 	}
 	run->config = NULL;
-	p->est_steps = run->ndecisions;
+	p->est_steps = most;
 	p->est_contexts = (unsigned int)cfg.ncpus;
 	return 0;
 }

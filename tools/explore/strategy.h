@@ -34,9 +34,9 @@ struct xs_params {
 	unsigned int depth;		/* pct: bug depth d, 1 .. XS_MAX_DEPTH */
 	unsigned int preemptions;	/* dfs: the bound k */
 	/*
-	 * What a faithful run of the scenario showed (a calibration run the
-	 * campaign makes first, the same in every shard): its decisions and
-	 * the CPUs in use, pct's n and k (xs_calibrate() makes it).
+	 * What calibration runs of the scenario showed (the campaign makes
+	 * them first, the same in every shard; xs_calibrate()): the most
+	 * decisions a run made, and the CPUs in use, pct's n and k.
 	 */
 	size_t est_steps;
 	unsigned int est_contexts;
@@ -52,9 +52,9 @@ bool xs_kind_from_name(const char *name, enum xs_kind *kind);
 const char *xs_kind_name(enum xs_kind kind);
 
 /*
- * Fill p's estimates from a faithful run of s on m (run is the caller's,
- * reusable; its result is that run's). Returns 0, or -1 with a message on
- * err.
+ * Fill p's estimates from calibration runs of s on m: the faithful run and
+ * 16 random runs of fixed seeds (run is the caller's, reusable; its result
+ * is the last of them). Returns 0, or -1 with a message on err.
  */
 int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model *m,
 		 struct scn_run *run, FILE *err);
