@@ -307,8 +307,11 @@ START_TEST(pct_depth1_one_order)
 					hi = order[k];
 					break;
 				}
-			if (a != b)
+			if (a != b) {
 				ck_assert_int_eq(winner(&cfg, pair, 2, step), hi);
+				/* the spinners' CPUs are ordered alike */
+				ck_assert_int_eq(pair[ask(&cfg, SIM_WHY_SPIN, pair, 2, step)], hi);
+			}
 			/* no change point: the kernel's usual answer to the rest */
 			ck_assert_uint_eq(ask(&cfg, SIM_WHY_IRQ, pair, 2, step), 0);
 			ck_assert_uint_eq(ask(&cfg, SIM_WHY_WAKE, pair, 2, step), 0);
@@ -360,6 +363,34 @@ START_TEST(pct_depth2_one_change)
 	/* the change points spread over the steps, none past n */
 	for (int step = 1; step < 50; step += 7)
 		ck_assert_msg(at[step] || at[step + 1] || at[step + 2], "no change near step %d", step);
+	xs_free(x);
+
+	/*
+	 * The one change point on a placement: there only, not the CPU
+	 * select_task_rq() prefers but the highest of the others.
+	 */
+	x = xs_new(&p);
+	for (int r = 0; r < 100; r++) {
+		struct sim_config cfg = { .ncpus = NCPUS };
+		int order[NCPUS], place[NCPUS] = { 2, 0, 3, 1 }, best = -1;
+		unsigned int moved = 0;
+
+		xs_begin(x, (uint64_t)r, &cfg);
+		for (size_t step = 0; step < 50; step++) {
+			unsigned int a = ask(&cfg, SIM_WHY_PLACE, place, NCPUS, step);
+
+			if (!a)
+				continue;
+			moved++;
+			/* the order has not changed: placements move no priority */
+			order_at(&cfg, step, order);
+			for (int k = 0; k < NCPUS && best < 0; k++)
+				if (order[k] != place[0])
+					best = order[k];
+			ck_assert_int_eq(place[a], best);
+		}
+		ck_assert_uint_eq(moved, 1);
+	}
 	xs_free(x);
 
 	/* the one change point on an interrupt: it waits, there only */
@@ -421,6 +452,34 @@ static unsigned int longest_wait(const struct xs_params *p)
 	return longest;
 }
 
+/*
+ * The longest an interrupt waits, one pending on cpu1 at a time, 'runs'
+ * runs of 60 questions: a new one each time the last was delivered.
+ */
+static unsigned int longest_irq_wait(const struct xs_params *p)
+{
+	struct xs *x = xs_new(p);
+	unsigned int longest = 0;
+
+	for (int r = 0; r < 200; r++) {
+		struct sim_config cfg = { .ncpus = 2 };
+		int about[2] = { 1, 1 };
+		unsigned int waited = 0;
+
+		xs_begin(x, (uint64_t)r, &cfg);
+		for (size_t step = 0; step < 60; step++) {
+			if (!ask(&cfg, SIM_WHY_IRQ, about, 2, step)) {
+				waited = 0;
+				continue;
+			}
+			if (++waited > longest)
+				longest = waited;
+		}
+	}
+	xs_free(x);
+	return longest;
+}
+
 START_TEST(pos_keeps_waiting_priorities)
 {
 	struct xs_params pos = { .kind = XS_POS, .seed = 1 }, random = { .kind = XS_RANDOM, .seed = 1 };
@@ -428,6 +487,10 @@ START_TEST(pos_keeps_waiting_priorities)
 
 	/* random: 12,000 fair coins, a run of 20 has odds ~1%; pos: one low draw suffices */
 	ck_assert_msg(lp >= 40 && lr < 20, "longest wait: pos %u, random %u", lp, lr);
+	/* an interrupt is a contender too: drawn low, it waits long */
+	lp = longest_irq_wait(&pos);
+	lr = longest_irq_wait(&random);
+	ck_assert_msg(lp >= 40 && lr < 20, "longest interrupt wait: pos %u, random %u", lp, lr);
 }
 END_TEST
 
