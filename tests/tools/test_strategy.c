@@ -13,7 +13,9 @@
  *  - every strategy finds each race of scenarios/races whose condition is
  *    `exists` (the run shows it), on the file's kernel, within a fixed run
  *    budget for a fixed seed; and none breaks a race file's `forall` within
- *    the budget (they must hold in every run).
+ *    the budget (they must hold in every run);
+ *  - pct and pos each find the race made for what it does best, and so
+ *    does the portfolio.
  * All work is bounded by runs and questions, never by time.
  */
 #include <explore/finding.h>
@@ -624,6 +626,54 @@ START_TEST(no_forall_race_breaks)
 }
 END_TEST
 
+/*
+ * What each strategy is for, on races made for it (tests/tools/strategy/):
+ * pct holds a CPU back for as long as a race needs (ahead.kws), pos lets an
+ * interrupt wait many steps (late-irq.kws), and the portfolio has both.
+ */
+static const struct {
+	const char *file;
+	struct xs_params p;
+	long budget;
+} specialties[] = {
+	{ "ahead.kws", { .kind = XS_PCT, .depth = 1 }, 20 },
+	{ "late-irq.kws", { .kind = XS_POS }, 2000 },
+	{ "ahead.kws", { .kind = XS_PORTFOLIO }, 100 },
+	{ "late-irq.kws", { .kind = XS_PORTFOLIO }, 10000 },
+};
+
+START_TEST(each_strategy_its_race)
+{
+	char *path = malloc(strlen(KWSIM_STRATEGY_SCENARIOS) + 64);
+	const struct kw_model *m = kw_model_find("mainline");
+	struct scn_run run = { 0 };
+	struct xs_params est = { 0 };
+	struct scn *s;
+	struct xs *x;
+	char name[64];
+
+	ck_assert_ptr_nonnull(path);
+	ck_assert_ptr_nonnull(m);
+	sprintf(path, "%s/%s", KWSIM_STRATEGY_SCENARIOS, specialties[_i].file);
+	s = scn_load(path, stderr);
+	ck_assert_ptr_nonnull(s);
+	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = true;
+	ck_assert_int_eq(xs_calibrate(&est, s, m, &run, stderr), 0);
+	/* the faithful run does not show it: it is a race to find */
+	ck_assert(!xf_condition_witness(s, &run));
+	x = campaign(&specialties[_i].p, 1, &est);
+	ck_assert_msg(first_witness(s, m, x, specialties[_i].budget, &run) >= 0,
+		      "%s: %s does not show it in %ld runs", specialties[_i].file,
+		      xs_run_name(x, 0, name, sizeof(name)), specialties[_i].budget);
+	xs_free(x);
+	scn_run_free(&run);
+	sim_fini();
+	scn_free(s);
+	free(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("strategy");
@@ -644,6 +694,8 @@ static Suite *suite(void)
 	suite_add_tcase(s, unit);
 	tcase_add_loop_test(lib, finds_every_race, 0, (int)(sizeof(finders) / sizeof(finders[0])));
 	tcase_add_loop_test(lib, no_forall_race_breaks, 0, NSTRATEGIES);
+	tcase_add_loop_test(lib, each_strategy_its_race, 0,
+			    (int)(sizeof(specialties) / sizeof(specialties[0])));
 	suite_add_tcase(s, lib);
 	return s;
 }
