@@ -244,6 +244,40 @@ START_TEST(run_names)
 }
 END_TEST
 
+/*
+ * The calibration: pct's n is at least the faithful run's decisions, and a
+ * scenario whose random runs can stop on an error of its own (kthread_stop
+ * of a worker's task before the thread has set it, seed 1) still calibrates.
+ */
+START_TEST(calibration)
+{
+	const struct kw_model *m;
+	struct scn *s = load("api/kthread_stop.kws", &m);
+	struct scn_run run = { 0 };
+	struct xs_params est = { 0 };
+	struct sim_config cfg = s->cfg;
+	FILE *quiet = fopen("/dev/null", "w");
+	size_t faithful;
+
+	ck_assert_ptr_nonnull(quiet);
+	cfg.strategy = SIM_STRATEGY_FAITHFUL;
+	run.config = &cfg;
+	ck_assert_int_eq(scn_run(s, m, &run, stderr), 0);
+	faithful = run.ndecisions;
+	cfg.strategy = SIM_STRATEGY_RANDOM;
+	cfg.seed = 1;
+	ck_assert_int_ne(scn_run(s, m, &run, quiet), 0);
+	fclose(quiet);
+	run.config = NULL;
+	ck_assert_int_eq(xs_calibrate(&est, s, m, &run, stderr), 0);
+	ck_assert_uint_ge(est.est_steps, faithful);
+	ck_assert_uint_eq(est.est_contexts, (unsigned int)s->cfg.ncpus);
+	scn_run_free(&run);
+	sim_fini();
+	scn_free(s);
+}
+END_TEST
+
 /* --- pct on a synthetic stream of questions ------------------------------------------ */
 
 #define NCPUS 4
@@ -687,6 +721,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, portfolio_runs_are_members_runs);
 	suite_add_tcase(s, tc);
 	tcase_add_test(unit, run_names);
+	tcase_add_test(unit, calibration);
 	tcase_add_test(unit, pct_depth1_one_order);
 	tcase_add_test(unit, pct_depth2_one_change);
 	tcase_add_test(unit, pct_bound);
