@@ -54,7 +54,8 @@ const char *xs_kind_name(enum xs_kind kind);
 /*
  * Fill p's estimates from calibration runs of s on m: the faithful run and
  * 16 random runs of fixed seeds (run is the caller's, reusable; its result
- * is the last of them). Returns 0, or -1 with a message on err.
+ * is the last of them). Returns 0, or -1 with a message on err when the
+ * faithful run fails (a random one may stop on the scenario's own error).
  */
 int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model *m,
 		 struct scn_run *run, FILE *err);
@@ -85,8 +86,8 @@ bool xs_independent(enum xs_kind kind);
 /*
  * What a clean pct campaign says (pct.c): with n steps, k CPUs and depth d,
  * each run shows a given depth-d bug with probability at least
- * p = 1/(k n^(d-1)); after that many runs without it, the chance that one
- * of them would have shown it is 1 - (1-p)^runs.
+ * p = 1/(k n^(d-1)); a campaign of that many runs that showed none rules
+ * such a bug out with confidence 1 - (1-p)^runs.
  */
 double xs_pct_bound(size_t n, unsigned int k, unsigned int d, uint64_t runs);
 
