@@ -8,10 +8,14 @@ int kwsim_bench(int argc, char **argv);
 #include <stdbool.h>
 
 /*
- * The exploration figures (bench_explore.c) over DIR/races: prints them,
- * sets *missed when a target is missed. Returns 0, or -1 when a run went
- * wrong; with no DIR/races it says so and returns 0.
+ * The exploration figures over DIR/races (bench_explore.c): measured
+ * first (NULL when a run went wrong), so that the realistic decisions/s
+ * (0 when there was no library to explore) goes beside the micro figure;
+ * then printed, setting *missed when a target is missed, and freed.
  */
-int bench_explore(const char *dir, bool quick, bool enforce, bool *missed);
+struct bench_explore;
+struct bench_explore *bench_explore_measure(const char *dir, bool quick);
+double bench_explore_decisions(const struct bench_explore *e);
+void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed);
 
 #endif

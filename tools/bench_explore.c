@@ -300,34 +300,67 @@ static void print_header(const char *first)
 	printf("\n");
 }
 
-int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
-{
-	const struct sizes *sz = quick ? &quick_sizes : &full_sizes;
-	const char *verdict = enforce ? "FAIL" : "note";
-	double random_s = 0, med[NSTRATEGIES], *v;
+struct bench_explore {
+	const char *dir;
+	bool quick;
+	int absent;		/* 1: no DIR/races, 2: no scenario in it */
 	struct race *races;
 	size_t n;
-	uint64_t decisions = 0;
-	char b1[32], b2[32];
-	int rc = load_races(dir, &races, &n);
+	uint64_t decisions;	/* random's, over the library */
+	double random_s;
+};
 
-	if (rc > 0) {
-		printf("exploration: not measured, no race library at %s/races\n", dir);
-		return 0;
+struct bench_explore *bench_explore_measure(const char *dir, bool quick)
+{
+	const struct sizes *sz = quick ? &quick_sizes : &full_sizes;
+	struct bench_explore *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e)
+		abort();
+	e->dir = dir;
+	e->quick = quick;
+	rc = load_races(dir, &e->races, &e->n);
+	if (rc < 0) {
+		free(e);
+		return NULL;
 	}
-	if (rc < 0)
-		return -1;
-	if (!n) {
-		printf("exploration: not measured, %s/races holds no scenario\n", dir);
-		free_races(races, n);
-		return 0;
+	if (rc > 0 || !e->n) {
+		e->absent = rc > 0 ? 1 : 2;
+		return e;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (schedules(&races[i], sz, &decisions, &random_s) ||
-		    (races[i].to_find && first_findings(&races[i], sz))) {
-			free_races(races, n);
-			return -1;
+	for (size_t i = 0; i < e->n; i++) {
+		if (schedules(&e->races[i], sz, &e->decisions, &e->random_s) ||
+		    (e->races[i].to_find && first_findings(&e->races[i], sz))) {
+			free_races(e->races, e->n);
+			free(e);
+			return NULL;
 		}
+	}
+	return e;
+}
+
+double bench_explore_decisions(const struct bench_explore *e)
+{
+	return e->random_s > 0 ? (double)e->decisions / e->random_s : 0;
+}
+
+void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed)
+{
+	const struct sizes *sz = e->quick ? &quick_sizes : &full_sizes;
+	const char *verdict = enforce ? "FAIL" : "note", *dir = e->dir;
+	struct race *races = e->races;
+	size_t n = e->n;
+	double med[NSTRATEGIES], *v;
+	char b1[32], b2[32];
+
+	if (e->absent) {
+		printf("exploration: not measured, %s/races %s\n", dir,
+		       e->absent == 1 ? "cannot be read" : "holds no scenario");
+		if (e->races)
+			free_races(e->races, e->n);
+		free(e);
+		return;
 	}
 
 	v = calloc(n, sizeof(*v));
@@ -377,8 +410,8 @@ int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
 	}
 	printf("exploration decisions/s: %s (random over the race library: %s decisions in %ld "
 	       "runs; the micro figure is scheduling decisions/s)\n",
-	       rate_text((double)decisions / random_s, b1, sizeof(b1)),
-	       rate_text((double)decisions, b2, sizeof(b2)), sz->runs * (long)n);
+	       rate_text(bench_explore_decisions(e), b1, sizeof(b1)),
+	       rate_text((double)e->decisions, b2, sizeof(b2)), sz->runs * (long)n);
 
 	printf("runs to the first finding (%u campaign%s per strategy and race, seeds 1 to %u, "
 	       "each at most %ld runs; a cell: median runs, median wall time, campaigns that "
@@ -402,7 +435,7 @@ int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
 		printf("\n");
 	}
 	/* the default strategy's target, with the full 20 campaigns only */
-	for (size_t i = 0; i < n && !quick; i++) {
+	for (size_t i = 0; i < n && !e->quick; i++) {
 		if (races[i].to_find && races[i].found[NSTRATEGIES - 1] < TARGET_SEEDS_FOUND) {
 			printf("%s: the default strategy found %s in %u of %u campaigns (target %u)\n",
 			       verdict, races[i].name, races[i].found[NSTRATEGIES - 1], sz->seeds,
@@ -412,5 +445,5 @@ int bench_explore(const char *dir, bool quick, bool enforce, bool *missed)
 	}
 	free(v);
 	free_races(races, n);
-	return 0;
+	free(e);
 }
