@@ -113,6 +113,12 @@ struct sim_trace {			/* trace.c */
 	struct sim_rec *recs;
 	size_t nrecs, caprecs;
 	uint64_t hash;
+	/*
+	 * Strings' hashes by address, direct-mapped: a record's strings are
+	 * literals or interned, unchanging while the run lasts, so a hit is
+	 * the hash of the same text. Cleared at each run's start.
+	 */
+	struct { const char *s; uint64_t h; } strhash[256];
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
 	struct trace_object *objs;	/* sorted by address, for lookups only */
