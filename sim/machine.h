@@ -340,6 +340,8 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
  * out->file is NULL when only the function is known, func NULL if nothing.
  */
 void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out);
+/* x's note (sim_note, sim_note_line), "" for none. */
+const char *sim_ctx_note(struct sim_ctx *x);
 
 /* --- lockdep.c ---------------------------------------------------------------- */
 void sim_lockdep_init(void);

@@ -127,7 +127,7 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 	}
 	f->decision = sim_decision_count();
 	if (x)
-		memcpy(f->note, x->note, sizeof(f->note));
+		memcpy(f->note, sim_ctx_note(x), sizeof(f->note));
 	sim.oracle.nfindings++;
 	return f;
 }
@@ -306,9 +306,27 @@ void sim_note(const char *fmt, ...)
 
 	if (!sim.cur || sim.in_event)
 		return;
+	sim.cur->note_file = NULL;
 	va_start(ap, fmt);
 	vsnprintf(sim.cur->note, sizeof(sim.cur->note), fmt, ap);
 	va_end(ap);
+}
+
+void sim_note_line(const char *file, int line)
+{
+	if (!sim.cur || sim.in_event)
+		return;
+	sim.cur->note_file = file;
+	sim.cur->note_line = line;
+}
+
+const char *sim_ctx_note(struct sim_ctx *x)
+{
+	if (x->note_file) {
+		snprintf(x->note, sizeof(x->note), "%s:%d", x->note_file, x->note_line);
+		x->note_file = NULL;
+	}
+	return x->note;
 }
 
 size_t sim_finding_count(void)
