@@ -87,7 +87,7 @@ static void free_opts(struct run_opts *o)
 	o->nsets = 0;
 }
 
-#define TIMELINE_MIN_WIDTH	40
+#define TIMELINE_MIN_WIDTH	60
 #define TIMELINE_MAX_WIDTH	1000
 #define STR_(x) #x
 #define STR(x) STR_(x)

@@ -774,25 +774,24 @@ static bool draw_row(FILE *out, const struct trace_timeline *t, const struct fra
 
 static void draw_axis(FILE *out, const struct frame *f)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s" };
 	char labels[1100], ruler[1024], text[32];
-	uint64_t step = 1, scale = 1, first, last = f->from + (uint64_t)f->ncols * f->col_ns;
-	int next = 0, u = 0;
+	uint64_t step = 1, first, last = f->from + (uint64_t)f->ncols * f->col_ns;
+	int next = 0;
 
 	/* a label every ten columns or more, at 1, 2 or 5 times a power of ten */
 	for (uint64_t p = 1;; p *= 10)
 		if ((step = p) >= 10 * f->col_ns || (step = 2 * p) >= 10 * f->col_ns ||
 		    (step = 5 * p) >= 10 * f->col_ns)
 			break;
-	for (; u < 3 && step >= scale * 1000; u++)
-		scale *= 1000;
 	memset(labels, ' ', sizeof(labels));
 	memset(ruler, '-', (size_t)f->ncols);
 	first = (f->from + step - 1) / step * step;
 	for (uint64_t x = first; x < last; x += step) {
 		int c = (int)((x - f->from) / f->col_ns);
-		int n = snprintf(text, sizeof(text), "%llu%s", (unsigned long long)(x / scale),
-				 x ? units[u] : "");
+		int n;
+
+		human(text, sizeof(text), x);
+		n = (int)strlen(text);
 
 		ruler[c] = '|';
 		if (c < next || c + n > f->ncols + 8)
@@ -837,6 +836,28 @@ static void draw_list(FILE *out, const struct trace_timeline *t, const char *hea
 		fputc('\n', out);
 }
 
+/* Items under a heading, wrapped to the width. */
+static void draw_items(FILE *out, const struct trace_timeline *t, const char *head,
+		       const char *const *items, size_t n)
+{
+	int col = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int len = (int)strlen(items[i]);
+
+		if (!col || col + 2 + len > t->o.width) {
+			fprintf(out, "%s%-*s", col ? "\n" : "", LABEL_W, col ? "" : head);
+			col = LABEL_W;
+		} else {
+			fputs(", ", out);
+			col += 2;
+		}
+		fputs(items[i], out);
+		col += len;
+	}
+	fputc('\n', out);
+}
+
 static void draw_legend(FILE *out, const struct trace_timeline *t, const struct frame *f)
 {
 	bool tused[64] = { false }, wused[MAX_WORKS + 1] = { false }, more = false;
@@ -875,25 +896,40 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 	}
 	fputs("\nLegend:\n", out);
 	if (t->o.cpu_lanes) {
-		fprintf(out, "%-*s%s\n", LABEL_W, "cpuN",
-			"the task that ran longest in the column (letters: tasks, below), . idle,");
-		fprintf(out, "%-*s%s\n", LABEL_W, "",
-			"H hardirq, S softirq (timers fire there), ~ spinning on a lock");
-		fprintf(out, "%-*s%s\n", LABEL_W, "  works",
-			"the work it executed: the first to begin in the column, else the longest");
-		fprintf(out, "%-*s%s\n", LABEL_W, "  events",
-			"! finding, T timer fires, x timer cancelled, t timer armed, q work queued,");
-		fprintf(out, "%-*s%s\n", LABEL_W, "",
-			"* a task froze or thawed, w wake-up (the highest of them in the column)");
+		static const char *const run[] = {
+			"letters: tasks (below)", "the one that ran longest", ". idle",
+			"H hardirq", "S softirq (timers fire there)", "~ spinning on a lock",
+		};
+		static const char *const works[] = {
+			"letters: works (below)", "the first to begin in the column",
+			"else the longest",
+		};
+		static const char *const marks[] = {
+			"! finding", "T timer fires", "x timer cancelled", "t timer armed",
+			"q work queued", "* a task froze or thawed", "w wake-up",
+			"(of several: the first listed)",
+		};
+
+		draw_items(out, t, "cpuN", run, 6);
+		draw_items(out, t, "  works", works, 3);
+		draw_items(out, t, "  events", marks, 8);
 	}
-	if (t->o.task_lanes)
-		fprintf(out, "%-*s%s\n", LABEL_W, "comm-pid",
-			"= running, A-Z running a work, ~ spinning, - runnable, : blocked (D),\n"
-			"                . sleeping (S), * frozen, ! finding");
-	if (t->machine)
-		fprintf(out, "%-*s%s\n", LABEL_W, "suspend",
-			"s suspending, F freezing tasks, Z the machine sleeps (its clock stands\n"
-			"                still), T thawing");
+	if (t->o.task_lanes) {
+		static const char *const task[] = {
+			"= running", "letters: running a work", "~ spinning", "- runnable",
+			": blocked (D)", ". sleeping (S)", "* frozen", "! finding",
+		};
+
+		draw_items(out, t, "comm-pid", task, 8);
+	}
+	if (t->machine) {
+		static const char *const machine[] = {
+			"s suspending", "F freezing tasks", "T thawing",
+			"Z the machine sleeps: its clock stops",
+		};
+
+		draw_items(out, t, "machine", machine, 4);
+	}
 	draw_list(out, t, "tasks", tn, t->syms, tused, t->nsyms, more ? "+ other tasks" : NULL);
 	draw_list(out, t, "works", t->work, t->wsym, wused, t->nworks,
 		  wused[MAX_WORKS] ? "+ other works" : NULL);
@@ -935,8 +971,8 @@ static void draw_notes(FILE *out, const struct trace_timeline *t, const struct f
 		slept = n->d;
 		fputs("  ", out);
 		print_time(out, n->time);
-		fprintf(out, "  the machine slept %s by the boot clock; its own clock and jiffies "
-			"stood still\n", h);
+		fprintf(out, "  the machine slept %s by the boot clock\n%*s(its own clock and "
+			"jiffies stood still)\n", h, 15, "");
 	}
 }
 
@@ -962,7 +998,7 @@ static void draw(FILE *out, const struct trace_timeline *t)
 	fprintf(out, "\nTimeline: %s to %s, 1 column = %s\n", a, b, c);
 	draw_axis(out, &f);
 	if (t->machine)
-		draw_row(out, t, &f, t->machine, ROW_SUSPEND, "suspend", true);
+		draw_row(out, t, &f, t->machine, ROW_SUSPEND, "machine", true);
 	for (size_t i = 0; i < t->ncpu && t->o.cpu_lanes; i++) {
 		snprintf(label, sizeof(label), "cpu%zu", i);
 		draw_row(out, t, &f, t->cpu[i].cells, ROW_RUN, label, true);
