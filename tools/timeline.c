@@ -806,56 +806,50 @@ static void draw_axis(FILE *out, const struct frame *f)
 }
 
 /* "sym name" items, wrapped to the width under a heading. */
-static void draw_list(FILE *out, const struct trace_timeline *t, const char *head,
-		      const char *const *names, const char *syms, const bool *used, size_t n,
-		      const char *more)
+/* Items under a heading, separated by sep, wrapped to the width (an item too long cut). */
+static void draw_items(FILE *out, const struct trace_timeline *t, const char *head,
+		       const char *const *items, size_t n, const char *sep)
 {
-	int col = 0;
+	int col = 0, room = t->o.width - LABEL_W, gap = (int)strlen(sep);
 
 	for (size_t i = 0; i < n; i++) {
-		int len;
+		int len = (int)strlen(items[i]);
 
-		if (!used[i] || syms[i] == '+')
-			continue;
-		len = 3 + (int)strlen(names[i]);
-		if (!col || col + len > t->o.width) {
+		if (len > room)
+			len = room;
+		if (!col || col + gap + len > t->o.width) {
 			fprintf(out, "%s%-*s", col ? "\n" : "", LABEL_W, col ? "" : head);
 			col = LABEL_W;
 		} else {
-			fputs("  ", out);
-			col += 2;
+			fputs(sep, out);
+			col += gap;
 		}
-		fprintf(out, "%c %s", syms[i], names[i]);
-		col += len - 2;
-	}
-	if (more) {
-		fprintf(out, "%s%-*s%s", col ? "  " : "", col ? 0 : LABEL_W, col ? "" : head, more);
-		col = 1;
+		fprintf(out, "%.*s", len, items[i]);
+		col += len;
 	}
 	if (col)
 		fputc('\n', out);
 }
 
-/* Items under a heading, wrapped to the width. */
-static void draw_items(FILE *out, const struct trace_timeline *t, const char *head,
-		       const char *const *items, size_t n)
+/* "x name" for each symbol used, and what more stands for, as items. */
+static void draw_list(FILE *out, const struct trace_timeline *t, const char *head,
+		      const char *const *names, const char *syms, const bool *used, size_t n,
+		      const char *more)
 {
-	int col = 0;
+	char text[MAX_WORKS + 2][64];
+	const char *items[MAX_WORKS + 2];
+	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		int len = (int)strlen(items[i]);
-
-		if (!col || col + 2 + len > t->o.width) {
-			fprintf(out, "%s%-*s", col ? "\n" : "", LABEL_W, col ? "" : head);
-			col = LABEL_W;
-		} else {
-			fputs(", ", out);
-			col += 2;
-		}
-		fputs(items[i], out);
-		col += len;
+	for (size_t i = 0; i < n && k < MAX_WORKS + 1; i++) {
+		if (!used[i] || syms[i] == '+')
+			continue;
+		snprintf(text[k], sizeof(text[k]), "%c %s", syms[i], names[i]);
+		items[k] = text[k];
+		k++;
 	}
-	fputc('\n', out);
+	if (more)
+		items[k++] = more;
+	draw_items(out, t, head, items, k, "  ");
 }
 
 static void draw_legend(FILE *out, const struct trace_timeline *t, const struct frame *f)
@@ -910,9 +904,9 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			"(of several: the first listed)",
 		};
 
-		draw_items(out, t, "cpuN", run, 6);
-		draw_items(out, t, "  works", works, 3);
-		draw_items(out, t, "  events", marks, 8);
+		draw_items(out, t, "cpuN", run, 6, ", ");
+		draw_items(out, t, "  works", works, 3, ", ");
+		draw_items(out, t, "  events", marks, 8, ", ");
 	}
 	if (t->o.task_lanes) {
 		static const char *const task[] = {
@@ -920,7 +914,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			": blocked (D)", ". sleeping (S)", "* frozen", "! finding",
 		};
 
-		draw_items(out, t, "comm-pid", task, 8);
+		draw_items(out, t, "comm-pid", task, 8, ", ");
 	}
 	if (t->machine) {
 		static const char *const machine[] = {
@@ -928,14 +922,13 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			"Z the machine sleeps: its clock stops",
 		};
 
-		draw_items(out, t, "machine", machine, 4);
+		draw_items(out, t, "machine", machine, 4, ", ");
 	}
 	draw_list(out, t, "tasks", tn, t->syms, tused, t->nsyms, more ? "+ other tasks" : NULL);
 	draw_list(out, t, "works", t->work, t->wsym, wused, t->nworks,
 		  wused[MAX_WORKS] ? "+ other works" : NULL);
 	if (t->nlocks)
-		draw_list(out, t, "locks spun on", t->locks, "~~~~~~~~", (bool[8]){ 1, 1, 1, 1, 1, 1, 1, 1 },
-			  t->nlocks, NULL);
+		draw_items(out, t, "locks spun on", t->locks, t->nlocks, ", ");
 }
 
 static void draw_notes(FILE *out, const struct trace_timeline *t, const struct frame *f)
