@@ -233,15 +233,19 @@ static bool cell_of(const struct trace_timeline *t, uint64_t x, size_t *i)
 static void paint(struct trace_timeline *t, struct cell *c, uint64_t a, uint64_t b, int kind,
 		  int who, int work)
 {
+	bool point = a == b;
 	size_t i;
 
 	if (!c)
 		return;
-	if (a < t->o.from)
-		a = b > t->o.from ? t->o.from : b;
 	if (t->o.to && b > t->o.to)
 		b = t->o.to;
-	if (b < a)
+	/* a span that ends where the window begins is not in it; a point there is */
+	if (!point && b <= t->o.from)
+		return;
+	if (a < t->o.from)
+		a = t->o.from;
+	if (b < a || (!point && b == a))
 		return;
 	reach(t, b > a ? b - 1 : a);
 	if (!cell_of(t, a, &i))
@@ -640,7 +644,9 @@ static void print_time(FILE *out, uint64_t ns)
 struct frame {
 	uint64_t from, col_ns;	/* column j is [from + j * col_ns, from + (j + 1) * col_ns) */
 	size_t g;		/* cells per column */
-	int ncols;
+	int ncols;		/* drawn */
+	int room;		/* columns the lines have, for the axis' labels */
+	int ran;		/* columns before the run's last record ended: the rest is blank */
 };
 
 static struct cell column(const struct trace_timeline *t, const struct cell *c,
@@ -676,7 +682,7 @@ static char cell_char(const struct trace_timeline *t, const struct cell *c, enum
 			*idx = who;
 			return t->syms[who];
 		}
-		return '.';
+		return c->present & 1U << K_RUN ? '+' : '.';	/* past the symbols: '+' */
 	case ROW_WORK:
 		*idx = w;
 		return w < 0 ? ' ' : w == MAX_WORKS ? '+' : t->wsym[w];
@@ -750,7 +756,8 @@ static bool draw_row(FILE *out, const struct trace_timeline *t, const struct fra
 	for (int j = 0; j < f->ncols; j++) {
 		struct cell c = column(t, cells, f, j);
 
-		line[j] = cell_char(t, &c, row, &idx[j]);
+		idx[j] = -1;
+		line[j] = j < f->ran ? cell_char(t, &c, row, &idx[j]) : ' ';
 		if (line[j] != ' ')
 			end = j + 1;
 	}
@@ -794,7 +801,7 @@ static void draw_axis(FILE *out, const struct frame *f)
 		n = (int)strlen(text);
 
 		ruler[c] = '|';
-		if (c < next || c + n > f->ncols + 8)
+		if (c < next || c + n > f->room)
 			continue;
 		memcpy(&labels[c], text, (size_t)n);
 		next = c + n + 1;
@@ -864,7 +871,9 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			struct cell c = column(t, t->cpu[i].cells, f, j);
 			int idx, w = c.first ? c.first - 1 : top_best(&c.work);
 
-			if (strchr("HS~.", cell_char(t, &c, ROW_RUN, &idx)) == NULL && idx >= 0)
+			if (cell_char(t, &c, ROW_RUN, &idx) == '+')
+				more = true;
+			else if (idx >= 0)
 				tused[idx] = true;
 			if (w >= 0)
 				wused[w] = true;
@@ -880,7 +889,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 		}
 	for (size_t i = 0; i < t->nsyms; i++) {
 		tn[i] = tnames[i];
-		more |= tused[i] && t->syms[i] == '+';
+		more |= tused[i] && t->syms[i] == '+';	/* past the alphabet */
 	}
 	for (size_t pid = 1; pid < t->ntask; pid++) {
 		const struct task *k = &t->task[pid];
@@ -986,6 +995,8 @@ static void draw(FILE *out, const struct trace_timeline *t)
 		      : 1;
 	f.col_ns = f.g * t->dt;
 	f.ncols = (int)((span + f.col_ns - 1) / f.col_ns);
+	f.room = t->cols;
+	f.ran = t->end < t->o.from ? 0 : (int)((t->end - t->o.from) / f.col_ns) + 1;
 	human(b, sizeof(b), stop);
 	human(c, sizeof(c), f.col_ns);
 	fprintf(out, "\nTimeline: %s to %s, 1 column = %s\n", a, b, c);
