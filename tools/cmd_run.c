@@ -3,8 +3,9 @@
  *
  *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--set NAME=VALUE]... [--trace text|json] [-o OUT] [--json]
- *                  [--save-schedule OUT]
- *   kwsim replay FILE [--trace text|json] [-o OUT] [--json]
+ *                  [--save-schedule OUT] [--timeline [--width N] [--from T] [--to T]
+ *                  [--lanes cpus|tasks|both]]
+ *   kwsim replay FILE [--trace text|json] [-o OUT] [--json] [--timeline ...]
  *
  * A run's settings come from the init block, then from the file's schedule
  * section, then from the command line: --set NAME=VALUE gives any of them
@@ -14,6 +15,10 @@
  * every setting the run had, with its decisions; replay applies them and
  * follows the decisions, each checked against the strategy the schedule
  * names, so it prints what the run printed.
+ *
+ * --timeline draws the run (timeline.c) after the summary and before the
+ * result block; "What ran" stays, since it says what each call returned.
+ * It is for people: with --json it is a usage error.
  *
  * Exit status (README "Exit codes", 'kwsim help'):
  *   0  the expectations hold: the condition's verdict is Ok (without a

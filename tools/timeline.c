@@ -10,17 +10,19 @@
  *    freezing, findings);
  *  - per task on request: running, running a work, spinning, runnable,
  *    blocked (D), sleeping (S), frozen;
- *  - a suspend lane when the run suspends: the machine's sleep takes no
- *    time on its clock, so it is a mark with a note below saying how long
- *    the boot clock counted;
+ *  - a machine lane when the run suspends (freezing, thawing); the
+ *    machine's sleep takes no time on its clock, so it is a mark with a
+ *    note below saying how long the boot clock counted;
  *  - a time axis with units, the legend, and the findings with their times.
  *
  * A column shows what mattered in it, not only what took longest: a 1 us
  * work in a 100 us column still shows. In a CPU lane an irq beats a
  * softirq, which beats a spin, which beats the task that ran longest; idle
- * shows only when nothing else ran. Marks have a rank ("!" first); task
- * lanes rank being on a CPU over waiting, and among the ways of waiting
- * the longest wins.
+ * shows only when nothing else ran. The works row shows the first work to
+ * begin in the column (one that takes no time is not hidden by the next),
+ * else the one that ran longest. Marks have a rank ("!" first); task lanes
+ * rank being on a CPU over waiting, and among the ways of waiting the
+ * longest wins.
  *
  * Records arrive in the machine's order; they are taken in time order
  * (trace_merge) once the watermark has passed them, so every state is
@@ -28,8 +30,10 @@
  * run's length is not known in advance: the cells start at 1 ns each and
  * double (two cells merge into one) whenever a record lands past the last,
  * so there are always between R / 2 and R cells per column to come. At the
- * end each column takes a whole number of cells. Memory: the cells, the
- * tasks, and the records the watermark has not passed yet.
+ * end each column takes a whole number of cells, so the drawing fills 80 to
+ * 100% of the width. Memory: the cells (about 200 bytes each, R times the
+ * columns per lane), the tasks, and the records the watermark has not
+ * passed yet; at most MAX_TASK_LANES task lanes.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -39,7 +43,7 @@
 
 #define CELLS_PER_COL	8	/* R above: how finely an open window is kept */
 #define TOP		3	/* candidates kept per cell for "the longest" */
-#define MAX_TASK_LANES	64
+#define MAX_TASK_LANES	32
 #define MAX_WORKS	62	/* A-Z, a-z, 0-9; the rest share '+' */
 #define MAX_NOTES	32	/* findings and suspends listed; the rest counted */
 #define LABEL_W		16	/* the lane names' column */
@@ -114,6 +118,7 @@ struct trace_timeline {
 	struct cell **tlane;	/* task lanes' cells, in order of their tasks' births */
 	int32_t *tlane_pid;
 	size_t ntlane;
+	size_t nolane;		/* tasks past MAX_TASK_LANES */
 	struct cell *machine;	/* the suspend lane, once the run suspends */
 	uint64_t step_at[3];	/* when each suspend step began, while step_on */
 	bool step_on[3];
@@ -355,6 +360,8 @@ static void name_task(struct trace_timeline *t, uint64_t pid, const char *comm)
 		t->tlane[t->ntlane] = new_cells(t);
 		t->tlane_pid[t->ntlane] = (int32_t)pid;
 		k->lane = (int)t->ntlane++;
+	} else if (t->o.task_lanes) {
+		t->nolane++;
 	}
 }
 
@@ -1015,6 +1022,9 @@ static void draw(FILE *out, const struct trace_timeline *t)
 		snprintf(label, sizeof(label), "%.*s-%d", LABEL_W - 9, t->task[pid].comm, (int)pid);
 		draw_row(out, t, &f, t->tlane[i], ROW_TASK, label, false);
 	}
+	if (t->nolane)
+		fprintf(out, "%-*s(%zu more tasks: the first %d have lanes)\n", LABEL_W, "",
+			t->nolane, MAX_TASK_LANES);
 	draw_legend(out, t, &f);
 	draw_notes(out, t, &f);
 }
