@@ -612,7 +612,7 @@ static void take(struct trace_timeline *t, const struct sim_rec *r)
 
 /* --- drawing ------------------------------------------------------------------------- */
 
-enum row { ROW_RUN, ROW_WORK, ROW_MARK, ROW_TASK, ROW_SUSPEND };
+enum row { ROW_RUN, ROW_WORK, ROW_MARK, ROW_TASK, ROW_MACHINE };
 
 /* A time for people: "0", "750ns", "13.035us", "2ms": three decimals at most. */
 static void human(char *buf, size_t len, uint64_t ns)
@@ -711,7 +711,7 @@ static char cell_char(const struct trace_timeline *t, const struct cell *c, enum
 			    (best < 0 || c->ns[waits[i].kind] > c->ns[waits[best].kind]))
 				best = (int)i;
 		return best < 0 ? ' ' : waits[best].ch;
-	case ROW_SUSPEND:
+	case ROW_MACHINE:
 		if (c->mark)
 			return c->mark;
 		return c->present & 1U << K_THAW ? 'T' : c->present & 1U << K_FREEZE ? 'F' :
@@ -746,7 +746,7 @@ static const char *colour(enum row row, char ch, int idx)
 	case ':':
 		return "31";
 	case 'F': case 'T': case 'Z': case 's':
-		return row == ROW_SUSPEND ? "1;34" : "36";
+		return row == ROW_MACHINE ? "1;34" : "36";
 	default:
 		return "36";
 	}
@@ -1009,7 +1009,7 @@ static void draw(FILE *out, const struct trace_timeline *t)
 	fprintf(out, "\nTimeline: %s to %s, 1 column = %s\n", a, b, c);
 	draw_axis(out, &f);
 	if (t->machine)
-		draw_row(out, t, &f, t->machine, ROW_SUSPEND, "machine", true);
+		draw_row(out, t, &f, t->machine, ROW_MACHINE, "machine", true);
 	for (size_t i = 0; i < t->ncpu && t->o.cpu_lanes; i++) {
 		snprintf(label, sizeof(label), "cpu%zu", i);
 		draw_row(out, t, &f, t->cpu[i].cells, ROW_RUN, label, true);
