@@ -207,11 +207,11 @@ struct html_doc {
 static void learn_kfuncs(struct html_doc *d)
 {
 	char want[160];
-	const char *file = NULL;
-	size_t n = sim_site_count();
+	const char *file = NULL, *ns = d->m->ns ? d->m->ns : "";
+	size_t n = sim_site_count(), nsl = strlen(ns);
 
 	/* the variant's file: where its kthread_queue_work is */
-	snprintf(want, sizeof(want), "%skthread_queue_work", d->m->ns ? d->m->ns : "");
+	snprintf(want, sizeof(want), "%skthread_queue_work", ns);
 	for (size_t i = 0; i < n && !file; i++)
 		if (!strcmp(sim_site_get(i)->func, want))
 			file = sim_site_get(i)->file;
@@ -225,7 +225,9 @@ static void learn_kfuncs(struct html_doc *d)
 
 		if (strcmp(st->file, file))
 			continue;
-		d->kf[d->nkf++] = (struct kfunc){ sim_unprefix(st->func), st->file, st->line };
+		/* the variant's global names carry its prefix (model/ns.h); static ones do not */
+		d->kf[d->nkf++] = (struct kfunc){ st->func + (strncmp(st->func, ns, nsl) ? 0 : nsl),
+						  st->file, st->line };
 	}
 	qsort(d->kf, d->nkf, sizeof(*d->kf), by_func);
 	/* keep each function's first line */

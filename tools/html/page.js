@@ -9,7 +9,8 @@
 'use strict';
 (function () {
   const SVGNS = 'http://www.w3.org/2000/svg';
-  const LANE_H = 22, LABEL_W = 150, AXIS_H = 22;
+  const LANE_H = 24, LABEL_W = 150, AXIS_H = 22;
+  const STATE_KINDS = new Set(['sleep', 'frozen']);   // what a task is in, not what it does
   const $ = (id) => document.getElementById(id);
 
   let doc = null;        // the run document
@@ -216,7 +217,9 @@
       el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: LANE_H }, svg);
       const g = el('g', { 'data-lane': l.key }, svg);
       let lastEnd = -1, lastRect = null;
-      for (const it of l.items) {
+      const drawn = l.items.filter((it) => STATE_KINDS.has(it.kind)).concat(
+        l.items.filter((it) => !STATE_KINDS.has(it.kind)));
+      for (const it of drawn) {
         if (it.t1 < view.t0 || it.t0 > view.t1) continue;
         let x0 = Math.max(x(it.t0), LABEL_W), x1 = Math.min(x(it.t1), width);
         const point = it.t0 === it.t1;
@@ -229,9 +232,10 @@
           lastEnd = Math.max(x1, lastEnd);
           continue;
         }
-        const pad = point || it.kind === 'call' || it.kind === 'queue' ? 5 : it.kind === 'sleep' || it.kind === 'timer' ? 7 : 3;
+        // bands: states along the bottom, slices above, instants across
+        const band = STATE_KINDS.has(it.kind) ? [LANE_H - 6, 5] : point ? [1, LANE_H - 2] : [2, LANE_H - 9];
         const cls = 'it k-' + it.kind + (it.state ? ' ' + it.state : '') + (it === selected ? ' sel' : '');
-        const rect = el('rect', { class: cls, x: x0, y: y + pad, width: x1 - x0, height: LANE_H - 2 * pad,
+        const rect = el('rect', { class: cls, x: x0, y: y + band[0], width: x1 - x0, height: band[1],
           'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-merged': 1 }, g);
         if (it.hue !== undefined) rect.style.setProperty('--h', it.hue);
         if (it.kind === 'run') rect.style.fill = 'hsl(' + it.hue + ',45%,70%)';
@@ -239,7 +243,7 @@
         const title = el('title', {}, rect);
         title.textContent = it.label;
         if (x1 - x0 > 40 && !point) {
-          const tx = el('text', { class: 'it-label', x: x0 + 3, y: y + LANE_H / 2 + 4 }, g);
+          const tx = el('text', { class: 'it-label', x: x0 + 3, y: y + band[0] + band[1] / 2 + 4 }, g);
           tx.textContent = it.label.slice(0, Math.floor((x1 - x0 - 6) / 6));
         }
         lastEnd = x1; lastRect = { el: rect, x0, kind: it.kind };
@@ -424,7 +428,7 @@
       const k = kernelLine(call);
       if (k) lines.push('kernel source: ' + k);
     }
-    const k = kernelLine(r);
+    const k = r !== call && kernelLine(r);
     if (k) lines.push('kernel source: ' + k);
     lines.push('record: ' + describe(r));
     if (r2) lines.push('ends with: ' + describe(r2));
