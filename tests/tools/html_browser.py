@@ -213,6 +213,16 @@ def main():
         check('finding' in d.js('return document.getElementById("kw-step").textContent'),
               'the step line shows the finding')
 
+        # a click on a scenario line steps to its first event; the picture: the whole run,
+        # the cursor on the work's flush
+        d.keys('\ue011')   # Home
+        d.s('POST', '/element/%s/click' % d.find('.kw-src-line[data-line="%d"]' % flush)[0])
+        line = d.js('const s = +document.body.dataset.step; const r = s >= 0 && '
+                    'JSON.parse(document.getElementById("kwsim-doc").textContent).records[s];'
+                    'return r ? r.line : null')
+        check(line == flush, 'a click on scenario line %d steps to it (%s)' % (flush, line))
+        d.keys('0')
+        d.js('document.getElementById("kw-source").scrollIntoView()')
         png = base64.b64decode(d.s('GET', '/screenshot'))
         with open(os.path.join(outdir, 'timeline.png'), 'wb') as f:
             f.write(png)

@@ -242,7 +242,7 @@
         rect._item = it;
         const title = el('title', {}, rect);
         title.textContent = it.label;
-        if (x1 - x0 > 40 && !point) {
+        if (x1 - x0 > 40 && !point && !STATE_KINDS.has(it.kind)) {
           const tx = el('text', { class: 'it-label', x: x0 + 3, y: y + band[0] + band[1] / 2 + 4 }, g);
           tx.textContent = it.label.slice(0, Math.floor((x1 - x0 - 6) / 6));
         }
