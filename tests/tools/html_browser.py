@@ -103,7 +103,9 @@ def main():
     tmp = tempfile.mkdtemp()
     page = os.path.join(tmp, 'flush.html')
     src = os.path.join(scenarios, 'races', 'flush-from-own-worker.kws')
-    rc = subprocess.run([kwsim, 'export', src, '--html', page]).returncode
+    # from the scenarios' parent, so that the page names the file as the README does
+    rc = subprocess.run([os.path.abspath(kwsim), 'export', 'scenarios/races/flush-from-own-worker.kws',
+                         '--html', page], cwd=os.path.dirname(os.path.abspath(scenarios))).returncode
     if not check(rc == 0 and os.path.exists(page), 'kwsim export wrote the page'):
         return 1
     html = open(page, encoding='utf-8').read()
@@ -127,7 +129,7 @@ def main():
             'goog:chromeOptions': {
                 'binary': chromium,
                 'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
-                         '--disable-dev-shm-usage', '--window-size=1280,800',
+                         '--disable-dev-shm-usage', '--window-size=1360,760',
                          '--user-data-dir=' + os.path.join(tmp, 'profile')]}}}}
         d.sid = d.call('POST', '/session', caps)['sessionId']
         d.s('POST', '/url', {'url': 'file://' + page})
@@ -227,7 +229,6 @@ def main():
                     'return r ? r.line : null')
         check(line == flush, 'a click on scenario line %d steps to it (%s)' % (flush, line))
         d.keys('0')
-        d.js('document.getElementById("kw-source").scrollIntoView()')
         png = base64.b64decode(d.s('GET', '/screenshot'))
         with open(os.path.join(outdir, 'timeline.png'), 'wb') as f:
             f.write(png)
