@@ -87,6 +87,11 @@
           break;
         }
         case 'task_newtask': comms.set(r.task_pid, r.task_comm); taskLane(r.task_pid); break;
+        case 'sched_waking':
+          // asleep until woken; from then it waits for a CPU
+          close(sleeping.get(r.task_pid), r.t, i);
+          sleeping.delete(r.task_pid);
+          break;
         case 'irq_handler_entry':
           irq[r.cpu] = add(lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
             { kind: 'irq', t0: r.t, t1: null, r: i, label: 'hardirq ' + r.name });
@@ -182,7 +187,8 @@
     return { lanes: order, end: Math.max(end, 1), items };
   }
 
-  function ctxKey(r) { return r.pid > 0 ? 'p' + r.pid : 'irq' + r.cpu; }
+  /* A context: a task, or a CPU's interrupt frames (the html.h "ctx"). */
+  function ctxKey(r) { return r.ctx === 'task' && r.pid > 0 ? 'p' + r.pid : 'irq' + r.cpu; }
 
   /* --- drawing ----------------------------------------------------------------------- */
 
@@ -397,18 +403,17 @@
     return r && r.kfunc ? r.kfunc + '()  ' + r.kfile + ':' + r.kline + '  (its first traced point)' : null;
   }
 
-  /* The account's line (the API call) a record belongs to: same context, same time. */
-  function callNear(i) {
-    const r = doc.records[i];
-    for (let j = i; j >= 0 && j > i - 200; j--) {
+  /*
+   * The account's line (the API call and its result) a record belongs to:
+   * the next one its context says before it starts another scenario line.
+   */
+  function callFor(i) {
+    const key = ctxKey(doc.records[i]);
+    for (let j = i; j < doc.records.length && j < i + 5000; j++) {
       const q = doc.records[j];
-      if (q.t < r.t) break;
-      if (q.ev === 'scn_say' && q.cpu === r.cpu) return q;
-    }
-    for (let j = i + 1; j < doc.records.length && j < i + 200; j++) {
-      const q = doc.records[j];
-      if (q.t > r.t) break;
-      if (q.ev === 'scn_say' && q.cpu === r.cpu) return q;
+      if (ctxKey(q) !== key) continue;
+      if (q.ev === 'scn_say') return q;
+      if (q.ev === 'scn_line' && j > i) return null;
     }
     return null;
   }
@@ -421,7 +426,7 @@
     lines.push('kind: ' + it.kind + (it.state ? ' (' + it.state + ')' : '') + (it.open ? ' (still open at the end)' : ''));
     lines.push('from ' + fmt(it.t0) + (it.t1 !== it.t0 ? ' to ' + fmt(it.t1) + '  (' + fmtDur(it.t1 - it.t0) + ')' : ''));
     lines.push('cpu ' + r.cpu + ', ' + (r.ctx === 'task' ? (r.pid ? r.comm + '-' + r.pid : 'idle') : r.ctx));
-    const call = r.ev === 'scn_say' ? r : callNear(it.r);
+    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) ? null : callFor(it.r);
     let scnLine = call && call.line ? call.line : 0;
     if (it.kind === 'finding' && doc.end && doc.end.findings[it.finding]) {
       const f = doc.end.findings[it.finding];
