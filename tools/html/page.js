@@ -183,8 +183,12 @@
     const order = [...lanes.values()].filter((l) => l.items.length || l.key.startsWith('cpu:'));
     order.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : 1));
     let items = 0;
-    order.forEach((l, i) => { l.index = i; items += l.items.length; });
-    return { lanes: order, end: Math.max(end, 1), items };
+    const kinds = new Set();
+    order.forEach((l, i) => {
+      l.index = i; items += l.items.length;
+      for (const it of l.items) kinds.add(it.kind);
+    });
+    return { lanes: order, end: Math.max(end, 1), items, kinds: [...kinds].sort().join(' ') };
   }
 
   /* A context: a task, or a CPU's interrupt frames (the html.h "ctx"). */
@@ -279,6 +283,7 @@
     el('rect', { x: 0, y: 0, width: LABEL_W - 2, height: 0 }, svg);
     box.replaceChildren(svg);
     box.dataset.items = model.items;
+    box.dataset.kinds = model.kinds;
     box.dataset.shown = shown;
     box.dataset.t0 = view.t0;
     box.dataset.t1 = view.t1;
