@@ -226,6 +226,32 @@ def main():
         check(bool(span2) and span2 < span, '+ zooms in (%r -> %r)' % (span, span2))
         d.keys('0')
 
+        # the mouse: the wheel zooms, a drag pans
+        view = 'const b = document.getElementById("kw-timeline").dataset; return [+b.t0, +b.t1]'
+        before = d.js(view)
+        # the middle of the timeline, in the viewport's pixels
+        cx, cy = d.js('const r = document.getElementById("kw-timeline").getBoundingClientRect();'
+                      'return [Math.round(r.left + r.width / 2), Math.round(r.top + 60)]')
+        d.s('POST', '/actions', {'actions': [{'type': 'wheel', 'id': 'wheel', 'actions': [
+            {'type': 'scroll', 'x': cx, 'y': cy, 'deltaX': 0, 'deltaY': -120,
+             'origin': 'viewport'}]}]})
+        d.settle()
+        after = d.js(view)
+        check(after[1] - after[0] < before[1] - before[0], 'the wheel zooms in (%s -> %s)' %
+              (before, after))
+        d.s('POST', '/actions', {'actions': [{'type': 'pointer', 'id': 'mouse',
+            'parameters': {'pointerType': 'mouse'}, 'actions': [
+                {'type': 'pointerMove', 'x': cx, 'y': cy, 'origin': 'viewport'},
+                {'type': 'pointerDown', 'button': 0},
+                {'type': 'pointerMove', 'x': 150, 'y': 0, 'origin': 'pointer', 'duration': 50},
+                {'type': 'pointerUp', 'button': 0}]}]})
+        d.s('DELETE', '/actions')
+        d.settle()
+        dragged = d.js(view)
+        check(dragged[0] < after[0] and abs((dragged[1] - dragged[0]) - (after[1] - after[0])) < 1e-6,
+              'a drag to the right pans to earlier times (%s -> %s)' % (after, dragged))
+        d.keys('0')
+
         # a click on the work: its details
         d.wait('return document.querySelector("rect[data-kind=work]") !== null')
         rect = d.find('rect[data-kind=work]')
