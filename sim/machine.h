@@ -53,7 +53,8 @@ struct sim_cpu {
 	struct sim_event *tick;		/* the pending timer-softirq event */
 	const struct timer_list *running_timer;	/* whose callback runs here now */
 	uint64_t sched_touch;		/* when it last switched or could be preempted */
-	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is armed for */
+	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is asked for */
+	struct sim_event *lockup_ev;	/* the one pending check, or NULL (oracle.c) */
 	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
 	bool timer_clk_set;		/* ... once the base has been used */
 };
