@@ -83,6 +83,10 @@ fi
 printf 'KW broken\n{\n}\nP0 { udelay(; }\nexists (true)\n' >"$tmp/broken.kws"
 expect 2 "an exercise that does not parse" "$tmp/broken.kws" --answer "$dir/01-cancel-lost.answer.kws"
 grep -q "broken.kws:4:" "$tmp/out" || { cat "$tmp/out"; fail "the parse error is not shown at its line"; }
+# A student's copy elsewhere is checked against the course's answer of its name.
+mkdir "$tmp/student"
+sed 's/^exists (true)$/exists (ran(f) == 1)/' "$dir/01-cancel-lost.kws" >"$tmp/student/01-cancel-lost.kws"
+expect 0 "a copy of an exercise, answered" "$tmp/student/01-cancel-lost.kws"
 cp "$dir/01-cancel-lost.kws" "$tmp/lonely.kws"
 expect 2 "an exercise without its answer" "$tmp/lonely.kws"
 expect 2 "a bad --runs" "$dir/01-cancel-lost.kws" --runs 0
