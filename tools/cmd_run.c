@@ -3,8 +3,9 @@
  *
  *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--set NAME=VALUE]... [--trace text|json] [-o OUT] [--json]
- *                  [--save-schedule OUT]
- *   kwsim replay FILE [--trace text|json] [-o OUT] [--json]
+ *                  [--trace-filter SPEC]... [--trace-limit SIZE] [--save-schedule OUT]
+ *   kwsim replay FILE [--trace text|json] [--trace-filter SPEC]... [--trace-limit SIZE]
+ *                     [-o OUT] [--json]
  *
  * A run's settings come from the init block, then from the file's schedule
  * section, then from the command line: --set NAME=VALUE gives any of them
@@ -13,7 +14,9 @@
  * seed with --strategy faithful is a usage error. --save-schedule writes
  * every setting the run had, with its decisions; replay applies them and
  * follows the decisions, each checked against the strategy the schedule
- * names, so it prints what the run printed.
+ * names, so it prints what the run printed. --trace-filter and --trace-limit
+ * shape the trace view only (trace_filter.h, trace_view.h): the run, its
+ * summary and its hash are the same with them or without.
  *
  * Exit status (README "Exit codes", 'kwsim help'):
  *   0  the expectations hold: the condition's verdict is Ok (without a
@@ -46,6 +49,9 @@ struct run_opts {
 	const char *out;
 	const char *save;
 	bool json;
+	struct trace_filter *filter;	/* --trace-filter, every one given */
+	unsigned long long limit;	/* --trace-limit; 0: none */
+	bool limit_given;
 	struct scn_set *sets;	/* --set, --seed, --kernel, --strategy, in order */
 	size_t nsets;
 };
@@ -81,11 +87,14 @@ static void free_opts(struct run_opts *o)
 	free(o->sets);
 	o->sets = NULL;
 	o->nsets = 0;
+	trace_filter_free(o->filter);
+	o->filter = NULL;
 }
 
 static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o, bool replay)
 {
 	memset(o, 0, sizeof(*o));
+	o->limit = TRACE_LIMIT_DEFAULT;
 	o->sets = calloc((size_t)argc, sizeof(*o->sets));
 	if (!o->sets)
 		abort();
@@ -94,7 +103,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = !strcmp(a, "--seed") || !strcmp(a, "--kernel") || !strcmp(a, "--trace") ||
 			     !strcmp(a, "-o") || !strcmp(a, "--save-schedule") ||
-			     !strcmp(a, "--strategy") || !strcmp(a, "--set");
+			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
+			     !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit");
 
 		if (takes && !v)
 			return usage_error(cmd, "option %s needs a value", a);
@@ -126,6 +136,17 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return usage_error(cmd, "--trace must be text or json, not '%s'", v);
 			o->trace = v;
+		} else if (!strcmp(a, "--trace-filter")) {
+			char err[256];
+
+			if (trace_filter_parse(&o->filter, v, err, sizeof(err)))
+				return usage_error(cmd, "--trace-filter: %s", err);
+		} else if (!strcmp(a, "--trace-limit")) {
+			/* below the header's size a limit could hold no event */
+			if (trace_limit_parse(v, &o->limit) || (o->limit && o->limit < 4096))
+				return usage_error(cmd, "--trace-limit wants a size of at least 4K "
+						   "(e.g. 10M, 512K) or none, not '%s'", v);
+			o->limit_given = true;
 		} else if (!strcmp(a, "-o")) {
 			o->out = v;
 		} else if (!strcmp(a, "--save-schedule")) {
@@ -135,10 +156,12 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: kwsim %s\n(the options are explained by 'kwsim help')\n",
-			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]"
+			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
+					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
 				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
 					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
-					" [--json]\n                 [--save-schedule OUT]");
+					" [--json]\n                 [--trace-filter SPEC]... "
+					"[--trace-limit SIZE] [--save-schedule OUT]");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error(cmd, "unknown option '%s'", a);
@@ -154,6 +177,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		return usage_error(cmd, "%s", "needs a scenario file");
 	if (o->out && !o->trace)
 		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
+	if ((o->filter || o->limit_given) && !o->trace)
+		return usage_error(cmd, "%s", "--trace-filter and --trace-limit shape the trace: "
+				   "give --trace too");
 	if (o->json && o->trace && !o->out)
 		return usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
 	/* the settings' names and values, before any file is read */
@@ -186,6 +212,7 @@ struct run_out {
 	struct trace_text *text;
 	struct trace_json *json;
 	size_t since;		/* records and lines since the last release */
+	unsigned long long lost;	/* trace events the limit cut off */
 	uint64_t released;	/* the watermark of the last release */
 	struct run_stats st;
 };
@@ -245,7 +272,8 @@ static void on_event(void *arg, const struct scn_event *ev)
 
 static int open_trace(const struct run_opts *o, const struct scn *s, struct run_out *ro)
 {
-	struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus, .title = s->name };
+	struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus, .title = s->name,
+				      .filter = o->filter, .limit = o->limit, .lost = &ro->lost };
 
 	if (!o->trace)
 		return 0;
@@ -284,6 +312,9 @@ static int close_trace(const struct run_opts *o, struct run_out *ro, bool write,
 			strerror(errno));
 		return 2;
 	}
+	if (write && ro->lost)
+		fprintf(stderr, "kwsim: the trace reached --trace-limit %llu bytes: its last %llu "
+			"events are not in it\n", o->limit, ro->lost);
 	return write ? 0 : 2;
 }
 
@@ -385,6 +416,7 @@ static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 
 int kwsim_run_scenario(struct scn *s, const char *trace, FILE *out, struct run_stats *st)
 {
+	/* bench measures the whole trace's cost: no limit */
 	struct run_opts o = { .file = s->path, .trace = trace, .out = "/dev/null" };
 
 	return run_scn(s, &o, out, st);

@@ -40,6 +40,9 @@
 #define CPU_PID(cpu)		(PID_MAX_LIMIT + 2U * (uint32_t)(cpu))
 #define CPU_IRQ_TID(cpu)	(CPU_PID(cpu) + 1U)
 
+/* How many events go by between two looks at the body's size. */
+#define LIMIT_CHECK_EVERY	64
+
 enum jev_kind {
 	JK_RUN,		/* a task on a CPU: r switched it in, r2 out (NULL: still running) */
 	JK_WORK,	/* a work's execution: r start, r2 end, q the queue_work it consumed */
@@ -58,16 +61,17 @@ enum jev_kind {
  * Within one timestamp: slices first, longest first, so that a parent is
  * open before its children; then flow ends, which bind to the slice just
  * opened on their track; then instants and flow starts in emission order
- * (each flow start right after the marker it binds to).
+ * (each flow start right after the marker it binds to). A flow end whose
+ * start has the same timestamp comes last, after its start.
  */
-enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER };
+enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER, RANK_FLOW_END_LATE };
 
 /* Events and open slices hold copies: the machine's records are not kept. */
 struct jev {
 	uint64_t ts, dur, seq;
 	struct sim_rec r, r2, q;	/* r2, q: when has_r2, has_q */
 	const char *fn;		/* a cancelled timer's function, as armed then */
-	uint64_t flow;		/* the work's queueing number */
+	uint64_t flow;		/* the queueing's number, in the run, from 1 */
 	uint32_t pid, tid;
 	uint8_t kind, rank;
 	bool has_r2, has_q;
@@ -117,12 +121,19 @@ struct trace_json {
 	uint64_t seq;
 	bool fresh;
 	struct amap tasks;		/* pid: name, count of events on its track */
-	struct amap works;		/* work: the pending queue_work, queueings so far */
+	struct amap works;		/* work: the pending queue_work, its queueing number */
 	struct amap timers;		/* timer: its function */
 	struct open_exec *open;
 	size_t nopen, capopen;
 	struct jcpu *cpu;
 	bool written;			/* an event is out: the next needs a comma */
+	uint64_t queueings;		/* queue_work records so far, shown or not */
+	const struct trace_filter *filter;
+	unsigned long long limit;
+	unsigned long long *lost_out;
+	unsigned int since_check;
+	bool cut;			/* the limit was reached: events are counted, not written */
+	unsigned long long nwritten, lost;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -286,11 +297,6 @@ static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, u
 	}
 	w->nev++;
 	w->fresh = true;
-	/* a task's process is named only if something is on its track */
-	if (pid == tid && pid < PID_MAX_LIMIT && kind != JK_GLOBAL)
-		amap_get(&w->tasks, pid, true)->count++;
-	if (pid >= PID_MAX_LIMIT && tid == pid + 1)
-		w->cpu[(pid - PID_MAX_LIMIT) / 2].irq_used = true;
 	return e;
 }
 
@@ -367,9 +373,14 @@ static void on_queue(struct trace_json *w, const struct sim_rec *r)
 	struct aent *wk = amap_get(&w->works, r->a, true);
 	struct jev *e;
 
-	/* a work is queued once until it runs: a new queueing replaces a cancelled one */
+	/*
+	 * A work is queued once until it runs: a new queueing replaces a
+	 * cancelled one (the kernel traces no cancel). Each queueing has its own
+	 * number, the flow's id, so an arrow starts only at the queueing that
+	 * the execution consumed.
+	 */
 	wk->rec = (struct held){ *r, true };
-	wk->count++;
+	wk->count = ++w->queueings;
 	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
 	e->flow = wk->count;
 	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
@@ -415,6 +426,12 @@ static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end
 	e->q = x.q.r;
 	e->has_q = true;
 	e->flow = x.flow;
+	if (end) {	/* a filter shows the arrow only with the slice it ends on */
+		e->r2 = *end;
+		e->has_r2 = true;
+	}
+	if (x.q.r.time == x.start.time)
+		e->rank = RANK_FLOW_END_LATE;
 }
 
 static void on_exec_end(struct trace_json *w, const struct sim_rec *r)
@@ -617,16 +634,17 @@ static void write_queue(FILE *out, const struct jev *e)
 }
 
 /*
- * v1 flows: Perfetto keys them by (id, cat, name) and keeps each one
- * after its end, so the queueing number goes into the name.
+ * v1 flows: Perfetto keys them by (id, cat, name), Chrome's viewers by id:
+ * the id is the queueing's number, unique in the trace, so every viewer
+ * draws each arrow from the queueing the execution consumed.
  */
 static void write_flow(FILE *out, const struct jev *e)
 {
-	fprintf(out, "{\"name\":\"queue_work #%llu\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
-		(unsigned long long)e->flow, e->kind == JK_FLOW_S ? 's' : 'f');
+	fprintf(out, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
+		e->kind == JK_FLOW_S ? 's' : 'f');
 	if (e->kind == JK_FLOW_F)
 		fputs(",\"bp\":\"e\"", out);
-	fprintf(out, ",\"id\":\"0x%016llx\"", (unsigned long long)e->q.a);
+	fprintf(out, ",\"id\":\"0x%llx\"", (unsigned long long)e->flow);
 	json_us(out, "ts", e->ts);
 	fprintf(out, ",\"pid\":%u,\"tid\":%u}", e->pid, e->tid);
 }
@@ -903,6 +921,9 @@ struct trace_json *trace_json_begin(const struct trace_view_opts *o)
 		abort();
 	w->body = tmpfile();
 	w->title = o && o->title ? o->title : "";
+	w->filter = o ? o->filter : NULL;
+	w->limit = o ? o->limit : 0;
+	w->lost_out = o ? o->lost : NULL;
 	w->hz = trace_view_hz(o);
 	w->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
 	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
@@ -952,6 +973,27 @@ static uint64_t open_since(const struct trace_json *w, uint64_t t)
 	return t;
 }
 
+/*
+ * Whether the filter shows e: every record it is made of passes. A slice
+ * whose begin or end is filtered out is not shown half, nor an arrow
+ * whose queueing or execution is not shown; an execution whose queueing
+ * is filtered out is shown without it.
+ */
+static bool shown(const struct trace_json *w, struct jev *e)
+{
+	const struct trace_filter *f = w->filter;
+
+	if (!f)
+		return true;
+	if (!trace_filter_pass(f, &e->r) || (e->has_r2 && !trace_filter_pass(f, &e->r2)))
+		return false;
+	if (e->kind == JK_FLOW_F)
+		return trace_filter_pass(f, &e->q);
+	if (e->kind == JK_WORK && e->has_q && !trace_filter_pass(f, &e->q))
+		e->has_q = false;
+	return true;
+}
+
 static void release(struct trace_json *w, uint64_t watermark, bool all)
 {
 	uint64_t t = open_since(w, watermark);
@@ -960,8 +1002,24 @@ static void release(struct trace_json *w, uint64_t watermark, bool all)
 	while (w->nev && (all || w->ev[0].ts < t)) {
 		struct jev e = heap_pop(w);
 
+		if (!shown(w, &e))
+			continue;
+		if (w->limit && !w->cut && ++w->since_check == LIMIT_CHECK_EVERY) {
+			w->since_check = 0;
+			w->cut = ftello(w->body) >= (off_t)w->limit;
+		}
+		if (w->cut) {
+			w->lost++;
+			continue;
+		}
+		/* a task's process is named only if something is on its track */
+		if (e.pid == e.tid && e.pid < PID_MAX_LIMIT && e.kind != JK_GLOBAL)
+			amap_get(&w->tasks, e.pid, true)->count++;
+		if (e.pid >= PID_MAX_LIMIT && e.tid == e.pid + 1)
+			w->cpu[(e.pid - PID_MAX_LIMIT) / 2].irq_used = true;
 		next_event(w->body, w);
 		write_event(w->body, &e, w);
+		w->nwritten++;
 	}
 }
 
@@ -975,43 +1033,97 @@ size_t trace_json_held(const struct trace_json *w)
 	return w->nev + w->nopen;
 }
 
-/* Copy the body after the head: the metadata names every task the run had. */
-static int copy_body(FILE *out, FILE *body)
+/* What follows the events: the title, and the filter and the cut when there are. */
+static void write_tail(FILE *out, const struct trace_json *w, unsigned long long written,
+		       unsigned long long lost)
 {
-	char buf[65536];
-	size_t n;
+	fputs("\n],\n\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
+	json_str(out, w->title);
+	fprintf(out, ",\"hz\":%u,\"ncpus\":%d", w->hz, w->ncpus);
+	if (trace_filter_text(w->filter)) {
+		fputs(",\"filter\":", out);
+		json_str(out, trace_filter_text(w->filter));
+	}
+	if (lost)
+		fprintf(out, ",\"cut\":{\"limit\":%llu,\"events_written\":%llu,"
+			"\"events_lost\":%llu}", w->limit, written, lost);
+	fputs("}\n}\n", out);
+}
 
-	if (fflush(body) || fseek(body, 0, SEEK_SET))
-		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), body)))
-		if (fwrite(buf, 1, n, out) != n)
-			return -1;
-	return ferror(body) ? -1 : 0;
+/* The length of what f writes, measured without writing it. */
+static unsigned long long measure(void (*f)(FILE *, struct trace_json *, unsigned long long,
+					    unsigned long long),
+				  struct trace_json *w, unsigned long long a, unsigned long long b)
+{
+	FILE *null = fopen("/dev/null", "w");
+	long n;
+
+	if (!null)
+		return 0;
+	f(null, w, a, b);
+	n = ftell(null);
+	fclose(null);
+	return n > 0 ? (unsigned long long)n : 0;
+}
+
+static void write_head(FILE *out, struct trace_json *w, unsigned long long any,
+		       unsigned long long unused)
+{
+	bool written = w->written;
+
+	(void)unused;
+	w->written = false;
+	fputs("{\"traceEvents\":[\n", out);
+	write_metadata(out, w);
+	if (any && w->written)
+		fputs(",\n", out);
+	w->written = written;
+}
+
+static void write_tail_cb(FILE *out, struct trace_json *w, unsigned long long written,
+			  unsigned long long lost)
+{
+	write_tail(out, w, written, lost);
 }
 
 int trace_json_end(struct trace_json *w, FILE *out)
 {
-	bool any;
+	off_t len;
+	long long kept;
+	unsigned long long dropped = 0;
 	int rc = 0;
 
 	close_all(w);
 	release(w, 0, true);
 	if (!out)
 		goto done;
-	any = w->written;
-	w->written = false;
-	fputs("{\"traceEvents\":[\n", out);
-	write_metadata(out, w);
-	if (any && w->written)
-		fputs(",\n", out);
-	rc = copy_body(out, w->body);
-	fputs("\n],\n", out);
-	fputs("\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
-	json_str(out, w->title);
-	fprintf(out, ",\"hz\":%u,\"ncpus\":%d}\n}\n", w->hz, w->ncpus);
+	len = ftello(w->body);
+	kept = len;
+	if (len >= 0 && w->limit) {
+		/* the whole file within the limit; the tail's numbers as wide as they get */
+		unsigned long long fixed = measure(write_head, w, 1, 0) +
+					   measure(write_tail_cb, w, ~0ULL, ~0ULL);
+
+		kept = trace_view_fit(w->body, (unsigned long long)len,
+				      w->limit > fixed ? w->limit - fixed : 0, &dropped);
+		/* the kept events end with the separator before the first one cut */
+		if (dropped && kept >= 2)
+			kept -= 2;
+		w->nwritten -= dropped;
+		w->lost += dropped;
+	}
+	if (len < 0 || kept < 0) {
+		rc = -1;
+		goto done;
+	}
+	write_head(out, w, kept > 0, 0);
+	rc = trace_view_copy(out, w->body, (unsigned long long)kept);
+	write_tail(out, w, w->nwritten, w->lost);
 	if (ferror(out))
 		rc = -1;
 done:
+	if (w->lost_out)
+		*w->lost_out = w->lost;
 	fclose(w->body);
 	free(w->ev);
 	free(w->tasks.v);
