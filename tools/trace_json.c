@@ -75,13 +75,27 @@ struct jev {
 	uint32_t pid, tid;
 	uint8_t kind, rank;
 	bool has_r2, has_q;
+	bool continues, continued;	/* a piece of a slice split to be written (split()) */
+	uint8_t end_type;		/* a piece's end: the record type that will end it */
 };
 
-/* A record that opened something still open. */
+/*
+ * A record that opened something still open: the slice goes from `from`
+ * (the record's time, or where its last piece ended) and was opened when
+ * `seq` events had been made.
+ */
 struct held {
 	struct sim_rec r;
 	bool on;
+	uint64_t from, seq;
 };
+
+/*
+ * A slice open while more events than this are made is written in pieces:
+ * everything after its start waits for it (events go out in time order),
+ * so a task that runs for the whole run would hold the whole run.
+ */
+#define SPLIT_EVENTS	4096
 
 /* A small sorted map from a 64-bit key (address or pid): lookups by bisection. */
 struct aent {
@@ -101,6 +115,8 @@ struct open_exec {
 	uint64_t work, flow;
 	uint32_t pid, tid;
 	struct sim_rec start;
+	uint64_t from, seq;	/* as in struct held */
+	bool continued;
 	struct held q;
 };
 
@@ -354,18 +370,100 @@ static void learn_names(struct trace_json *w, const struct sim_rec *r)
 	}
 }
 
+static struct held hold(const struct trace_json *w, const struct sim_rec *r)
+{
+	return (struct held){ .r = *r, .on = true, .from = r->time, .seq = w->seq };
+}
+
+/*
+ * Write what a held slice has been so far as a piece ending at t, and go
+ * on from t. Only at a time no later record of the slice's track can
+ * precede (its CPU's or its task's latest), so the pieces nest as the
+ * slices did.
+ */
+static void split_held(struct trace_json *w, struct held *h, enum jev_kind kind, uint32_t pid,
+		       uint32_t tid, uint64_t t, uint8_t end_type)
+{
+	struct jev *e;
+
+	if (!h->on || h->from >= t)
+		return;
+	e = emit(w, kind, h->from, t, pid, tid, &h->r);
+	e->continued = h->from != h->r.time;
+	e->continues = true;
+	e->end_type = end_type;
+	h->from = t;
+	h->seq = w->seq;
+}
+
+static bool too_long(const struct trace_json *w, const struct held *h)
+{
+	return h->on && w->seq - h->seq > SPLIT_EVENTS;
+}
+
+/* r is its CPU's and its task's latest record: split what is open too long on their tracks. */
+static void split_long(struct trace_json *w, const struct sim_rec *r)
+{
+	struct jcpu *c = &w->cpu[r->cpu];
+	uint32_t pid = CPU_PID(r->cpu), irq = CPU_IRQ_TID(r->cpu);
+	bool any = false;
+
+	if (c->run.r.c && too_long(w, &c->run))
+		split_held(w, &c->run, JK_RUN, pid, pid, r->time, REC_SCHED_SWITCH);
+	/* a track's slices nest: all of them or none */
+	if (too_long(w, &c->irq) || too_long(w, &c->softirq) || too_long(w, &c->timer)) {
+		split_held(w, &c->irq, JK_IRQ, pid, irq, r->time, REC_IRQ_EXIT);
+		split_held(w, &c->softirq, JK_SOFTIRQ, pid, irq, r->time, REC_SOFTIRQ_EXIT);
+		split_held(w, &c->timer, JK_TIMER_CB, pid, irq, r->time, REC_TIMER_EXPIRE_EXIT);
+	}
+	if (r->pid <= 0)
+		return;
+	for (size_t i = 0; i < w->nopen; i++)
+		any |= w->open[i].pid == (uint32_t)r->pid && w->seq - w->open[i].seq > SPLIT_EVENTS;
+	for (size_t i = 0; any && i < w->nopen; i++) {
+		struct open_exec *x = &w->open[i];
+		struct jev *e;
+
+		if (x->pid != (uint32_t)r->pid || x->tid != (uint32_t)r->pid || x->from >= r->time)
+			continue;
+		e = emit(w, JK_WORK, x->from, r->time, x->pid, x->tid, &x->start);
+		e->continued = x->continued;
+		e->continues = true;
+		e->end_type = REC_MODEL;
+		e->q = x->q.r;
+		e->has_q = x->q.on;
+		e->flow = x->flow;
+		if (x->q.on) {	/* the arrow ends on the first piece */
+			e = emit(w, JK_FLOW_F, x->start.time, x->start.time, x->pid, x->tid,
+				 &x->start);
+			e->q = x->q.r;
+			e->has_q = true;
+			e->flow = x->flow;
+			e->end_type = REC_MODEL;
+			e->continues = true;
+			if (x->q.r.time == x->start.time)
+				e->rank = RANK_FLOW_END_LATE;
+			x->q.on = false;
+		}
+		x->from = r->time;
+		x->seq = w->seq;
+		x->continued = true;
+	}
+}
+
 static void on_switch(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 
 	if (c->run.on && c->run.r.c) {
-		struct jev *e = emit(w, JK_RUN, c->run.r.time, r->time, CPU_PID(r->cpu),
+		struct jev *e = emit(w, JK_RUN, c->run.from, r->time, CPU_PID(r->cpu),
 				     CPU_PID(r->cpu), &c->run.r);
 
 		e->r2 = *r;
 		e->has_r2 = true;
+		e->continued = c->run.from != c->run.r.time;
 	}
-	c->run = (struct held){ *r, true };
+	c->run = hold(w, r);
 }
 
 static void on_queue(struct trace_json *w, const struct sim_rec *r)
@@ -379,7 +477,7 @@ static void on_queue(struct trace_json *w, const struct sim_rec *r)
 	 * number, the flow's id, so an arrow starts only at the queueing that
 	 * the execution consumed.
 	 */
-	wk->rec = (struct held){ *r, true };
+	wk->rec = hold(w, r);
 	wk->count = ++w->queueings;
 	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
 	e->flow = wk->count;
@@ -396,7 +494,7 @@ static void on_exec_start(struct trace_json *w, const struct sim_rec *r)
 
 	w->open = grow(w->open, &w->capopen, w->nopen + 1, sizeof(*w->open));
 	x = &w->open[w->nopen++];
-	*x = (struct open_exec){ .work = r->a, .start = *r };
+	*x = (struct open_exec){ .work = r->a, .start = *r, .from = r->time, .seq = w->seq };
 	ctx_track(r, &x->pid, &x->tid);
 	if (wk && wk->rec.on) {
 		x->q = wk->rec;
@@ -412,11 +510,12 @@ static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end
 
 	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i - 1) * sizeof(*w->open));
 	w->nopen--;
-	e = emit(w, JK_WORK, x.start.time, end ? end->time : w->end, x.pid, x.tid, &x.start);
+	e = emit(w, JK_WORK, x.from, end ? end->time : w->end, x.pid, x.tid, &x.start);
 	if (end) {
 		e->r2 = *end;
 		e->has_r2 = true;
 	}
+	e->continued = x.continued;
 	e->q = x.q.r;
 	e->has_q = x.q.on;
 	e->flow = x.flow;
@@ -472,12 +571,13 @@ static void close_handler(struct trace_json *w, struct held *slot, enum jev_kind
 		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
 		return;
 	}
-	e = emit(w, kind, slot->r.time, r ? r->time : w->end, CPU_PID(slot->r.cpu),
+	e = emit(w, kind, slot->from, r ? r->time : w->end, CPU_PID(slot->r.cpu),
 		 CPU_IRQ_TID(slot->r.cpu), &slot->r);
 	if (r) {
 		e->r2 = *r;
 		e->has_r2 = true;
 	}
+	e->continued = slot->from != slot->r.time;
 	slot->on = false;
 }
 
@@ -494,19 +594,19 @@ static void on_record(struct trace_json *w, const struct sim_rec *r)
 		on_model(w, r);
 		break;
 	case REC_IRQ_ENTRY:
-		c->irq = (struct held){ *r, true };
+		c->irq = hold(w, r);
 		break;
 	case REC_IRQ_EXIT:
 		close_handler(w, &c->irq, JK_IRQ, r);
 		break;
 	case REC_SOFTIRQ_ENTRY:
-		c->softirq = (struct held){ *r, true };
+		c->softirq = hold(w, r);
 		break;
 	case REC_SOFTIRQ_EXIT:
 		close_handler(w, &c->softirq, JK_SOFTIRQ, r);
 		break;
 	case REC_TIMER_EXPIRE_ENTRY:
-		c->timer = (struct held){ *r, true };
+		c->timer = hold(w, r);
 		break;
 	case REC_TIMER_EXPIRE_EXIT:
 		close_handler(w, &c->timer, JK_TIMER_CB, r);
@@ -547,7 +647,8 @@ static void close_all(struct trace_json *w)
 		struct jcpu *c = &w->cpu[i];
 
 		if (c->run.on && c->run.r.c)
-			emit(w, JK_RUN, c->run.r.time, w->end, CPU_PID(i), CPU_PID(i), &c->run.r);
+			emit(w, JK_RUN, c->run.from, w->end, CPU_PID(i), CPU_PID(i), &c->run.r)
+				->continued = c->run.from != c->run.r.time;
 		if (c->timer.on)
 			close_handler(w, &c->timer, JK_TIMER_CB, NULL);
 		if (c->softirq.on)
@@ -581,6 +682,17 @@ static void json_ctx_task(FILE *out, const struct sim_rec *r)
 	json_task(out, comm, (uint64_t)(r->pid > 0 ? r->pid : 0));
 }
 
+/* A slice's end: unfinished at the end of the records, or a piece of one (split_held()). */
+static void write_pieces(FILE *out, const struct jev *e)
+{
+	if (e->continued)
+		fputs(",\"continued\":true", out);
+	if (e->continues)
+		fputs(",\"continues\":true", out);
+	else if (!e->has_r2 && e->kind != JK_RUN)
+		fputs(",\"unfinished\":true", out);
+}
+
 static void write_run(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
@@ -588,6 +700,8 @@ static void write_run(FILE *out, const struct jev *e)
 	json_head(out, "sched", 'X', e);
 	fprintf(out, "\"cpu\":%u,\"end_state\":", (unsigned int)e->r.cpu);
 	json_vstr(out, e->has_r2 ? trace_view_prev_state(&e->r2) : "running");
+	if (e->continues || e->continued)
+		write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -615,8 +729,7 @@ static void write_work(FILE *out, const struct jev *e)
 			fprintf(out, ",\"wait_ns\":%llu",
 				(unsigned long long)(e->r.time - e->q.time));
 	}
-	if (!e->has_r2)
-		fputs(",\"unfinished\":true", out);
+	write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -672,8 +785,7 @@ static void write_handler(FILE *out, const struct jev *e)
 			(unsigned long long)r->c);
 	}
 	fprintf(out, ",\"cpu\":%u", (unsigned int)r->cpu);
-	if (!e->has_r2)
-		fputs(",\"unfinished\":true", out);
+	write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -950,6 +1062,7 @@ void trace_json_record(struct trace_json *w, const struct sim_rec *r)
 		w->end = r->time;
 	learn_names(w, r);
 	on_record(w, r);
+	split_long(w, r);
 }
 
 /* The earliest time an event not made yet can start at: slices start when they open. */
@@ -958,18 +1071,18 @@ static uint64_t open_since(const struct trace_json *w, uint64_t t)
 	for (int i = 0; i < w->ncpus; i++) {
 		const struct jcpu *c = &w->cpu[i];
 
-		if (c->run.on && c->run.r.c && c->run.r.time < t)
-			t = c->run.r.time;
-		if (c->irq.on && c->irq.r.time < t)
-			t = c->irq.r.time;
-		if (c->softirq.on && c->softirq.r.time < t)
-			t = c->softirq.r.time;
-		if (c->timer.on && c->timer.r.time < t)
-			t = c->timer.r.time;
+		if (c->run.on && c->run.r.c && c->run.from < t)
+			t = c->run.from;
+		if (c->irq.on && c->irq.from < t)
+			t = c->irq.from;
+		if (c->softirq.on && c->softirq.from < t)
+			t = c->softirq.from;
+		if (c->timer.on && c->timer.from < t)
+			t = c->timer.from;
 	}
 	for (size_t i = 0; i < w->nopen; i++)
-		if (w->open[i].start.time < t)
-			t = w->open[i].start.time;
+		if (w->open[i].from < t)
+			t = w->open[i].from;
 	return t;
 }
 
@@ -987,6 +1100,17 @@ static bool shown(const struct trace_json *w, struct jev *e)
 		return true;
 	if (!trace_filter_pass(f, &e->r) || (e->has_r2 && !trace_filter_pass(f, &e->r2)))
 		return false;
+	if (e->continues) {
+		/* a piece: by the record that would end it there */
+		struct sim_rec end = e->r;
+
+		end.type = e->end_type;
+		end.time = e->kind == JK_FLOW_F ? e->r.time : e->ts + e->dur;
+		if (end.type == REC_MODEL)
+			end.s = "sched_kthread_work_execute_end";
+		if (!trace_filter_pass(f, &end))
+			return false;
+	}
 	if (e->kind == JK_FLOW_F)
 		return trace_filter_pass(f, &e->q);
 	if (e->kind == JK_WORK && e->has_q && !trace_filter_pass(f, &e->q))
