@@ -204,12 +204,14 @@ static int clause(struct trace_filter *f, const char *c, size_t n, char *err, si
 		rc = fail(err, len, "%s wants a list, not nothing", keys[k]);
 		goto out;
 	}
+	/* "a,,b": strtok would skip the empty item, which is a typo */
+	if (strstr(eq + 1, ",,") || eq[1] == ',' || text[n - 1] == ',') {
+		rc = fail(err, len, "%s has an empty item", keys[k]);
+		goto out;
+	}
 	for (item = strtok_r(eq + 1, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save))
 		rc = k == 0 ? add_event(f, item, err, len) : k == 1 ? add_cpus(f, item, err, len)
 								  : add_task(f, item, err, len);
-	/* "a,,b": strtok skips the empty item, which is a typo */
-	if (!rc && (strstr(eq + 1, ",,") || eq[1] == ',' || text[n - 1] == ','))
-		rc = fail(err, len, "%s has an empty item", keys[k]);
 out:
 	free(text);
 	return rc;
