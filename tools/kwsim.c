@@ -63,6 +63,12 @@ static void usage(FILE *f)
 		"                           cpus=4, preempt=full, hz=1000, time_limit=2s, cost.lock=20ns)\n"
 		"  --trace text|json        print the trace: ftrace text or Perfetto JSON\n"
 		"  -o FILE                  write the trace to FILE instead of stdout\n"
+		"  --trace-filter SPEC      what the trace shows: KEY=LIST clauses joined by ';'\n"
+		"                           (events=NAME|SYSTEM|SYS:NAME globs, !NAME excludes;\n"
+		"                           cpus=0,2-3; tasks=COMM|PID; from=TIME; to=TIME), e.g.\n"
+		"                           'events=sched_kthread_work_*,timer_*;cpus=1;from=2ms'\n"
+		"  --trace-limit SIZE       stop the trace at SIZE bytes (e.g. 10M; none; default\n"
+		"                           64M); the run goes on, the trace says it was cut\n"
 		"  --json                   print the result as JSON\n"
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
 		"                           decisions (run); replay runs that file exactly\n");

@@ -26,8 +26,15 @@
  * waits in a heap only until nothing can come before it any more, that is
  * until the machine's watermark and every slice still open (a slice is
  * written with its start time, when it ends) have passed it. What it holds
- * is what is open, not the run. The body goes to a temporary file, since
+ * is what is open, not the run. A slice open while more than SPLIT_EVENTS
+ * events are made is written in pieces, so that even a task running the
+ * whole run holds a window of it. The body goes to a temporary file, since
  * the metadata that comes first names every task of the run.
+ *
+ * A filter (trace_filter.h) decides at writing: an event is shown if every
+ * record it is made of passes, so no slice is shown half and no arrow
+ * without both ends' slices. The size limit stops the events where the
+ * file would pass it, and otherData says how many were lost.
  */
 #include <stdbool.h>
 #include <stdlib.h>
