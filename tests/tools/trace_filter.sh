@@ -132,8 +132,9 @@ cmp -s "$tmp/r1.txt" "$tmp/r2.txt" || fail "replay --trace-filter: not the run's
 
 # --- the JSON view ------------------------------------------------------------------------
 
-# json SCN SPEC JQ: the filtered JSON passes the consumers' rules, and JQ (over the
-# checker's summary, as .s, and the document, as .d) is true
+# json SCN SPEC EXPR: the filtered JSON passes the consumers' rules, and EXPR is true: a
+# Python expression over s (the checker's summary), xwork (the work executions' slices),
+# marks (the queueings' markers) and runs (the running slices)
 json() {
 	local scn=$1 spec=$2 expr=$3 name
 	name=$(basename "$scn" .kws)
@@ -141,14 +142,20 @@ json() {
 	run "$tmp/j.out" "$scn" --trace json ${spec:+--trace-filter "$spec"} -o "$tmp/j.json" || return
 	if ! "$check_json" "$tmp/j.json" >"$tmp/sum"; then
 		fail "$name [$spec]: $(cat "$tmp/sum")"
-	elif ! jq -e --slurpfile s "$tmp/sum" --slurpfile d "$tmp/j.json" -n \
-		"\$s[0] as \$s | \$d[0] as \$d | $expr" >/dev/null; then
+	elif ! /usr/bin/python3 - "$tmp/sum" "$tmp/j.json" "$expr" <<-'EOF'
+		import json, sys
+		s = json.load(open(sys.argv[1]))
+		ev = json.load(open(sys.argv[2]))["traceEvents"]
+		x = [e for e in ev if e["ph"] == "X"]
+		marks = [e for e in x if e["name"].startswith("queue_work: ")]
+		xwork = [e for e in x if e["cat"] == "kthread_work" and e not in marks]
+		runs = [e for e in x if e["cat"] == "sched"]
+		sys.exit(0 if eval(" ".join(sys.argv[3].split())) else 1)
+	EOF
+	then
 		fail "$name [$spec]: not '$expr': $(cat "$tmp/sum")"
 	fi
 }
-xwork='[$d.traceEvents[] | select(.ph == "X" and .cat == "kthread_work" and (.name | startswith("queue_work: ") | not))]'
-marks='[$d.traceEvents[] | select(.ph == "X" and (.name | startswith("queue_work: ")))]'
-runs='[$d.traceEvents[] | select(.ph == "X" and .cat == "sched")]'
 
 # every library scenario, unfiltered: the consumers' rules hold
 for f in "$scenarios"/*/*.kws; do
@@ -158,26 +165,26 @@ for f in "$scenarios"/*/*.kws; do
 done
 # the cancelled queueing (2: A behind the busy worker, cancelled) has its own id and no
 # arrow; A's execution is bound to its later queueing (4); every other flow ends
-json "$cancel" '' '$s.unended == [2] and $s.flows_started == 6 and $s.flows_ended == 5 and
-	([$d.traceEvents[] | select(.ph == "X" and .name == "fa")] | length == 1 and .[0].args.queueing == 4)'
+json "$cancel" '' 's["unended"] == [2] and s["flows_started"] == 6 and s["flows_ended"] == 5 and
+	[e["args"]["queueing"] for e in xwork if e["name"] == "fa"] == [4]'
 # a slice is shown only with both its records; an arrow only with its three
 json "$cancel" 'events=sched_kthread_work_queue_work' \
-	"$xwork == [] and ($marks | length) == 6 and \$s.flows_started == 6 and \$s.flows_ended == 0"
+	'xwork == [] and len(marks) == 6 and s["flows_started"] == 6 and s["flows_ended"] == 0'
 json "$cancel" 'events=sched_kthread_work_execute_*' \
-	"($xwork | length) == 5 and \$s.flows_started == 0 and \$s.flows_ended == 0 and
-	 ($xwork | map(.args.queueing) == [null, null, null, null, null])"
-json "$cancel" 'events=sched_kthread_work_execute_start' "$xwork == [] and \$s.slices == 0"
+	'len(xwork) == 5 and s["flows_started"] == 0 and s["flows_ended"] == 0 and
+	 all("queueing" not in e["args"] for e in xwork)'
+json "$cancel" 'events=sched_kthread_work_execute_start' 'xwork == [] and s["slices"] == 0'
 json "$cancel" 'events=sched_kthread_work_*' \
-	"($xwork | length) == 5 and \$s.flows_ended == 5 and \$s.filter == \"events=sched_kthread_work_*\""
-json "$cancel" 'events=!sched_switch' "$runs == [] and \$s.flows_ended == 5"
+	'len(xwork) == 5 and s["flows_ended"] == 5 and s["filter"] == "events=sched_kthread_work_*"'
+json "$cancel" 'events=!sched_switch' 'runs == [] and s["flows_ended"] == 5'
 json "$cancel" 'events=sched_switch;tasks=kw/1' \
-	"($runs | length) > 0 and ($runs | all(.name == \"kw/1-2\"))"
-json "$requeue" 'cpus=0' "\$s.flows_ended == 0 and ($runs | all(.args.cpu == 0))"
+	'len(runs) > 0 and all(e["name"] == "kw/1-2" for e in runs)'
+json "$requeue" 'cpus=0' 's["flows_ended"] == 0 and all(e["args"]["cpu"] == 0 for e in runs)'
 # the executions inside the window; their queueings before it: no arrows
 json "$requeue" 'from=100us;to=300us' \
-	"($xwork | length) == 2 and ($xwork | all(.ts >= 100 and .ts + .dur <= 300)) and
-	 \$s.flows_ended == 0 and ($marks | length) == 2"
-json "$hardirq" 'events=irq' '$s.slices == 1 and ([$d.traceEvents[] | select(.ph == "X")][0].name | startswith("hardirq: "))'
+	'len(xwork) == 2 and all(e["ts"] >= 100 and e["ts"] + e["dur"] <= 300 for e in xwork) and
+	 s["flows_ended"] == 0 and len(marks) == 2'
+json "$hardirq" 'events=irq' 's["slices"] == 1 and x[0]["name"].startswith("hardirq: ")'
 
 # --- the limit ------------------------------------------------------------------------------
 
@@ -208,8 +215,9 @@ read -r kept written < <(sed -n 's/^# entries-in-buffer\/entries-written: \([0-9
 	fail "--trace-limit: the header says $kept/$written entries"
 # json: valid, consistent, and says it was cut
 if "$check_json" "$tmp/l.json" >"$tmp/sum"; then
-	jq -e --slurpfile s "$tmp/sum" -n '$s[0] as $s | $s.cut.limit == 1048576 and
-		$s.cut.events_written == $s.events and $s.cut.events_lost > $s.events' >/dev/null ||
+	/usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); c = s["cut"]
+sys.exit(0 if c["limit"] == 1048576 and c["events_written"] == s["events"] and
+	 c["events_lost"] > s["events"] else 1)' "$tmp/sum" ||
 		fail "--trace-limit: otherData.cut is not right: $(cat "$tmp/sum")"
 else
 	fail "--trace-limit: $(cat "$tmp/sum")"
