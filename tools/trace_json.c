@@ -79,6 +79,7 @@ struct jev {
 	struct sim_rec r, r2, q;	/* r2, q: when has_r2, has_q */
 	const char *fn;		/* a cancelled timer's function, as armed then */
 	uint64_t flow;		/* the queueing's number, in the run, from 1 */
+	uint64_t cancelled;	/* a marker: the queueing this one follows, taken back unrun */
 	uint32_t pid, tid;
 	uint8_t kind, rank;
 	bool has_r2, has_q;
@@ -476,6 +477,7 @@ static void on_switch(struct trace_json *w, const struct sim_rec *r)
 static void on_queue(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, true);
+	uint64_t cancelled = wk->rec.on ? wk->count : 0;
 	struct jev *e;
 
 	/*
@@ -488,6 +490,7 @@ static void on_queue(struct trace_json *w, const struct sim_rec *r)
 	wk->count = ++w->queueings;
 	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
 	e->flow = wk->count;
+	e->cancelled = cancelled;
 	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
 	e->flow = wk->count;
 	e->q = *r;
@@ -750,7 +753,10 @@ static void write_queue(FILE *out, const struct jev *e)
 	json_vstr(out, e->r.s2);
 	fputc(',', out);
 	json_addr(out, "worker", e->r.b);
-	fprintf(out, ",\"queueing\":%llu}}", (unsigned long long)e->flow);
+	fprintf(out, ",\"queueing\":%llu", (unsigned long long)e->flow);
+	if (e->cancelled)
+		fprintf(out, ",\"cancelled_queueing\":%llu", (unsigned long long)e->cancelled);
+	fputs("}}", out);
 }
 
 /*

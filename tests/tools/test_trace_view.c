@@ -1116,6 +1116,9 @@ START_TEST(json_flow_per_queueing)
 	find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"f\","
 		   "\"bp\":\"e\",\"id\":\"0x2\",\"ts\":3.000," KW "}");
 	ck_assert_ptr_nonnull(strstr(json, "\"queueing\":2,\"wait_ns\":1000}"));
+	/* the second queueing's marker names the one it follows, which never ran */
+	ck_assert_ptr_nonnull(strstr(json, "\"queueing\":2,\"cancelled_queueing\":1}}"));
+	ck_assert_ptr_null(strstr(json, "\"queueing\":1,\"cancelled_queueing\""));
 	ck_assert_ptr_null(strstr(json, "\"ph\":\"f\",\"bp\":\"e\",\"id\":\"0x1\""));
 	free(json);
 }

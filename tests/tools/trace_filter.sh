@@ -164,9 +164,12 @@ for f in "$scenarios"/*/*.kws; do
 	"$check_json" "$tmp/all.json" >"$tmp/sum" || fail "$(cat "$tmp/sum")"
 done
 # the cancelled queueing (2: A behind the busy worker, cancelled) has its own id and no
-# arrow; A's execution is bound to its later queueing (4); every other flow ends
+# arrow; A's execution is bound to its later queueing (4), whose marker names the
+# cancelled one; every other flow ends
 json "$cancel" '' 's["unended"] == [2] and s["flows_started"] == 6 and s["flows_ended"] == 5 and
-	[e["args"]["queueing"] for e in xwork if e["name"] == "fa"] == [4]'
+	[e["args"]["queueing"] for e in xwork if e["name"] == "fa"] == [4] and
+	[(e["args"]["queueing"], e["args"].get("cancelled_queueing")) for e in marks
+	 if e["args"]["function"] == "fa"] == [(2, None), (4, 2)]'
 # a slice is shown only with both its records; an arrow only with its three
 json "$cancel" 'events=sched_kthread_work_queue_work' \
 	'xwork == [] and len(marks) == 6 and s["flows_started"] == 6 and s["flows_ended"] == 0'
