@@ -55,6 +55,11 @@
 #error "KWSIM_SCENARIO_DIR: the repository's scenarios/, from tools/CMakeLists.txt"
 #endif
 
+#define KNOWN_METHODS (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | \
+		       EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | \
+		       EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
+/* evhttp 2.1's type for a method it does not know (EVHTTP_REQ_UNKNOWN_ in http.c) */
+#define EVHTTP_REQ_UNKNOWN (1 << 15)
 #define SSE_CHUNK	32	/* account lines per records event */
 #define SSE_BACKLOG	(1 << 20)	/* bytes unsent before a playback waits for its client */
 
@@ -480,7 +485,9 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 /* --- routes ----------------------------------------------------------------------------------- */
 
 static const char *const run_keys[] = { "file", "edit", "kernel", "strategy", "seed", "replay",
-					"ms", NULL };
+					NULL };
+static const char *const play_keys[] = { "file", "edit", "kernel", "strategy", "seed", "replay",
+					 "ms", NULL };
 static const char *const explore_keys[] = { "file", "edit", "kernel", "strategy", "seed", "runs",
 					    NULL };
 static const char *const page_keys[] = { "file", "edit", NULL };
@@ -638,16 +645,26 @@ static void route_run(struct server *sv, struct evhttp_request *req, const struc
 	srv_result_free(&res);
 }
 
+/* The playback's pace: ms between chunks, 0 to 10000 (100 if not given); false if refused. */
+static bool pace_of(struct server *sv, struct evhttp_request *req, const struct params *p,
+		    uint64_t *ms)
+{
+	*ms = 100;
+	if (p->ms && !parse_u64(p->ms, 10000, ms)) {
+		refuse(sv, req, 400, "ms must be a number from 0 to 10000, not '%.64s'", p->ms);
+		return false;
+	}
+	return true;
+}
+
 static void route_play_events(struct server *sv, struct evhttp_request *req,
 			      const struct params *p)
 {
 	struct stream *st;
-	uint64_t ms = 100;
+	uint64_t ms;
 
-	if (p->ms && !parse_u64(p->ms, 10000, &ms)) {
-		refuse(sv, req, 400, "ms must be a number from 0 to 10000, not '%.64s'", p->ms);
+	if (!pace_of(sv, req, p, &ms))
 		return;
-	}
 	if (sv->nstreams >= SRV_MAX_STREAMS) {
 		refuse(sv, req, 429, "%d playbacks are in progress: try again when one ends",
 		       SRV_MAX_STREAMS);
@@ -683,8 +700,11 @@ static void route_play_page(struct server *sv, struct evhttp_request *req, const
 	char why[1024];
 	int code = query_of(sv, p, false, &q, why, sizeof(why));
 	struct srv_buf b = { 0 };
+	uint64_t ms;
 	FILE *f;
 
+	if (!pace_of(sv, req, p, &ms))
+		return;
 	if (!code)
 		code = named(sv, p, &n, why, sizeof(why));
 	if (code) {
@@ -706,7 +726,8 @@ static void route_play_page(struct server *sv, struct evhttp_request *req, const
 	      "      r.who + '  ' + r.what + '\\n'; });\n"
 	      "es.addEventListener('end', e => { es.close();\n"
 	      "  document.getElementById('status').textContent = 'done'; });\n"
-	      "es.onerror = () => { es.close(); fetch('/api/run' + location.search)\n"
+	      "es.onerror = () => { es.close(); const q = new URLSearchParams(location.search);\n"
+	      "  q.delete('ms'); fetch('/api/run?' + q)\n"
 	      "  .then(r => r.text()).then(t => { document.getElementById('status').textContent = t; }); };\n"
 	      "</script>\n", f);
 	page_tail(f);
@@ -853,6 +874,18 @@ static void handle(struct evhttp_request *req, void *arg)
 	int code;
 
 	sv->served++;
+	if (!(cmd & KNOWN_METHODS)) {
+		refuse(sv, req, 400, "not an HTTP method this server knows");
+		return;
+	}
+	for (struct evkeyval *h = evhttp_request_get_input_headers(req)->tqh_first; h;
+	     h = h->next.tqe_next) {
+		if (!*h->key || h->key[strspn(h->key, "!#$%&'*+-.^_`|~0123456789"
+						 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")]) {
+			refuse(sv, req, 400, "a header's name is not a token");
+			return;
+		}
+	}
 	if (strlen(target) > SRV_MAX_URI) {
 		refuse(sv, req, 414, "the request's target is longer than %d bytes", SRV_MAX_URI);
 		return;
@@ -892,8 +925,10 @@ static void handle(struct evhttp_request *req, void *arg)
 		free(path);
 		return;
 	}
-	if (!strcmp(path, "/api/run") || !strcmp(path, "/api/play") || !strcmp(path, "/play"))
+	if (!strcmp(path, "/api/run"))
 		keys = run_keys;
+	else if (!strcmp(path, "/api/play") || !strcmp(path, "/play"))
+		keys = play_keys;
 	else if (!strcmp(path, "/explore") || !strcmp(path, "/api/explore"))
 		keys = explore_keys;
 	else if (!strcmp(path, "/scenario"))
@@ -1031,10 +1066,11 @@ int kwsim_serve(int argc, char **argv)
 	evhttp_set_max_body_size(sv.http, SRV_MAX_BODY);
 	evhttp_set_max_headers_size(sv.http, SRV_MAX_HEADERS);
 	evhttp_set_timeout(sv.http, SRV_TIMEOUT_S);
-	/* every method evhttp knows reaches handle(), which answers 405 with a reason */
-	evhttp_set_allowed_methods(sv.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
-				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
-				   EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
+	/*
+	 * Every method reaches handle(), which answers 405 or 400 with a reason:
+	 * evhttp would answer a method it does not know with a 501 of its own.
+	 */
+	evhttp_set_allowed_methods(sv.http, KNOWN_METHODS | EVHTTP_REQ_UNKNOWN);
 	evhttp_set_gencb(sv.http, handle, &sv);
 	sock = evhttp_bind_socket_with_handle(sv.http, bind, (ev_uint16_t)port);
 	if (!sock) {
