@@ -30,6 +30,7 @@
  * from "the run did not finish" (3).
  */
 #include "cmd_run.h"
+#include "html/html.h"
 #include "scenario/scn.h"
 #include "trace_view.h"
 
@@ -45,6 +46,8 @@ struct run_opts {
 	const char *trace;
 	const char *out;
 	const char *save;
+	const char *html;	/* export: the page's file */
+	size_t max_events;	/* export: the document's cap (0: HTML_MAX_RECORDS) */
 	bool json;
 	struct scn_set *sets;	/* --set, --seed, --kernel, --strategy, in order */
 	size_t nsets;
@@ -94,7 +97,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = !strcmp(a, "--seed") || !strcmp(a, "--kernel") || !strcmp(a, "--trace") ||
 			     !strcmp(a, "-o") || !strcmp(a, "--save-schedule") ||
-			     !strcmp(a, "--strategy") || !strcmp(a, "--set");
+			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
+			     !strcmp(a, "--html") || !strcmp(a, "--max-events");
+		bool export = !strcmp(cmd, "export");
 
 		if (takes && !v)
 			return usage_error(cmd, "option %s needs a value", a);
@@ -122,6 +127,18 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			add_set(o, "strategy", a, v);
 		} else if (!strcmp(a, "--set")) {
 			add_set(o, NULL, a, v);
+		} else if (export && !strcmp(a, "--html")) {
+			o->html = v;
+		} else if (export && !strcmp(a, "--max-events")) {
+			char *end;
+
+			errno = 0;
+			o->max_events = strtoull(v, &end, 10);
+			if (errno || *end || !*v || v[0] == '-' || !o->max_events)
+				return usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
+		} else if (export && (!strcmp(a, "--trace") || !strcmp(a, "-o") ||
+				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json"))) {
+			return usage_error(cmd, "option %s does not apply to export", a);
 		} else if (!strcmp(a, "--trace")) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return usage_error(cmd, "--trace must be text or json, not '%s'", v);
@@ -135,6 +152,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: kwsim %s\n(the options are explained by 'kwsim help')\n",
+			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
+					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
+					" [--max-events N]" :
 			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]"
 				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
 					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
@@ -152,6 +172,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	}
 	if (!o->file)
 		return usage_error(cmd, "%s", "needs a scenario file");
+	if (!strcmp(cmd, "export") && !o->html)
+		return usage_error(cmd, "%s", "needs --html OUT.html: the page's file");
 	if (o->out && !o->trace)
 		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
 	if (o->json && o->trace && !o->out)
@@ -182,7 +204,8 @@ static int close_output(FILE *f)
 #define RELEASE_EVERY 64
 
 struct run_out {
-	struct scn_timeline *tl;
+	struct scn_timeline *tl;	/* NULL: export prints no account */
+	struct html_doc *html;
 	struct trace_text *text;
 	struct trace_json *json;
 	size_t since;		/* records and lines since the last release */
@@ -192,8 +215,9 @@ struct run_out {
 
 static size_t held(const struct run_out *ro)
 {
-	return scn_timeline_held(ro->tl) + (ro->text ? trace_text_held(ro->text) : 0) +
-	       (ro->json ? trace_json_held(ro->json) : 0);
+	return (ro->tl ? scn_timeline_held(ro->tl) : 0) +
+	       (ro->text ? trace_text_held(ro->text) : 0) +
+	       (ro->json ? trace_json_held(ro->json) : 0) + (ro->html ? html_doc_held(ro->html) : 0);
 }
 
 static void release(struct run_out *ro)
@@ -208,7 +232,10 @@ static void release(struct run_out *ro)
 		w = ro->released;
 	ro->released = w;
 	ro->since = 0;
-	scn_timeline_release(ro->tl, w);
+	if (ro->tl)
+		scn_timeline_release(ro->tl, w);
+	if (ro->html)
+		html_doc_release(ro->html, w);
 	if (ro->text)
 		trace_text_release(ro->text, w);
 	if (ro->json)
@@ -223,7 +250,10 @@ static void on_record(void *arg, const struct sim_rec *r)
 	assert(r->time >= ro->released);
 	assert(r->type != REC_LOCK_CONTENDED || r->time - r->b >= ro->released);
 	ro->st.records++;
-	scn_timeline_record(ro->tl, r);
+	if (ro->tl)
+		scn_timeline_record(ro->tl, r);
+	if (ro->html)
+		html_doc_record(ro->html, r);
 	if (ro->text)
 		trace_text_record(ro->text, r);
 	if (ro->json)
@@ -238,7 +268,21 @@ static void on_event(void *arg, const struct scn_event *ev)
 
 	assert(ev->time >= ro->released);
 	ro->st.lines++;
-	scn_timeline_event(ro->tl, ev);
+	if (ro->tl)
+		scn_timeline_event(ro->tl, ev);
+	if (ro->html)
+		html_doc_event(ro->html, ev);
+	if (++ro->since == RELEASE_EVERY)
+		release(ro);
+}
+
+/* A scenario line a context starts: only the browser's document follows them. */
+static void on_line(void *arg, const struct scn_event *ev)
+{
+	struct run_out *ro = arg;
+
+	assert(ev->time >= ro->released);
+	html_doc_line(ro->html, ev);
 	if (++ro->since == RELEASE_EVERY)
 		release(ro);
 }
@@ -381,6 +425,94 @@ static int run_file(const char *cmd, const struct run_opts *o, bool replay)
 		return 2;
 	}
 	return run_scn(s, o, stdout, NULL);
+}
+
+/*
+ * kwsim export: one run (a replay, when the file has a schedule) written as
+ * the browser timeline page, its document streamed into the file as the
+ * run goes. The status says whether the page was written, not what the run
+ * found: the page shows that.
+ */
+static int export_scn(struct scn *s, const struct run_opts *o)
+{
+	struct run_out ro = { 0 };
+	struct scn_run run = { .on_event = on_event, .on_line = on_line, .event_arg = &ro };
+	const struct kw_model *m = kw_model_find(s->kernel);
+	FILE *f = fopen(o->html, "w");
+	int rc = 0;
+
+	if (!f) {
+		fprintf(stderr, "kwsim export: cannot write %s: %s\n", o->html, strerror(errno));
+		scn_free(s);
+		return 2;
+	}
+	s->cfg.keep_trace = false;
+	s->cfg.drop_decisions = true;
+	ro.html = html_doc_begin(s, m, o->max_events);
+	html_write_page_head(f, s->name);
+	html_doc_head(ro.html, f, true);
+	html_doc_output(ro.html, f);
+	sim_trace_set_sink(on_record, &ro);
+	if (scn_run(s, m, &run, stderr)) {
+		rc = 2;
+	} else if (run.end == SIM_END_DIVERGED) {
+		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s\n",
+			s->path, run.divergence);
+		rc = 2;
+	} else {
+		html_doc_end(ro.html, f, &run, true);
+		html_write_page_tail(f);
+	}
+	if (close_output(f) && !rc) {
+		fprintf(stderr, "kwsim export: cannot write %s: %s\n", o->html, strerror(errno));
+		rc = 2;
+	}
+	if (rc)
+		remove(o->html);
+	else
+		printf("kwsim export: wrote %s: %zu records, %zu findings, end %s at %llu ns\n",
+		       o->html, ro.st.records, run.nfindings, sim_end_name(run.end),
+		       (unsigned long long)run.end_time);
+	html_doc_free(ro.html);
+	sim_fini();
+	scn_run_free(&run);
+	scn_free(s);
+	return rc;
+}
+
+int kwsim_export(int argc, char **argv)
+{
+	struct run_opts o;
+	struct scn *s;
+	int rc = parse_opts("export", argc, argv, &o, false);
+
+	if (rc) {
+		free_opts(&o);
+		return rc < 0 ? 0 : rc;	/* -1: --help was answered */
+	}
+	s = scn_load(o.file, stderr);
+	if (!s) {
+		rc = 2;
+	} else if (s->has_schedule) {
+		/* a replay file (or explore's finding) replays its schedule: nothing may change it */
+		if (o.nsets) {
+			fprintf(stderr, "kwsim export: %s has a schedule, which export replays: %s "
+				"does not apply (try 'kwsim help')\n", s->path, o.sets[0].said);
+			scn_free(s);
+			rc = 2;
+		} else {
+			s->replay = true;
+			if (!s->log_strategy)
+				s->cfg.strategy = SIM_STRATEGY_REPLAY;
+		}
+	} else if (scn_set(s, "export", o.sets, o.nsets, stderr)) {
+		scn_free(s);
+		rc = 2;
+	}
+	if (!rc)
+		rc = export_scn(s, &o);
+	free_opts(&o);
+	return rc;
 }
 
 int kwsim_run_scenario(struct scn *s, const char *trace, FILE *out, struct run_stats *st)

@@ -6,6 +6,7 @@
 
 int kwsim_run(int argc, char **argv);
 int kwsim_replay(int argc, char **argv);
+int kwsim_export(int argc, char **argv);
 
 /* What a run's streamed output took in, and the most it held at once. */
 struct run_stats {

@@ -12,6 +12,7 @@
 #include "cmd_explore.h"
 #include "cmd_run.h"
 #include "cmd_shrink.h"
+#include "html/html.h"
 #include "serve/serve.h"
 
 #include <model.h>
@@ -37,6 +38,7 @@ static const struct command commands[] = {
 	{ "merge", "DIR... [--json]", "merge explore's shards (their --out DIRs)",
 	  kwsim_merge },
 	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
+	{ "export", "FILE --html OUT", "write a run's timeline as one HTML page", kwsim_export },
 	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
 	  kwsim_serve },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
@@ -93,6 +95,11 @@ static void usage(FILE *f)
 		"                           condition (default: the first finding, else the\n"
 		"                           condition's witness)\n"
 		"  --json                   print the summary (bug depth, measures) as JSON\n");
+	fprintf(f, "\nexport options (FILE: a scenario, or a replay file, which replays):\n"
+		"  --html OUT               write the timeline page to OUT (one file, no network)\n"
+		"  --max-events N           the page keeps the run's first N events (default %d)\n"
+		"  --seed, --kernel, --strategy, --set  as for run (not for a replay file)\n",
+		HTML_MAX_RECORDS);
 	fprintf(f, "\nserve options (README \"kwsim serve\"):\n"
 		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"
 		"                           address is the first line on standard output)\n"

@@ -160,44 +160,55 @@ status, _, data = request("GET", "/files/root/good.kws")
 if status != 200 or data != good_text:
     fail("GET /files/root/good.kws: %s, not the file's bytes" % status)
 
-# a run: what kwsim run --json prints, but the file's name
+# a run: /api/result is what kwsim run --json prints; /api/run is the run document
+# kwsim export writes into its page; /api/play is that document in parts
+def export_doc(args):
+    out = ROOT + "/../export.html"
+    subprocess.run([KWSIM, "export", RACE, "--html", out, "--max-events", "20000"] + args,
+                   cwd=ROOT + "/..",
+                   capture_output=True, check=False)
+    with open(out, encoding="utf-8") as f:
+        page = f.read()
+    start = page.index('<script type="application/json" id="kwsim-doc">')
+    start = page.index(">", start) + 1
+    return json.loads(page[start:page.index("</script>", start)])
+
+
 for q, args in (("", []), ("&kernel=v4.9", ["--kernel", "v4.9"]),
                 ("&seed=7", ["--seed", "7"]),
                 ("&strategy=random&seed=3&kernel=mainline",
                  ["--strategy", "random", "--seed", "3", "--kernel", "mainline"])):
-    status, _, data = request("GET", "/api/run?file=" + RACE + q)
+    status, _, data = request("GET", "/api/result?file=" + RACE + q)
     # the same name, so the same bytes: ROOT/../lib is a copy of the library's file
     ref = subprocess.run([KWSIM, "run", RACE, "--json"] + args, cwd=ROOT + "/..",
                          capture_output=True, check=False).stdout
-    if status != 200:
-        fail("GET /api/run%s: %s %r" % (q, status, data[:200]))
+    if status != 200 or data != ref:
+        fail("GET /api/result%s: %s, not what kwsim run --json %s prints" % (q, status, " ".join(args)))
+    status, _, data = request("GET", "/api/run?file=" + RACE + q)
+    if status != 200 or json.loads(data) != export_doc(args):
+        fail("GET /api/run%s: %s, not the document kwsim export %s writes" % (q, status, " ".join(args)))
+    doc = json.loads(data)
+    # playback: doc-head, records, end; together the document
+    evs = sse_events("/api/play?file=%s%s&ms=0&live=1" % (RACE, q))
+    kinds = [e for e, _ in evs]
+    if not kinds or kinds[0] != "doc-head" or kinds[-1] != "end" or \
+            set(kinds[1:-1]) != {"records"} or len(kinds) < 4:
+        fail("playback's events: %s" % kinds)
         continue
-    if data != ref:
-        fail("GET /api/run%s differs from kwsim run --json %s" % (q, " ".join(args)))
-run_doc = json.loads(request("GET", "/api/run?file=" + RACE)[2])
-
-# playback: doc-head, records, end; the account's lines in order
-evs = sse_events("/api/play?file=%s&ms=0" % RACE)
-kinds = [e for e, _ in evs]
-if not kinds or kinds[0] != "doc-head" or kinds[-1] != "end" or \
-        set(kinds[1:-1]) != {"records"}:
-    fail("playback's events: %s" % kinds)
-else:
-    if json.loads(evs[0][1]) != run_doc:
-        fail("playback's doc-head is not the run's result")
-    lines = [r for _, d in evs[1:-1] for r in json.loads(d)]
-    want = [(e["time_ns"], e["cpu"], e["who"], e["what"]) for e in run_doc["events"]
-            if e["source"] == "scenario"]
-    if [(r["time_ns"], r["cpu"], r["who"], r["what"]) for r in lines] != want:
-        fail("playback's records are not the run's account")
-    if json.loads(evs[-1][1])["lines"] != len(lines):
-        fail("playback's end counts %s lines, %d sent" % (evs[-1][1], len(lines)))
+    head = json.loads(evs[0][1])
+    head["records"] = [r for _, d in evs[1:-1] for r in json.loads(d)]
+    head["end"] = json.loads(evs[-1][1])
+    if head != doc:
+        fail("playback%s: its parts are not the run's document" % q)
 
 # pages
-for target in ("/scenario?file=" + RACE, "/play?file=" + RACE + "&seed=2"):
+for target in ("/scenario?file=" + RACE, "/play?file=" + RACE + "&seed=2&live=1&ms=50"):
     status, hdrs, data = request("GET", target)
     if status != 200 or not hdrs["Content-Type"].startswith("text/html"):
         fail("GET %s: %s" % (target, status))
+status, _, data = request("GET", "/play?file=" + RACE)
+if b'id="kw-timeline"' not in data or b'id="kwsim-doc"' in data:
+    fail("/play is not the timeline page that loads its document")
 status, _, data = request("GET", "/scenario?file=" + RACE)
 if b'<form id="edit" method="post" action="/edit"' not in data:
     fail("the scenario page has no edit box")
@@ -216,12 +227,15 @@ loc = hdrs.get("Location", "")
 if status != 303 or not loc.startswith("/play?edit=e") or "seed=5" not in loc:
     fail("POST /edit of a good scenario: %s, Location %r" % (status, loc))
 else:
-    status, _, data = request("GET", loc.replace("/play", "/api/run"))
+    status, _, data = request("GET", loc.replace("/play", "/api/result"))
     if status != 200 or json.loads(data)["seed"] != 5:
-        fail("GET %s: %s" % (loc.replace("/play", "/api/run"), status))
+        fail("GET %s: %s" % (loc.replace("/play", "/api/result"), status))
+    status, _, data = request("GET", loc)
+    if status != 200 or b'id="kw-timeline"' not in data:
+        fail("GET %s: %s, not the timeline page" % (loc, status))
 
 # a run that never ends stops at the server's bound on steps
-status, _, data = request("GET", "/api/run?file=root/forever.kws")
+status, _, data = request("GET", "/api/result?file=root/forever.kws")
 if status != 200 or json.loads(data)["end"] != "step-limit":
     fail("GET /api/run?file=root/forever.kws: %s %r" % (status, data[-200:]))
 
@@ -231,11 +245,11 @@ if status != 200 or json.loads(data)["strategy"] != "random":
     fail("GET /api/explore: %s %r" % (status, data[:200]))
 status, _, data = request("GET", "/explore?file=%s&strategy=random&runs=20&seed=1" % RACE)
 plays = [p.decode().replace("&amp;", "&") for p in
-         __import__("re").findall(rb'href="(/play\?edit=e[0-9a-f]+&amp;replay=1)"', data)]
+         __import__("re").findall(rb'href="(/play\?edit=e[0-9a-f]+&amp;replay=1&amp;live=1)"', data)]
 if status != 200 or not plays:
     fail("GET /explore: %s, no finding to play" % status)
 for p in plays[:3]:
-    status, _, data = request("GET", p.replace("/play", "/api/run"))
+    status, _, data = request("GET", p.replace("/play", "/api/result"))
     if status != 200 or not json.loads(data)["findings"]:
         fail("a finding's replay %s: %s" % (p, status))
 
@@ -338,7 +352,8 @@ run = "/api/run?file=" + RACE
 for v in ("kernel=v9", "kernel=tree:/etc", "kernel=mainline%0A", "kernel=MAINLINE",
           "seed=-1", "seed=99999999999999999999999", "seed=9223372036854775808", "seed=1e3",
           "seed=0x10", "seed=+1", "seed= 1", "seed=1%20", "strategy=pct", "strategy=foo",
-          "strategy=faithful&seed=3", "replay=1", "replay=2", "replay=1&seed=1", "ms=1",
+          "strategy=faithful&seed=3", "replay=1", "replay=2", "replay=1&seed=1", "ms=-1",
+          "ms=10001", "live=2", "live=yes",
           "runs=5", "bogus=1", "file=" + RACE, "edit=e0000000000000000", "x", "=1", "&&",
           "kernel=%01", "kernel=" + "v" * 600):
     values.append(get(run + "&" + v))
@@ -349,8 +364,8 @@ for v in ("runs=0", "runs=1001", "runs=-5", "runs=abc", "runs=999999999999999999
           "strategy=faithful", "strategy=bogus", "seed=-3", "replay=1", "ms=0", "kernel=v5"):
     for route in ("/explore", "/api/explore"):
         values.append(get("%s?file=%s&%s" % (route, RACE, v)))
-for v in ("ms=-1", "ms=10001", "ms=abc", "ms=1.5", "runs=3"):
-    for route in ("/api/play", "/play"):
+for v in ("ms=-1", "ms=10001", "ms=abc", "ms=1.5", "runs=3", "live=x"):
+    for route in ("/api/play", "/play", "/api/result"):
         values.append(get("%s?file=%s&%s" % (route, RACE, v)))
 for n in range(60):
     values.append(get(run + "&seed=%d" % -rng.randrange(1, 1 << 62)))

@@ -302,6 +302,8 @@ struct kw_model;
 struct scn_event {
 	uint64_t time;
 	int cpu;
+	int pid;			/* the task, 0 in an interrupt's context */
+	int line;			/* on_line: the scenario line started; else 0 */
 	char who[24];
 	char what[200];
 };
@@ -332,6 +334,8 @@ struct scn_run {
 	 */
 	void (*on_event)(void *arg, const struct scn_event *ev);
 	void *event_arg;
+	/* Also the caller's, or NULL: each scenario line a context starts (what ""). */
+	void (*on_line)(void *arg, const struct scn_event *ev);
 	/*
 	 * Also set by the caller, or NULL for s->cfg: the machine's
 	 * configuration for this run, so that runs of one parse differ (a

@@ -64,6 +64,15 @@ static const char *who(void)
 	return p ? p->comm : "?";
 }
 
+static void event_here(struct scn_event *ev)
+{
+	ev->time = sim_now();
+	ev->cpu = sim_this_cpu();
+	ev->pid = current && !in_irq() && !in_serving_softirq() ? current->pid : 0;
+	ev->line = 0;
+	snprintf(ev->who, sizeof(ev->who), "%s", who());
+}
+
 /* A line of the account goes to the caller as it happens; nothing is kept. */
 __attribute__((format(printf, 1, 2)))
 static void note(const char *fmt, ...)
@@ -74,9 +83,7 @@ static void note(const char *fmt, ...)
 	R->nevents++;
 	if (!R->on_event)
 		return;
-	ev.time = sim_now();
-	ev.cpu = sim_this_cpu();
-	snprintf(ev.who, sizeof(ev.who), "%s", who());
+	event_here(&ev);
 	va_start(ap, fmt);
 	vsnprintf(ev.what, sizeof(ev.what), fmt, ap);
 	va_end(ap);
@@ -432,6 +439,14 @@ static void exec(struct env *env, const struct scn_stmt *st)
 	/* findings raised from here on name this line of the scenario */
 	if (st->kind != ST_BLOCK)
 		sim_note("%s:%d", S->path, st->loc.line);
+	if (st->kind != ST_BLOCK && R->on_line) {
+		struct scn_event ev;
+
+		event_here(&ev);
+		ev.line = st->loc.line;
+		ev.what[0] = '\0';
+		R->on_line(R->event_arg, &ev);
+	}
 
 	switch (st->kind) {
 	case ST_EXPR:
@@ -778,6 +793,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 {
 	void (*on_event)(void *, const struct scn_event *) = run->on_event;
 	void *event_arg = run->event_arg;
+	void (*on_line)(void *, const struct scn_event *) = run->on_line;
 	const struct sim_config *config = run->config;
 	struct sim_finding *findings = run->findings;
 	struct sim_decision *log = run->log;
@@ -789,6 +805,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	memset(run, 0, sizeof(*run));
 	run->on_event = on_event;
 	run->event_arg = event_arg;
+	run->on_line = on_line;
 	run->config = config;
 	run->findings = findings;
 	run->findings_cap = findings_cap;

@@ -5,9 +5,11 @@
  *   GET  /api/scenarios         the library, the variants and strategies (JSON)
  *   GET  /files/ROOT/REL.kws    a scenario's text (text/plain)
  *   GET  /scenario?file=ID      its page: text, run/explore forms, the edit box
- *   GET  /api/run?file=ID&...   one run's result, as kwsim run --json prints it
- *   GET  /play?file=ID&...      the page that plays a run
- *   GET  /api/play?file=ID&...  the run as server-sent events, paced
+ *   GET  /api/run?file=ID&...   one run's document (tools/html/html.h), whole
+ *   GET  /api/result?file=ID&.. its result, as kwsim run --json prints it
+ *   GET  /play?file=ID&...      the timeline page (tools/html), which plays a run
+ *   GET  /api/play?file=ID&...  the run document as server-sent events, paced:
+ *                               doc-head, records (arrays), end
  *   GET  /explore?file=ID&...   an exploration: its findings, each playable
  *   GET  /api/explore?...       its summary, as kwsim explore --json prints it
  *   POST /edit                  an edited scenario (form: text, kernel, strategy,
@@ -28,6 +30,7 @@
 #include "srv.h"
 #include "srv_page.h"
 
+#include "html/html.h"
 #include "json.h"
 #include "scenario/scn.h"
 
@@ -145,7 +148,7 @@ static void reply_buf(struct evhttp_request *req, const char *type, const struct
 
 struct params {
 	struct evkeyvalq q;
-	const char *file, *edit, *kernel, *strategy, *seed, *replay, *runs, *ms;
+	const char *file, *edit, *kernel, *strategy, *seed, *replay, *runs, *ms, *live;
 	const char *text;		/* POST /edit */
 };
 
@@ -198,7 +201,7 @@ static int parse_params(const char *query, struct params *p, const char *const *
 			       !strcmp(kv->key, "strategy") ? &p->strategy :
 			       !strcmp(kv->key, "seed") ? &p->seed : !strcmp(kv->key, "replay") ? &p->replay :
 			       !strcmp(kv->key, "runs") ? &p->runs : !strcmp(kv->key, "ms") ? &p->ms :
-			       &p->text;
+			       !strcmp(kv->key, "live") ? &p->live : &p->text;
 		}
 		if (!slot) {
 			snprintf(why, wlen, "unknown parameter '%.64s'", kv->key);
@@ -290,6 +293,16 @@ static int query_of(struct server *sv, const struct params *p, bool explore, str
 			return 400;
 		}
 		q->replay = true;
+	}
+	uint64_t ms;
+
+	if (p->ms && !parse_u64(p->ms, 10000, &ms)) {
+		snprintf(why, wlen, "ms must be a number from 0 to 10000, not '%.64s'", p->ms);
+		return 400;
+	}
+	if (p->live && strcmp(p->live, "0") && strcmp(p->live, "1")) {
+		snprintf(why, wlen, "live must be 0 or 1, not '%.64s'", p->live);
+		return 400;
 	}
 	q->runs = 100;
 	if (p->runs && (!explore || !parse_u64(p->runs, SRV_MAX_RUNS, &q->runs) || !q->runs)) {
@@ -439,9 +452,8 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct stream *st = arg;
 	struct bufferevent *bev = evhttp_connection_get_bufferevent(st->evcon);
+	const struct srv_buf *recs = &st->res.records;
 	struct evbuffer *b;
-	const char *lines = st->res.lines.data;
-	size_t end;
 
 	/* a client that does not read is waited for, not buffered for */
 	if (bev && evbuffer_get_length(bufferevent_get_output(bev)) > SSE_BACKLOG) {
@@ -450,26 +462,24 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	b = evbuffer_new();
 	if (!st->head_sent) {
-		sse(b, "doc-head", st->res.json.data, st->res.json.len);
+		sse(b, "doc-head", st->res.head.data, st->res.head.len);
 		st->head_sent = true;
-	} else if (st->pos < st->res.lines.len) {
-		end = st->pos;
-		evbuffer_add(b, "event: records\ndata: [", 22);
-		for (int i = 0; i < SSE_CHUNK && end < st->res.lines.len; i++) {
-			const char *nl = strchr(lines + end, '\n');
+	} else if (st->pos < recs->len) {
+		/* up to SSE_CHUNK records, an array: "rec,\nrec" is data: lines */
+		evbuffer_add_printf(b, "event: records\ndata: [");
+		for (int i = 0; i < SSE_CHUNK && st->pos < recs->len; i++) {
+			const char *at = recs->data + st->pos;
+			const char *nl = memchr(at, '\n', recs->len - st->pos);
 
 			if (i)
-				evbuffer_add(b, ",", 1);
-			evbuffer_add(b, lines + end, (size_t)(nl - (lines + end)));
-			end = (size_t)(nl - lines) + 1;
+				evbuffer_add_printf(b, ",\ndata: ");
+			/* each record but the last ends ",\n" */
+			evbuffer_add(b, at, nl ? (size_t)(nl - at) - 1 : recs->len - st->pos);
+			st->pos = nl ? (size_t)(nl - recs->data) + 1 : recs->len;
 		}
-		evbuffer_add(b, "]\n\n", 3);
-		st->pos = end;
+		evbuffer_add_printf(b, "]\n\n");
 	} else {
-		char tail[64];
-
-		snprintf(tail, sizeof(tail), "{\"lines\":%zu}", st->res.nlines);
-		sse(b, "end", tail, strlen(tail));
+		sse(b, "end", st->res.end.data, st->res.end.len);
 		evhttp_send_reply_chunk(st->req, b);
 		evbuffer_free(b);
 		evhttp_connection_set_closecb(st->evcon, NULL, NULL);
@@ -484,10 +494,9 @@ static void stream_tick(evutil_socket_t fd, short what, void *arg)
 
 /* --- routes ----------------------------------------------------------------------------------- */
 
+/* ms and live are the page's: it passes its query on to /api/play or /api/run */
 static const char *const run_keys[] = { "file", "edit", "kernel", "strategy", "seed", "replay",
-					NULL };
-static const char *const play_keys[] = { "file", "edit", "kernel", "strategy", "seed", "replay",
-					 "ms", NULL };
+					"ms", "live", NULL };
 static const char *const explore_keys[] = { "file", "edit", "kernel", "strategy", "seed", "runs",
 					    NULL };
 static const char *const page_keys[] = { "file", "edit", NULL };
@@ -635,36 +644,39 @@ static bool run_named(struct server *sv, struct evhttp_request *req, const struc
 	return true;
 }
 
-static void route_run(struct server *sv, struct evhttp_request *req, const struct params *p)
+/* The run document, whole (/api/run), or the result as kwsim run --json prints it (/api/result). */
+static void route_run(struct server *sv, struct evhttp_request *req, const struct params *p,
+		      bool result)
 {
 	struct srv_result res;
+	struct srv_buf b = { .limit = 2 * SRV_MAX_OUTPUT };
 
 	if (!run_named(sv, req, p, &res))
 		return;
-	reply_buf(req, "application/json", &res.json);
+	if (result) {
+		reply_buf(req, "application/json", &res.json);
+	} else {
+		/* html.h: the head left open, the records, then ],"end":{...}} */
+		srv_buf_add(&b, res.whole_head.data, res.whole_head.len);
+		srv_buf_add(&b, res.records.data ? res.records.data : "", res.records.len);
+		srv_buf_add(&b, "\n],\"end\":", 9);
+		srv_buf_add(&b, res.end.data, res.end.len);
+		srv_buf_add(&b, "}", 1);
+		reply_buf(req, "application/json", &b);
+		srv_buf_free(&b);
+	}
 	srv_result_free(&res);
 }
 
-/* The playback's pace: ms between chunks, 0 to 10000 (100 if not given); false if refused. */
-static bool pace_of(struct server *sv, struct evhttp_request *req, const struct params *p,
-		    uint64_t *ms)
-{
-	*ms = 100;
-	if (p->ms && !parse_u64(p->ms, 10000, ms)) {
-		refuse(sv, req, 400, "ms must be a number from 0 to 10000, not '%.64s'", p->ms);
-		return false;
-	}
-	return true;
-}
 
 static void route_play_events(struct server *sv, struct evhttp_request *req,
 			      const struct params *p)
 {
 	struct stream *st;
-	uint64_t ms;
+	uint64_t ms = 100;	/* between chunks; query_of() checked it */
 
-	if (!pace_of(sv, req, p, &ms))
-		return;
+	if (p->ms)
+		(void)parse_u64(p->ms, 10000, &ms);
 	if (sv->nstreams >= SRV_MAX_STREAMS) {
 		refuse(sv, req, 429, "%d playbacks are in progress: try again when one ends",
 		       SRV_MAX_STREAMS);
@@ -700,11 +712,8 @@ static void route_play_page(struct server *sv, struct evhttp_request *req, const
 	char why[1024];
 	int code = query_of(sv, p, false, &q, why, sizeof(why));
 	struct srv_buf b = { 0 };
-	uint64_t ms;
 	FILE *f;
 
-	if (!pace_of(sv, req, p, &ms))
-		return;
 	if (!code)
 		code = named(sv, p, &n, why, sizeof(why));
 	if (code) {
@@ -713,24 +722,8 @@ static void route_play_page(struct server *sv, struct evhttp_request *req, const
 	}
 	free(n.text);
 	f = srv_buf_open(&b);
-	page_head(f, p->file ? p->file : "edited scenario");
-	fputs("<p id=\"status\">running...</p>\n<pre id=\"head\"></pre>\n<pre id=\"log\"></pre>\n"
-	      "<script>\n"
-	      "const es = new EventSource('/api/play' + location.search);\n"
-	      "const log = document.getElementById('log');\n"
-	      "es.addEventListener('doc-head', e => {\n"
-	      "  document.getElementById('head').textContent = e.data; });\n"
-	      "es.addEventListener('records', e => {\n"
-	      "  for (const r of JSON.parse(e.data))\n"
-	      "    log.textContent += (r.time_ns / 1e6).toFixed(6) + ' ms  cpu' + r.cpu + '  ' +\n"
-	      "      r.who + '  ' + r.what + '\\n'; });\n"
-	      "es.addEventListener('end', e => { es.close();\n"
-	      "  document.getElementById('status').textContent = 'done'; });\n"
-	      "es.onerror = () => { es.close(); const q = new URLSearchParams(location.search);\n"
-	      "  q.delete('ms'); fetch('/api/run?' + q)\n"
-	      "  .then(r => r.text()).then(t => { document.getElementById('status').textContent = t; }); };\n"
-	      "</script>\n", f);
-	page_tail(f);
+	/* the timeline page without a document: it plays /api/play + its query */
+	html_write_page(f, p->file ? p->file : "edited scenario", NULL);
 	fclose(f);
 	reply_buf(req, "text/html; charset=utf-8", &b);
 	srv_buf_free(&b);
@@ -841,7 +834,7 @@ static void route_edit(struct server *sv, struct evhttp_request *req)
 			struct srv_buf loc = { 0 };
 			FILE *f = srv_buf_open(&loc);
 
-			fprintf(f, "/play?edit=%s", n.id);
+			fprintf(f, "/play?edit=%s&live=1", n.id);
 			if (q.kernel)
 				fprintf(f, "&kernel=%s", q.kernel);
 			if (q.strategy)
@@ -925,10 +918,10 @@ static void handle(struct evhttp_request *req, void *arg)
 		free(path);
 		return;
 	}
-	if (!strcmp(path, "/api/run"))
+	if (!strcmp(path, "/api/run") || !strcmp(path, "/api/result"))
 		keys = run_keys;
 	else if (!strcmp(path, "/api/play") || !strcmp(path, "/play"))
-		keys = play_keys;
+		keys = run_keys;
 	else if (!strcmp(path, "/explore") || !strcmp(path, "/api/explore"))
 		keys = explore_keys;
 	else if (!strcmp(path, "/scenario"))
@@ -944,8 +937,8 @@ static void handle(struct evhttp_request *req, void *arg)
 		route_file(sv, req, path + 7);
 	else if (!strcmp(path, "/scenario"))
 		route_scenario(sv, req, &p);
-	else if (!strcmp(path, "/api/run"))
-		route_run(sv, req, &p);
+	else if (!strcmp(path, "/api/run") || !strcmp(path, "/api/result"))
+		route_run(sv, req, &p, !strcmp(path, "/api/result"));
 	else if (!strcmp(path, "/api/play"))
 		route_play_events(sv, req, &p);
 	else if (!strcmp(path, "/play"))

@@ -21,7 +21,8 @@
 #define SRV_MAX_FILE	(1 << 20)	/* a scenario file served or run */
 #define SRV_MAX_LIST	4096		/* scenario files listed per root */
 #define SRV_MAX_STEPS	2000000		/* a run's scheduling points, whatever its file says */
-#define SRV_MAX_OUTPUT	(8 << 20)	/* a run's result, and its account for playback */
+#define SRV_MAX_OUTPUT	(16 << 20)	/* a run's result, and its document's records */
+#define SRV_MAX_RECORDS	20000		/* records a run's document keeps (the rest counted) */
 #define SRV_MAX_RUNS	1000		/* an exploration's runs per variant */
 #define SRV_MAX_STREAMS	8		/* playbacks in progress at once */
 #define SRV_MAX_EDITS	32		/* edited scenarios kept, oldest dropped first */
@@ -75,16 +76,17 @@ struct srv_query {
 
 /*
  * The outcome of a run: status 200 with the result as kwsim run --json
- * prints it (json) and the account's lines as JSON objects, one a line
- * (lines, nlines), for playback; or a 4xx status and a plain-text message
- * (msg: the parser's "file:line:col: error: ..." lines, or why the request
- * was refused).
+ * prints it (json) and the run document of the HTML view (tools/html/html.h)
+ * in its served parts: head (a whole object), records (each a JSON object,
+ * separated by ",\n": nrecords of them), end (the end object). Or a 4xx
+ * status and a plain-text message (msg: the parser's "file:line:col:
+ * error: ..." lines, or why the request was refused).
  */
 struct srv_result {
 	int status;
-	struct srv_buf json, lines, msg;
-	size_t nlines;
-	bool cut;			/* the server's bound on steps or bytes cut the run */
+	struct srv_buf json, head, whole_head, records, end, msg;
+	size_t nrecords;
+	char title[128];
 };
 
 /* Run text (named path in messages) once as q asks. */

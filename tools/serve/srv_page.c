@@ -178,6 +178,8 @@ void page_scenario(FILE *out, const struct page_scn *p)
 		fputs("</select> strategy <select name=\"strategy\">", out);
 		options(out, run_strategies, 2, "faithful");
 		fputs("</select> seed <input name=\"seed\" size=\"8\" placeholder=\"(random only)\">"
+		      " <label><input type=\"checkbox\" name=\"live\" value=\"1\" checked> live, "
+		      "</label><input name=\"ms\" size=\"4\" value=\"100\"> ms a step"
 		      " <button>Run and play</button> <button formaction=\"/api/run\">Result "
 		      "as JSON</button></form></fieldset>\n", out);
 		fputs("<fieldset><legend>Explore</legend><form id=\"explore\" method=\"get\" "
@@ -193,7 +195,8 @@ void page_scenario(FILE *out, const struct page_scn *p)
 		if (p->has_schedule) {
 			fputs("<form method=\"get\" action=\"/play\">", out);
 			hidden(out, p);
-			fputs("<input type=\"hidden\" name=\"replay\" value=\"1\"><button>Replay its "
+			fputs("<input type=\"hidden\" name=\"replay\" value=\"1\"><input type=\"hidden\" "
+			      "name=\"live\" value=\"1\"><button>Replay its "
 			      "schedule</button></form>\n", out);
 		}
 	}
@@ -225,7 +228,7 @@ void page_explored(FILE *out, const char *title, const char *summary,
 		page_str(out, whats[i]);
 		fputs(" <a href=\"/play?edit=", out);
 		page_url(out, edits[i]);
-		fputs("&amp;replay=1\">play its run</a> <a href=\"/scenario?edit=", out);
+		fputs("&amp;replay=1&amp;live=1\">play its run</a> <a href=\"/scenario?edit=", out);
 		page_url(out, edits[i]);
 		fputs("\">its replay file</a></li>\n", out);
 	}

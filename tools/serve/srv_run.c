@@ -14,7 +14,7 @@
 #include "srv.h"
 
 #include "explore/explore.h"
-#include "json.h"
+#include "html/html.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -30,8 +30,8 @@
 
 struct srv_out {
 	struct scn_timeline *tl;
+	struct html_doc *doc;
 	struct srv_result *res;
-	FILE *lines;
 	size_t since;
 	uint64_t released;
 	bool halted;
@@ -56,7 +56,7 @@ static void fail(struct srv_result *out, int status, const char *fmt, ...)
 /* Past a bound on bytes: stop the machine, as max_steps would, at its next point. */
 static void check_bounds(struct srv_out *o)
 {
-	if (!o->halted && (o->res->json.overflow || o->res->lines.overflow)) {
+	if (!o->halted && (o->res->json.overflow || o->res->records.overflow)) {
 		o->halted = true;
 		sim_halt(SIM_END_STEP_LIMIT);
 	}
@@ -71,6 +71,7 @@ static void release(struct srv_out *o)
 	o->released = w;
 	o->since = 0;
 	scn_timeline_release(o->tl, w);
+	html_doc_release(o->doc, w);
 	check_bounds(o);
 }
 
@@ -79,23 +80,26 @@ static void on_record(void *arg, const struct sim_rec *r)
 	struct srv_out *o = arg;
 
 	scn_timeline_record(o->tl, r);
+	html_doc_record(o->doc, r);
 	if (++o->since == RELEASE_EVERY)
 		release(o);
 }
 
-/* One line of the account, for playback: {"time_ns":..,"cpu":..,"who":"..","what":".."}. */
 static void on_event(void *arg, const struct scn_event *ev)
 {
 	struct srv_out *o = arg;
 
 	scn_timeline_event(o->tl, ev);
-	fprintf(o->lines, "{\"time_ns\":%llu,\"cpu\":%d,\"who\":", (unsigned long long)ev->time,
-		ev->cpu);
-	json_str(o->lines, ev->who);
-	fputs(",\"what\":", o->lines);
-	json_str(o->lines, ev->what);
-	fputs("}\n", o->lines);
-	o->res->nlines++;
+	html_doc_event(o->doc, ev);
+	if (++o->since == RELEASE_EVERY)
+		release(o);
+}
+
+static void on_line(void *arg, const struct scn_event *ev)
+{
+	struct srv_out *o = arg;
+
+	html_doc_line(o->doc, ev);
 	if (++o->since == RELEASE_EVERY)
 		release(o);
 }
@@ -160,9 +164,9 @@ void srv_run(const char *path, const char *text, size_t len, const struct srv_qu
 	     struct srv_result *out)
 {
 	struct srv_out o = { .res = out };
-	struct scn_run run = { .on_event = on_event, .event_arg = &o };
+	struct scn_run run = { .on_event = on_event, .on_line = on_line, .event_arg = &o };
 	const struct kw_model *m;
-	FILE *json, *err;
+	FILE *json, *err, *recs, *f;
 	struct scn *s;
 	int rc;
 
@@ -172,21 +176,39 @@ void srv_run(const char *path, const char *text, size_t len, const struct srv_qu
 	s->cfg.keep_trace = false;
 	s->cfg.drop_decisions = true;
 	m = kw_model_find(s->kernel);
+	snprintf(out->title, sizeof(out->title), "%s", s->name);
 	json = srv_buf_open(&out->json);
-	o.lines = srv_buf_open(&out->lines);
 	o.tl = scn_timeline_begin(json, s, m, true);
+	o.doc = html_doc_begin(s, m, SRV_MAX_RECORDS);
+	f = srv_buf_open(&out->head);
+	html_doc_head(o.doc, f, false);
+	fclose(f);
+	f = srv_buf_open(&out->whole_head);
+	html_doc_head(o.doc, f, true);
+	fclose(f);
+	recs = srv_buf_open(&out->records);
+	html_doc_output(o.doc, recs);
 	sim_trace_set_sink(on_record, &o);
 	err = srv_buf_open(&out->msg);
 	rc = scn_run(s, m, &run, err);
 	fclose(err);
 	scn_timeline_end(o.tl);
-	if (!rc)
+	if (!rc) {
 		scn_print_json(json, s, &run);
+		f = srv_buf_open(&out->end);
+		html_doc_end(o.doc, f, &run, false);
+		fclose(f);
+	}
 	fclose(json);
-	fclose(o.lines);
+	fclose(recs);
+	html_doc_free(o.doc);
+	/* the records written, each ended by ",\n" but the last: no raw newline is inside one */
+	for (size_t i = 0; i < out->records.len; i++)
+		out->nrecords += out->records.data[i] == '\n';
+	out->nrecords += out->records.len && out->records.data[out->records.len - 1] != '\n';
 	if (rc) {
 		out->status = 422;
-	} else if (out->json.overflow || out->lines.overflow) {
+	} else if (out->json.overflow || out->records.overflow) {
 		fail(out, 422, "the run's result passed the server's limit of %d bytes: "
 		     "bound it with a smaller time_limit or max_steps", SRV_MAX_OUTPUT);
 	} else if (run.end == SIM_END_DIVERGED) {
@@ -194,7 +216,6 @@ void srv_run(const char *path, const char *text, size_t len, const struct srv_qu
 		     run.divergence);
 	} else {
 		out->status = 200;
-		out->cut = run.end == SIM_END_STEP_LIMIT && run.cfg.max_steps == SRV_MAX_STEPS;
 	}
 	sim_fini();
 	scn_run_free(&run);
@@ -294,7 +315,10 @@ void srv_explore(const char *path, const char *text, size_t len, const struct sr
 void srv_result_free(struct srv_result *r)
 {
 	srv_buf_free(&r->json);
-	srv_buf_free(&r->lines);
+	srv_buf_free(&r->head);
+	srv_buf_free(&r->whole_head);
+	srv_buf_free(&r->records);
+	srv_buf_free(&r->end);
 	srv_buf_free(&r->msg);
 }
 
