@@ -3,7 +3,7 @@
 # (serve_client.py: good requests answered as the command line answers,
 # then over 1,000 malformed ones each refused with a 4xx or, when not HTTP
 # at all, a closed connection, the server answering a good request after
-# each batch); then SIGTERM: exit 0, and in the sanitizer build no leak
+# each batch); then SIGTERM during a playback: exit 0, and in the sanitizer build no leak
 # (LeakSanitizer's exit status 86 otherwise). Then the command line's own
 # refusals: a bad option, a port in use, a --root that is not there.
 # Usage: serve.sh KWSIM
@@ -48,9 +48,10 @@ http://127.0.0.1:[0-9]*/) ;;
 *) fail "the first line is not the bound address: '$url'"; cat "$tmp/err"; exit 1 ;;
 esac
 
-/usr/bin/python3 "$here/serve_client.py" "$url" "$kwsim" "$root" || fail "serve_client.py"
+# it ends by sending SIGTERM during a playback
+/usr/bin/python3 "$here/serve_client.py" "$url" "$kwsim" "$root" "$pid" || fail "serve_client.py"
 
-kill -TERM "$pid"
+kill -TERM "$pid" 2>/dev/null	# if the client did not get that far
 wait "$pid"
 rc=$?
 pid=

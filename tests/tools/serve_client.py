@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Drive `kwsim serve` with real HTTP requests, good and bad.
 
-Usage: serve_client.py URL KWSIM ROOT
+Usage: serve_client.py URL KWSIM ROOT PID
 
 URL is the server's address (the first line it prints), KWSIM the binary
 (to compare a served run with `kwsim run --json`), ROOT the temporary
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import urllib.parse
 
-URL, KWSIM, ROOT = sys.argv[1], sys.argv[2], sys.argv[3]
+URL, KWSIM, ROOT, PID = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 u = urllib.parse.urlsplit(URL)
 HOST, PORT = u.hostname, u.port
 GUARD = 60          # seconds: a hang, not a measure
@@ -416,6 +416,19 @@ evs = sse_events("/api/play?file=%s&ms=0" % RACE)
 if not evs or evs[-1][0] != "end":
     fail("a playback after the others left did not end")
 total += 9
+
+# SIGTERM with a playback in progress: the server closes it and exits (serve.sh checks how)
+s = socket.create_connection((HOST, PORT), timeout=GUARD)
+s.sendall(get("/api/play?file=%s&ms=10000" % RACE))
+if b"event: doc-head" not in s.recv(65536):
+    fail("a playback sent no doc-head first")
+__import__("os").kill(PID, 15)
+try:
+    while s.recv(65536):
+        pass
+except ConnectionResetError:
+    pass
+s.close()
 
 print("%d malformed or refused requests:" % total)
 for name, n, answered, closed in summary:

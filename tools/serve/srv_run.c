@@ -26,7 +26,13 @@
 #include <unistd.h>
 
 #define RELEASE_EVERY 64
-#define EXPLORE_MAX_STEPS 200000	/* per run of a campaign */
+/*
+ * A campaign's bound: each run's steps at most EXPLORE_MAX_STEPS, and all
+ * its runs' together at most EXPLORE_BUDGET (shrinking a finding is
+ * bounded by runs too: shrink's default budget).
+ */
+#define EXPLORE_MAX_STEPS 200000
+#define EXPLORE_BUDGET	50000000
 
 struct srv_out {
 	struct scn_timeline *tl;
@@ -152,7 +158,9 @@ static struct scn *prepare(const char *path, const char *text, size_t len,
 		return NULL;
 	}
 	{
-		uint64_t cap = explore ? EXPLORE_MAX_STEPS : SRV_MAX_STEPS;
+		uint64_t cap = !explore ? SRV_MAX_STEPS
+				: q->runs && EXPLORE_BUDGET / q->runs < EXPLORE_MAX_STEPS
+				? EXPLORE_BUDGET / q->runs : EXPLORE_MAX_STEPS;
 
 		if (!s->cfg.max_steps || s->cfg.max_steps > cap)
 			s->cfg.max_steps = cap;
