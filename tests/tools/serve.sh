@@ -49,9 +49,11 @@ http://127.0.0.1:[0-9]*/) ;;
 esac
 
 # it ends by sending SIGTERM during a playback
-/usr/bin/python3 "$here/serve_client.py" "$url" "$kwsim" "$root" "$pid" || fail "serve_client.py"
-
-kill -TERM "$pid" 2>/dev/null	# if the client did not get that far
+/usr/bin/python3 "$here/serve_client.py" "$url" "$kwsim" "$root" "$pid" >"$tmp/client" ||
+	fail "serve_client.py"
+cat "$tmp/client"
+# if the client did not get that far (a second one would end the server's cleanup)
+grep -q '^serve_client.py: sent SIGTERM$' "$tmp/client" || kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=

@@ -423,6 +423,7 @@ s.sendall(get("/api/play?file=%s&ms=10000" % RACE))
 if b"event: doc-head" not in s.recv(65536):
     fail("a playback sent no doc-head first")
 __import__("os").kill(PID, 15)
+print("serve_client.py: sent SIGTERM")
 try:
     while s.recv(65536):
         pass

@@ -425,9 +425,16 @@ static void stream_free(struct stream *st)
 	free(st);
 }
 
+/*
+ * The client left (or timed out) mid-playback: evhttp 2.1 has let go of
+ * the request, unfinished, and frees it when it is ended.
+ */
 static void stream_closed(struct evhttp_connection *evcon, void *arg)
 {
-	stream_free(arg);
+	struct stream *st = arg;
+
+	evhttp_send_reply_end(st->req);
+	stream_free(st);
 }
 
 /* One SSE event; data's lines each as a data: line. */
@@ -992,11 +999,14 @@ static char *library_dir(void)
 
 static void server_free(struct server *sv)
 {
-	/* playbacks in progress: their connections go with evhttp_free (closecb frees them) */
+	/* playbacks in progress end here; evhttp_free() then frees their connections */
+	while (sv->streams) {
+		evhttp_connection_set_closecb(sv->streams->evcon, NULL, NULL);
+		evhttp_send_reply_end(sv->streams->req);
+		stream_free(sv->streams);
+	}
 	if (sv->http)
 		evhttp_free(sv->http);
-	while (sv->streams)
-		stream_free(sv->streams);
 	for (size_t i = 0; i < SRV_MAX_EDITS; i++)
 		free(sv->edits[i].text);
 	for (size_t i = 0; i < sv->nroots; i++)
