@@ -759,28 +759,30 @@ static void route_explore(struct server *sv, struct evhttp_request *req, const s
 	} else if (api) {
 		reply_buf(req, "application/json", &res.json);
 	} else {
-		const char **ids = calloc(nfiles + 1, sizeof(*ids));
-		const char **whats = calloc(nfiles + 1, sizeof(*whats));
+		/* the first SRV_MAX_EDITS findings are kept as edits, to play; the rest are listed */
+		size_t nplay = nfiles < SRV_MAX_EDITS ? nfiles : SRV_MAX_EDITS;
+		char (*ids)[sizeof(sv->edits[0].id)] = calloc(nplay + 1, sizeof(*ids));
+		const char **idp = calloc(nplay + 1, sizeof(*idp));
+		const char **whats = calloc(nplay + 1, sizeof(*whats));
 		struct srv_buf b = { 0 };
 		FILE *f;
 		char title[SRV_MAX_VALUE + 32];
 
-		if (!ids || !whats)
+		if (!ids || !idp || !whats)
 			abort();
-		for (size_t i = 0; i < nfiles; i++) {
-			ids[i] = keep_edit(sv, files[i].text, strlen(files[i].text));
+		for (size_t i = 0; i < nplay; i++) {
+			strcpy(ids[i], keep_edit(sv, files[i].text, strlen(files[i].text)));
+			idp[i] = ids[i];
 			whats[i] = files[i].what;
 		}
-		/* more findings than edits kept: the early ones' ids are gone */
-		if (nfiles > SRV_MAX_EDITS)
-			nfiles = SRV_MAX_EDITS;
 		snprintf(title, sizeof(title), "explored %s", n.id);
 		f = srv_buf_open(&b);
-		page_explored(f, title, res.json.data, ids, whats, nfiles);
+		page_explored(f, title, res.json.data, idp, whats, nplay);
 		fclose(f);
 		reply_buf(req, "text/html; charset=utf-8", &b);
 		srv_buf_free(&b);
 		free(ids);
+		free(idp);
 		free(whats);
 	}
 	for (size_t i = 0; i < nfiles; i++) {
