@@ -193,10 +193,15 @@ def main():
             check('selfish' in text and 'kernel source: kthread_worker_fn()' in text and
                   'model/' in text, 'the details name the kernel source line:\n' + text)
             check('API call: work A runs selfish' in text, 'the details name the account line')
-        call = d.find('rect[data-kind=call][data-label^="kthread_flush_work"]')
+        # calls at one moment share a mark: its details list them, each a click away
+        call = d.find('rect[data-kind=call][data-labels*="kthread_flush_work(A) begins"]')
         if check(len(call) >= 1, 'the flush call is drawn'):
             d.s('POST', '/element/%s/click' % call[0])
-            d.wait('return document.getElementById("kw-details").dataset.itemKind === "call"')
+            link = d.find('#kw-details a.kw-here[data-label="kthread_flush_work(A) begins"]')
+            if link:
+                d.s('POST', '/element/%s/click' % link[0])
+            d.wait('return document.getElementById("kw-details").textContent'
+                   '.startsWith("kthread_flush_work(A) begins")')
             text = d.js('return document.getElementById("kw-details").textContent')
             sl = d.js('return +document.getElementById("kw-details").dataset.scnLine')
             check(sl == flush and 'scenario line %d' % flush in text and
@@ -213,6 +218,16 @@ def main():
         check('finding' in d.js('return document.getElementById("kw-step").textContent'),
               'the step line shows the finding')
 
+        # a click on a scenario line steps to its first event; the picture: the whole run,
+        # the cursor on the work's flush
+        d.keys('\ue011')   # Home
+        d.s('POST', '/element/%s/click' % d.find('.kw-src-line[data-line="%d"]' % flush)[0])
+        line = d.js('const s = +document.body.dataset.step; const r = s >= 0 && '
+                    'JSON.parse(document.getElementById("kwsim-doc").textContent).records[s];'
+                    'return r ? r.line : null')
+        check(line == flush, 'a click on scenario line %d steps to it (%s)' % (flush, line))
+        d.keys('0')
+        d.js('document.getElementById("kw-source").scrollIntoView()')
         png = base64.b64decode(d.s('GET', '/screenshot'))
         with open(os.path.join(outdir, 'timeline.png'), 'wb') as f:
             f.write(png)

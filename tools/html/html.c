@@ -89,10 +89,10 @@ int html_write_page(FILE *out, const char *title, const char *doc_json)
 	if (doc_json) {
 		if (html_write_page_head(out, title))
 			return -1;
-		/* the caller's JSON: only "</" could end the element early */
+		/* '<' only ever stands in a JSON string, where \u003c is the same: no "</script" */
 		for (const char *p = doc_json; *p; p++) {
-			if (p[0] == '<' && p[1] == '/')
-				fputs("<\\", out);
+			if (*p == '<')
+				fputs("\\u003c", out);
 			else
 				fputc(*p, out);
 		}

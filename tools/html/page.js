@@ -216,7 +216,7 @@
       const y = AXIS_H + i * LANE_H;
       el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: LANE_H }, svg);
       const g = el('g', { 'data-lane': l.key }, svg);
-      let lastEnd = -1, lastRect = null;
+      let lastEnd = -1, lastRect = null;   // the last rectangle drawn in this lane
       const drawn = l.items.filter((it) => STATE_KINDS.has(it.kind)).concat(
         l.items.filter((it) => !STATE_KINDS.has(it.kind)));
       for (const it of drawn) {
@@ -226,10 +226,16 @@
         if (point) { x0 -= 1.5; x1 = x0 + 3; }
         if (x1 - x0 < 1) x1 = x0 + 1;
         // too small to tell apart at this zoom: one rectangle for the run of them
-        if (x1 - x0 <= 1.5 && x0 <= lastEnd + 0.5 && lastRect && lastRect.kind === it.kind) {
-          lastRect.el.setAttribute('width', Math.max(x1, lastEnd) - lastRect.x0);
-          lastRect.el.setAttribute('data-merged', +lastRect.el.getAttribute('data-merged') + 1);
+        const small = x1 - x0 <= 3;
+        if (small && lastRect && lastRect.small && x0 <= lastEnd + 1) {
           lastEnd = Math.max(x1, lastEnd);
+          lastRect.el.setAttribute('width', lastEnd - lastRect.x0);
+          lastRect.el._items.push(it);
+          lastRect.el.setAttribute('data-merged', lastRect.el._items.length);
+          if (lastRect.el._items.length <= 50) {
+            lastRect.el.dataset.labels += '\n' + it.label;
+            lastRect.el.firstChild.textContent = lastRect.el._items.length + ' items here (zoom in):\n' + lastRect.el.dataset.labels;
+          }
           continue;
         }
         // bands: states along the bottom, slices above, instants across
@@ -240,13 +246,15 @@
         if (it.hue !== undefined) rect.style.setProperty('--h', it.hue);
         if (it.kind === 'run') rect.style.fill = 'hsl(' + it.hue + ',45%,70%)';
         rect._item = it;
+        rect._items = [it];
+        rect.dataset.labels = it.label;
         const title = el('title', {}, rect);
         title.textContent = it.label;
-        if (x1 - x0 > 40 && !point) {
+        if (x1 - x0 > 40 && !point && !STATE_KINDS.has(it.kind)) {
           const tx = el('text', { class: 'it-label', x: x0 + 3, y: y + band[0] + band[1] / 2 + 4 }, g);
           tx.textContent = it.label.slice(0, Math.floor((x1 - x0 - 6) / 6));
         }
-        lastEnd = x1; lastRect = { el: rect, x0, kind: it.kind };
+        lastEnd = x1; lastRect = { el: rect, x0, small };
         shown++;
       }
       const lt = el('text', { class: 'lane-label', x: 4, y: y + LANE_H / 2 + 4 }, svg);
@@ -405,7 +413,7 @@
     return null;
   }
 
-  function showDetails(it) {
+  function showDetails(it, here) {
     selected = it;
     const r = doc.records[it.r], r2 = it.r2 !== undefined ? doc.records[it.r2] : null;
     const lines = [];
@@ -444,6 +452,19 @@
       box.appendChild(a);
       const e = srcLine(scnLine);
       if (e) e.classList.add('kw-sel');
+    }
+    if (here && here.length > 1) {
+      // what shares this spot at this zoom: each one a click away
+      box.appendChild(document.createTextNode('\n\n' + here.length + ' items here at this zoom:'));
+      here.slice(0, 200).forEach((o, i) => {
+        const a = document.createElement('a');
+        a.className = 'kw-here';
+        a.dataset.item = i;
+        a.dataset.label = o.label;
+        a.textContent = '\n  ' + fmt(o.t0) + '  ' + o.kind + ': ' + o.label;
+        a.onclick = () => showDetails(o, here);
+        box.appendChild(a);
+      });
     }
     redraw();
   }
@@ -499,6 +520,12 @@
     for (let k = step + 1; k < doc.records.length; k++) if (doc.records[k].ev === 'finding') { setStep(k); return; }
   }
 
+  /* The keys zoom around the cursor while it is in view, else around the middle. */
+  function cursorIn() {
+    const r = step >= 0 ? doc.records[step] : null;
+    return r && r.t >= view.t0 && r.t <= view.t1 ? r.t : undefined;
+  }
+
   function onKey(ev) {
     if (!model || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const k = ev.key;
@@ -508,8 +535,8 @@
     else if (k === 'ArrowLeft' || k === 'p') setStep(step - 1);
     else if (k === 'Home') setStep(0);
     else if (k === 'End') setStep(doc.records.length - 1);
-    else if (k === '+' || k === '=') zoom(0.5);
-    else if (k === '-' || k === '_') zoom(2);
+    else if (k === '+' || k === '=') zoom(0.5, cursorIn());
+    else if (k === '-' || k === '_') zoom(2, cursorIn());
     else if (k === '0') fit();
     else if (k === 'f') nextFinding();
     else return;
@@ -539,8 +566,8 @@
       const d = drag; drag = null;
       if (!d || d.moved) return;
       const t = ev.target;
-      if (t && t._item) showDetails(t._item);
-      else if (t && t.parentNode && t.parentNode._item) showDetails(t.parentNode._item);
+      const r = t && t._items ? t : t && t.parentNode && t.parentNode._items ? t.parentNode : null;
+      if (r) showDetails(r._items[0], r._items);
     });
     window.addEventListener('resize', redraw);
     $('kw-source').addEventListener('click', (ev) => {
