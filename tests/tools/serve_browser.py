@@ -39,6 +39,8 @@ def timeline_checks(d, what):
     # the whole run in view (the live page fitted its view when the run's head came)
     d.find('#kw-timeline')
     d.keys('0')
+    d.wait('return [...document.querySelectorAll("rect[data-kind=work]")]'
+           '.some(e => e.dataset.label === "selfish")')
     works = d.js('return [...document.querySelectorAll("rect[data-kind=work]")]'
                  '.map(e => e.dataset.label)')
     check('selfish' in works, '%s: a work slice of selfish is drawn (%s)' % (what, works))
