@@ -1022,9 +1022,9 @@ int kwsim_serve(int argc, char **argv)
 	struct server sv = { 0 };
 	struct event *sigint, *sigterm;
 	struct evhttp_bound_socket *sock;
-	int rc = 0;
 
-	for (int i = 1; i < argc; i++) {
+	/* every option but --help takes a value */
+	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1042,7 +1042,6 @@ int kwsim_serve(int argc, char **argv)
 			bind = v;
 		if (!strcmp(a, "--root"))
 			root = v;
-		i++;
 	}
 	sv.roots[0] = (struct srv_root){ "lib", library_dir() };
 	sv.nroots = 1;
@@ -1119,5 +1118,5 @@ int kwsim_serve(int argc, char **argv)
 	server_free(&sv);
 	event_base_free(sv.base);
 	libevent_global_shutdown();
-	return rc;
+	return 0;
 }
