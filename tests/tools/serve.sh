@@ -23,7 +23,7 @@ fail() {
 
 # the --root: good files, a broken one, symlinks out, a run without end
 root=$tmp/root
-mkdir -p "$root/sub" "$tmp/outside" "$tmp/lib/races"
+mkdir -p "$root/sub" "$tmp/outside" "$tmp/lib/races" "$tmp/t"
 # kwsim run on a file of the same name as the served one: the same bytes
 cp "$here/../../scenarios/races/delayed-timer-vs-reinit-debug-objects.kws" "$tmp/lib/races/"
 cp "$here/../../scenarios/api/kthread_queue_work.kws" "$root/good.kws"
@@ -31,12 +31,14 @@ cp "$root/good.kws" "$root/sub/nested.kws"
 printf 'KW broken\n{ cpus = 2; }\nP0 @cpu0 { nope(); }\n' >"$root/broken.kws"
 printf 'KW forever\n{ cpus = 1; int c = 0; }\nP0 @cpu0 { while (true) { c = c + 1; } }\n' \
 	>"$root/forever.kws"
+printf 'KW chatty\n{ cpus = 1; int c = 0; }\nP0 @cpu0 { while (true) { c = c + 1; log("%s"); } }\n' \
+	"a line of the account, again and again" >"$root/chatty.kws"
 cp "$root/good.kws" "$tmp/outside/secret.kws"
 ln -s "$tmp/outside/secret.kws" "$root/out.kws"
 ln -s "$tmp/outside" "$root/outdir"
 mkdir "$root/dir.kws"
 
-"$kwsim" serve --port 0 --root "$root" >"$tmp/out" 2>"$tmp/err" &
+TMPDIR=$tmp/t "$kwsim" serve --port 0 --root "$root" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 1 600); do
 	[ -s "$tmp/out" ] && break
@@ -64,6 +66,8 @@ if [ -n "$problem" ] || [ "$rc" -ne 0 ]; then
 fi
 grep -q '^kwsim serve: stopped after [0-9]* requests, [0-9]* refused$' "$tmp/err" ||
 	fail "no closing line: $(cat "$tmp/err")"
+# explorations leave no temporary directory behind
+[ -z "$(ls -A "$tmp/t")" ] || fail "left in TMPDIR: $(ls -A "$tmp/t")"
 
 # SIGINT too
 "$kwsim" serve --port 0 >"$tmp/out2" 2>/dev/null &

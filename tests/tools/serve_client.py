@@ -239,6 +239,11 @@ status, _, data = request("GET", "/api/result?file=root/forever.kws")
 if status != 200 or json.loads(data)["end"] != "step-limit":
     fail("GET /api/run?file=root/forever.kws: %s %r" % (status, data[-200:]))
 
+# a run whose output passes the server's bound on bytes is stopped and refused
+status, _, data = request("GET", "/api/run?file=root/chatty.kws")
+if status != 422 or b"the run's result passed the server's limit" not in data:
+    fail("GET /api/run?file=root/chatty.kws: %s %r, not 422" % (status, data[:200]))
+
 # explore: the campaign's summary; the findings' runs play by their edit ids
 status, _, data = request("GET", "/api/explore?file=%s&strategy=random&runs=20&seed=1" % RACE)
 if status != 200 or json.loads(data)["strategy"] != "random":

@@ -7,8 +7,8 @@
  * The machine is the process's and runs one scenario at a time, inside a
  * request's callback, to its end or to the server's bounds (steps and
  * bytes): the deterministic core never waits on the network. What a browser
- * watches live is the finished run's account, sent as server-sent events
- * paced by a timer of the event loop.
+ * watches live is the finished run's document (tools/html/html.h), sent as
+ * server-sent events paced by a timer of the event loop.
  */
 #ifndef KWSIM_SERVE_H
 #define KWSIM_SERVE_H

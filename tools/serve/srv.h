@@ -63,6 +63,9 @@ char *srv_read_file(const char *path, size_t *len, char *why, size_t wlen);
 size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids);
 void srv_list_free(char **ids, size_t n);
 
+/* Remove a directory of files (a campaign's temporary one), its files first. */
+void srv_remove_dir(const char *dir);
+
 /* --- runs ------------------------------------------------------------------------------------- */
 
 struct srv_query {

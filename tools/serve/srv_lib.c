@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* --- buffers ---------------------------------------------------------------------------------- */
 
@@ -169,6 +170,26 @@ char *srv_read_file(const char *path, size_t *len, char *why, size_t wlen)
 		srv_buf_add(&b, "", 0);
 	*len = b.len;
 	return b.data;
+}
+
+void srv_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+			abort();
+		unlink(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
 }
 
 /* --- listing ---------------------------------------------------------------------------------- */

@@ -314,7 +314,8 @@ void srv_explore(const char *path, const char *text, size_t len, const struct sr
 		collect(xo.out_dir, &r, files, nfiles);
 		out->status = 200;
 	}
-	rmdir(xo.out_dir);
+	/* whatever the campaign wrote, read or not */
+	srv_remove_dir(xo.out_dir);
 	free(tdir);
 	xr_free(&r);
 	scn_free(s);
