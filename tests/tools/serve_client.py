@@ -360,7 +360,7 @@ for v in ("kernel=v9", "kernel=tree:/etc", "kernel=mainline%0A", "kernel=MAINLIN
           "strategy=faithful&seed=3", "replay=1", "replay=2", "replay=1&seed=1", "ms=-1",
           "ms=10001", "live=2", "live=yes",
           "runs=5", "bogus=1", "file=" + RACE, "edit=e0000000000000000", "x", "=1", "&&",
-          "kernel=%01", "kernel=" + "v" * 600):
+          "kernel=%01", "kernel=" + "v" * 600, "seed=&seed=3", "kernel=v4.9&kernel="):
     values.append(get(run + "&" + v))
 for v in ("", "file=", "edit=", "file=lib/x.kws&edit=e1", "edit=nope", "edit=e0123456789abcdef"):
     for route in ("/api/run", "/api/play", "/play", "/scenario", "/explore", "/api/explore"):

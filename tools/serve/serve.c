@@ -63,7 +63,7 @@
 		       EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
 /* evhttp 2.1's type for a method it does not know (EVHTTP_REQ_UNKNOWN_ in http.c) */
 #define EVHTTP_REQ_UNKNOWN (1 << 15)
-#define SSE_CHUNK	32	/* account lines per records event */
+#define SSE_CHUNK	32	/* records per records event */
 #define SSE_BACKLOG	(1 << 20)	/* bytes unsent before a playback waits for its client */
 
 struct edit {
@@ -127,16 +127,22 @@ static void refuse(struct server *sv, struct evhttp_request *req, int code, cons
 
 static void refuse(struct server *sv, struct evhttp_request *req, int code, const char *fmt, ...)
 {
-	char msg[2048];
-	int n = snprintf(msg, sizeof(msg), "kwsim serve: %d %s: ", code, reason_of(code));
+	struct srv_buf b = { 0 };
+	FILE *f = srv_buf_open(&b);
 	va_list ap;
 
+	fprintf(f, "kwsim serve: %d %s: ", code, reason_of(code));
 	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n - 1, fmt, ap);
+	vfprintf(f, fmt, ap);
 	va_end(ap);
-	strcat(msg, "\n");
+	/* the parser's messages end in a newline already */
+	fflush(f);
+	if (b.len && b.data[b.len - 1] != '\n')
+		fputc('\n', f);
+	fclose(f);
 	sv->refused++;
-	reply(req, code, reason_of(code), "text/plain; charset=utf-8", msg, strlen(msg));
+	reply(req, code, reason_of(code), "text/plain; charset=utf-8", b.data, b.len);
+	srv_buf_free(&b);
 }
 
 static void reply_buf(struct evhttp_request *req, const char *type, const struct srv_buf *b)
@@ -177,6 +183,7 @@ static int parse_params(const char *query, struct params *p, const char *const *
 			char *why, size_t wlen)
 {
 	const char *bad;
+	unsigned int seen = 0;	/* by place in allowed */
 
 	TAILQ_INIT(&p->q);
 	if (!query || !*query)
@@ -192,10 +199,13 @@ static int parse_params(const char *query, struct params *p, const char *const *
 	for (struct evkeyval *kv = p->q.tqh_first; kv; kv = kv->next.tqe_next) {
 		const char **slot = NULL;
 		size_t max = !strcmp(kv->key, "text") ? SRV_MAX_BODY : SRV_MAX_VALUE;
+		bool twice = false;
 
 		for (size_t i = 0; allowed[i]; i++) {
 			if (strcmp(kv->key, allowed[i]))
 				continue;
+			twice = seen & 1u << i;
+			seen |= 1u << i;
 			slot = !strcmp(kv->key, "file") ? &p->file : !strcmp(kv->key, "edit") ? &p->edit :
 			       !strcmp(kv->key, "kernel") ? &p->kernel :
 			       !strcmp(kv->key, "strategy") ? &p->strategy :
@@ -207,7 +217,7 @@ static int parse_params(const char *query, struct params *p, const char *const *
 			snprintf(why, wlen, "unknown parameter '%.64s'", kv->key);
 			return 400;
 		}
-		if (*slot) {
+		if (twice) {
 			snprintf(why, wlen, "parameter '%s' given twice", kv->key);
 			return 400;
 		}
