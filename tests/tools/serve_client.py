@@ -213,6 +213,15 @@ status, _, data = request("GET", "/scenario?file=" + RACE)
 if b'<form id="edit" method="post" action="/edit"' not in data:
     fail("the scenario page has no edit box")
 
+# a library file that does not parse: its page shows the error at its line, and no Run form
+status, _, data = request("GET", "/scenario?file=root/broken.kws")
+if status != 200 or b'<tr id="L3" class="err">' not in data or b"root/broken.kws:3:" not in data \
+        or b'<form id="run"' in data:
+    fail("GET /scenario?file=root/broken.kws: %s, its error not at line 3" % status)
+status, _, data = request("GET", "/api/run?file=root/broken.kws")
+if status != 400 or not data.startswith(b"kwsim serve: 400 Bad Request: root/broken.kws:3:"):
+    fail("GET /api/run?file=root/broken.kws: %s %r" % (status, data[:120]))
+
 # the edit box: errors at their line; a good edit runs
 form = urllib.parse.urlencode({"text": "KW e\n{ cpus = 2; }\nP0 @cpu0 {\n  bogus(1);\n}\n",
                                "kernel": "v4.9"})
