@@ -63,6 +63,15 @@ class Driver:
     def js(self, script, *args):
         return self.s('POST', '/execute/sync', {'script': script, 'args': list(args)})
 
+    def settle(self):
+        """Until the page has drawn what the last input asked for (it redraws on a frame)."""
+        self.s('POST', '/execute/async', {'script': 'const done = arguments[0];'
+               'requestAnimationFrame(() => requestAnimationFrame(() => done(1)));', 'args': []})
+
+    def click(self, element):
+        self.s('POST', '/element/%s/click' % element)
+        self.settle()
+
     def find(self, css):
         v = self.s('POST', '/elements', {'using': 'css selector', 'value': css})
         return [list(e.values())[0] for e in v]
@@ -73,6 +82,7 @@ class Driver:
             acts += [{'type': 'keyDown', 'value': ch}, {'type': 'keyUp', 'value': ch}]
         self.s('POST', '/actions', {'actions': [{'type': 'key', 'id': 'kb', 'actions': acts}]})
         self.s('DELETE', '/actions')
+        self.settle()
 
     def wait(self, script, polls=200):
         for _ in range(polls):
@@ -81,6 +91,38 @@ class Driver:
                 return v
             time.sleep(0.05)
         return None
+
+
+# What the library's pages show between them: every kind of item the page draws.
+KINDS = {'run', 'work', 'call', 'queue', 'sleep', 'timer', 'timercb', 'softirq', 'irq', 'lock',
+         'frozen', 'suspend', 'freeze', 'finding'}
+
+
+def library(d, kwsim, scenarios, tmp):
+    """Every scenario of the library exports, and its page loads and draws."""
+    root = os.path.dirname(os.path.abspath(scenarios))
+    files = sorted(os.path.relpath(os.path.join(dp, f), root)
+                   for dp, _, fs in os.walk(os.path.abspath(scenarios)) for f in fs
+                   if f.endswith('.kws'))
+    seen, bad = set(), []
+    for i, f in enumerate(files):
+        page = os.path.join(tmp, 'lib%d.html' % i)
+        rc = subprocess.run([os.path.abspath(kwsim), 'export', f, '--html', page], cwd=root,
+                            stdout=subprocess.DEVNULL).returncode
+        if rc != 0:
+            bad.append('%s: export exits %d' % (f, rc))
+            continue
+        d.s('POST', '/url', {'url': 'file://' + page})
+        if d.wait('return document.body.dataset.ready === "1"') is None:
+            bad.append('%s: the page did not load (%s)' % (f, d.js(
+                'return document.getElementById("kw-step").textContent')))
+            continue
+        kinds = d.js('return document.getElementById("kw-timeline").dataset.kinds') or ''
+        seen |= set(kinds.split())
+    check(not bad and len(files) > 30, 'the %d pages of the library load and draw%s' %
+          (len(files), ''.join('\n  ' + b for b in bad)))
+    check(KINDS <= seen, 'the library shows every kind of item (missing: %s)' %
+          ' '.join(sorted(KINDS - seen)))
 
 
 def free_port():
@@ -103,7 +145,9 @@ def main():
     tmp = tempfile.mkdtemp()
     page = os.path.join(tmp, 'flush.html')
     src = os.path.join(scenarios, 'races', 'flush-from-own-worker.kws')
-    rc = subprocess.run([kwsim, 'export', src, '--html', page]).returncode
+    # from the scenarios' parent, so that the page names the file as the README does
+    rc = subprocess.run([os.path.abspath(kwsim), 'export', 'scenarios/races/flush-from-own-worker.kws',
+                         '--html', page], cwd=os.path.dirname(os.path.abspath(scenarios))).returncode
     if not check(rc == 0 and os.path.exists(page), 'kwsim export wrote the page'):
         return 1
     html = open(page, encoding='utf-8').read()
@@ -127,7 +171,7 @@ def main():
             'goog:chromeOptions': {
                 'binary': chromium,
                 'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
-                         '--disable-dev-shm-usage', '--window-size=1280,800',
+                         '--disable-dev-shm-usage', '--window-size=1360,760',
                          '--user-data-dir=' + os.path.join(tmp, 'profile')]}}}}
         d.sid = d.call('POST', '/session', caps)['sessionId']
         d.s('POST', '/url', {'url': 'file://' + page})
@@ -182,11 +226,37 @@ def main():
         check(bool(span2) and span2 < span, '+ zooms in (%r -> %r)' % (span, span2))
         d.keys('0')
 
+        # the mouse: the wheel zooms, a drag pans
+        view = 'const b = document.getElementById("kw-timeline").dataset; return [+b.t0, +b.t1]'
+        before = d.js(view)
+        # the middle of the timeline, in the viewport's pixels
+        cx, cy = d.js('const r = document.getElementById("kw-timeline").getBoundingClientRect();'
+                      'return [Math.round(r.left + r.width / 2), Math.round(r.top + 60)]')
+        d.s('POST', '/actions', {'actions': [{'type': 'wheel', 'id': 'wheel', 'actions': [
+            {'type': 'scroll', 'x': cx, 'y': cy, 'deltaX': 0, 'deltaY': -120,
+             'origin': 'viewport'}]}]})
+        d.settle()
+        after = d.js(view)
+        check(after[1] - after[0] < before[1] - before[0], 'the wheel zooms in (%s -> %s)' %
+              (before, after))
+        d.s('POST', '/actions', {'actions': [{'type': 'pointer', 'id': 'mouse',
+            'parameters': {'pointerType': 'mouse'}, 'actions': [
+                {'type': 'pointerMove', 'x': cx, 'y': cy, 'origin': 'viewport'},
+                {'type': 'pointerDown', 'button': 0},
+                {'type': 'pointerMove', 'x': 150, 'y': 0, 'origin': 'pointer', 'duration': 50},
+                {'type': 'pointerUp', 'button': 0}]}]})
+        d.s('DELETE', '/actions')
+        d.settle()
+        dragged = d.js(view)
+        check(dragged[0] < after[0] and abs((dragged[1] - dragged[0]) - (after[1] - after[0])) < 1e-6,
+              'a drag to the right pans to earlier times (%s -> %s)' % (after, dragged))
+        d.keys('0')
+
         # a click on the work: its details
         d.wait('return document.querySelector("rect[data-kind=work]") !== null')
         rect = d.find('rect[data-kind=work]')
         if check(len(rect) >= 1, 'the work slice can be found'):
-            d.s('POST', '/element/%s/click' % rect[0])
+            d.click(rect[0])
             kind = d.wait('return document.getElementById("kw-details").dataset.itemKind')
             text = d.js('return document.getElementById("kw-details").textContent')
             check(kind == 'work', 'a click shows the work\'s details (%s)' % kind)
@@ -196,10 +266,10 @@ def main():
         # calls at one moment share a mark: its details list them, each a click away
         call = d.find('rect[data-kind=call][data-labels*="kthread_flush_work(A) begins"]')
         if check(len(call) >= 1, 'the flush call is drawn'):
-            d.s('POST', '/element/%s/click' % call[0])
+            d.click(call[0])
             link = d.find('#kw-details a.kw-here[data-label="kthread_flush_work(A) begins"]')
             if link:
-                d.s('POST', '/element/%s/click' % link[0])
+                d.click(link[0])
             d.wait('return document.getElementById("kw-details").textContent'
                    '.startsWith("kthread_flush_work(A) begins")')
             text = d.js('return document.getElementById("kw-details").textContent')
@@ -210,7 +280,7 @@ def main():
 
         # the findings list leads to the finding's moment
         li = d.find('#kw-findings li.kw-finding')
-        d.s('POST', '/element/%s/click' % li[0])
+        d.click(li[0])
         ev = d.wait('const s = +document.body.dataset.step; const r = s >= 0 && '
                     'JSON.parse(document.getElementById("kwsim-doc").textContent).records[s];'
                     'return r && r.ev === "finding" ? r.kind : null')
@@ -221,18 +291,18 @@ def main():
         # a click on a scenario line steps to its first event; the picture: the whole run,
         # the cursor on the work's flush
         d.keys('\ue011')   # Home
-        d.s('POST', '/element/%s/click' % d.find('.kw-src-line[data-line="%d"]' % flush)[0])
+        d.click(d.find('.kw-src-line[data-line="%d"]' % flush)[0])
         line = d.js('const s = +document.body.dataset.step; const r = s >= 0 && '
                     'JSON.parse(document.getElementById("kwsim-doc").textContent).records[s];'
                     'return r ? r.line : null')
         check(line == flush, 'a click on scenario line %d steps to it (%s)' % (flush, line))
         d.keys('0')
-        d.js('document.getElementById("kw-source").scrollIntoView()')
         png = base64.b64decode(d.s('GET', '/screenshot'))
         with open(os.path.join(outdir, 'timeline.png'), 'wb') as f:
             f.write(png)
         check(png[:8] == b'\x89PNG\r\n\x1a\n', 'a screenshot saved: %s' %
               os.path.join(outdir, 'timeline.png'))
+        library(d, kwsim, scenarios, tmp)
     finally:
         try:
             if d.sid:

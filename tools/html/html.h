@@ -55,9 +55,16 @@
  *
  * Served, the document comes in parts: the head (the document without
  * "records" and "end"), then arrays of records appended in order, then the
- * "end" object: the page loads `/api/run` + location.search (a whole
- * document) or, for live playback, listens to the EventSource `/api/play` +
- * location.search for `event: doc-head`, `event: records` and `event: end`.
+ * "end" object. A page written without a document loads `/api/run` +
+ * location.search (one whole document, as JSON) or, when its query string
+ * has live=1, listens to the EventSource `/api/play` + location.search for
+ * `event: doc-head` (the head), `event: records` (a JSON array of records,
+ * any number of these) and `event: end` (the end object); the page draws
+ * as they come.
+ *
+ * The scenario's account ("scn_say") and lines ("scn_line") carry pid: the
+ * task that ran them, 0 in an interrupt's context (then ctx says which and
+ * the context is the CPU's).
  */
 #ifndef KWSIM_HTML_H
 #define KWSIM_HTML_H

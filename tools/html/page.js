@@ -87,6 +87,11 @@
           break;
         }
         case 'task_newtask': comms.set(r.task_pid, r.task_comm); taskLane(r.task_pid); break;
+        case 'sched_waking':
+          // asleep until woken; from then it waits for a CPU
+          close(sleeping.get(r.task_pid), r.t, i);
+          sleeping.delete(r.task_pid);
+          break;
         case 'irq_handler_entry':
           irq[r.cpu] = add(lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
             { kind: 'irq', t0: r.t, t1: null, r: i, label: 'hardirq ' + r.name });
@@ -178,11 +183,16 @@
     const order = [...lanes.values()].filter((l) => l.items.length || l.key.startsWith('cpu:'));
     order.sort((a, b) => a.order - b.order || (a.key < b.key ? -1 : 1));
     let items = 0;
-    order.forEach((l, i) => { l.index = i; items += l.items.length; });
-    return { lanes: order, end: Math.max(end, 1), items };
+    const kinds = new Set();
+    order.forEach((l, i) => {
+      l.index = i; items += l.items.length;
+      for (const it of l.items) kinds.add(it.kind);
+    });
+    return { lanes: order, end: Math.max(end, 1), items, kinds: [...kinds].sort().join(' ') };
   }
 
-  function ctxKey(r) { return r.pid > 0 ? 'p' + r.pid : 'irq' + r.cpu; }
+  /* A context: a task, or a CPU's interrupt frames (the html.h "ctx"). */
+  function ctxKey(r) { return r.ctx === 'task' && r.pid > 0 ? 'p' + r.pid : 'irq' + r.cpu; }
 
   /* --- drawing ----------------------------------------------------------------------- */
 
@@ -273,6 +283,7 @@
     el('rect', { x: 0, y: 0, width: LABEL_W - 2, height: 0 }, svg);
     box.replaceChildren(svg);
     box.dataset.items = model.items;
+    box.dataset.kinds = model.kinds;
     box.dataset.shown = shown;
     box.dataset.t0 = view.t0;
     box.dataset.t1 = view.t1;
@@ -397,18 +408,17 @@
     return r && r.kfunc ? r.kfunc + '()  ' + r.kfile + ':' + r.kline + '  (its first traced point)' : null;
   }
 
-  /* The account's line (the API call) a record belongs to: same context, same time. */
-  function callNear(i) {
-    const r = doc.records[i];
-    for (let j = i; j >= 0 && j > i - 200; j--) {
+  /*
+   * The account's line (the API call and its result) a record belongs to:
+   * the next one its context says before it starts another scenario line.
+   */
+  function callFor(i) {
+    const key = ctxKey(doc.records[i]);
+    for (let j = i; j < doc.records.length && j < i + 5000; j++) {
       const q = doc.records[j];
-      if (q.t < r.t) break;
-      if (q.ev === 'scn_say' && q.cpu === r.cpu) return q;
-    }
-    for (let j = i + 1; j < doc.records.length && j < i + 200; j++) {
-      const q = doc.records[j];
-      if (q.t > r.t) break;
-      if (q.ev === 'scn_say' && q.cpu === r.cpu) return q;
+      if (ctxKey(q) !== key) continue;
+      if (q.ev === 'scn_say') return q;
+      if (q.ev === 'scn_line' && j > i) return null;
     }
     return null;
   }
@@ -421,7 +431,7 @@
     lines.push('kind: ' + it.kind + (it.state ? ' (' + it.state + ')' : '') + (it.open ? ' (still open at the end)' : ''));
     lines.push('from ' + fmt(it.t0) + (it.t1 !== it.t0 ? ' to ' + fmt(it.t1) + '  (' + fmtDur(it.t1 - it.t0) + ')' : ''));
     lines.push('cpu ' + r.cpu + ', ' + (r.ctx === 'task' ? (r.pid ? r.comm + '-' + r.pid : 'idle') : r.ctx));
-    const call = r.ev === 'scn_say' ? r : callNear(it.r);
+    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) ? null : callFor(it.r);
     let scnLine = call && call.line ? call.line : 0;
     if (it.kind === 'finding' && doc.end && doc.end.findings[it.finding]) {
       const f = doc.end.findings[it.finding];
