@@ -367,7 +367,7 @@ for v in ("kernel=v9", "kernel=tree:/etc", "kernel=mainline%0A", "kernel=MAINLIN
           "seed=-1", "seed=99999999999999999999999", "seed=9223372036854775808", "seed=1e3",
           "seed=0x10", "seed=+1", "seed= 1", "seed=1%20", "strategy=pct", "strategy=foo",
           "strategy=faithful&seed=3", "replay=1", "replay=2", "replay=1&seed=1", "ms=-1",
-          "ms=10001", "live=2", "live=yes",
+          "ms=5001", "live=2", "live=yes",
           "runs=5", "bogus=1", "file=" + RACE, "edit=e0000000000000000", "x", "=1", "&&",
           "kernel=%01", "kernel=" + "v" * 600, "seed=&seed=3", "kernel=v4.9&kernel="):
     values.append(get(run + "&" + v))
@@ -378,7 +378,7 @@ for v in ("runs=0", "runs=1001", "runs=-5", "runs=abc", "runs=999999999999999999
           "strategy=faithful", "strategy=bogus", "seed=-3", "replay=1", "ms=0", "kernel=v5"):
     for route in ("/explore", "/api/explore"):
         values.append(get("%s?file=%s&%s" % (route, RACE, v)))
-for v in ("ms=-1", "ms=10001", "ms=abc", "ms=1.5", "runs=3", "live=x"):
+for v in ("ms=-1", "ms=5001", "ms=abc", "ms=1.5", "runs=3", "live=x"):
     for route in ("/api/play", "/play", "/api/result"):
         values.append(get("%s?file=%s&%s" % (route, RACE, v)))
 for n in range(60):
@@ -431,9 +431,14 @@ if not evs or evs[-1][0] != "end":
     fail("a playback after the others left did not end")
 total += 9
 
+# the slowest pace a playback may ask (ms=5000) is inside the idle timeout: it plays to its end
+evs = sse_events("/api/play?file=%s&ms=5000" % RACE)
+if [e for e, _ in evs][-1:] != ["end"]:
+    fail("a playback at ms=5000 did not reach its end: %s" % [e for e, _ in evs])
+
 # SIGTERM with a playback in progress: the server closes it and exits (serve.sh checks how)
 s = socket.create_connection((HOST, PORT), timeout=GUARD)
-s.sendall(get("/api/play?file=%s&ms=10000" % RACE))
+s.sendall(get("/api/play?file=%s&ms=5000" % RACE))
 if b"event: doc-head" not in s.recv(65536):
     fail("a playback sent no doc-head first")
 __import__("os").kill(PID, 15)

@@ -22,7 +22,7 @@
  * strategy (run: faithful|random; explore: random|pct|pos|dfs|portfolio),
  * seed (0 to 2^63-1), replay=1 (follow the file's schedule), runs (explore:
  * 1 to SRV_MAX_RUNS), ms (playback: milliseconds between chunks, 0 to
- * 10000). Anything else is refused with a 4xx and a plain-text reason,
+ * SRV_MAX_PACE_MS). Anything else is refused with a 4xx and a plain-text reason,
  * and the server goes on serving: see srv.h for the bounds.
  */
 #define _GNU_SOURCE
@@ -306,8 +306,9 @@ static int query_of(struct server *sv, const struct params *p, bool explore, str
 	}
 	uint64_t ms;
 
-	if (p->ms && !parse_u64(p->ms, 10000, &ms)) {
-		snprintf(why, wlen, "ms must be a number from 0 to 10000, not '%.64s'", p->ms);
+	if (p->ms && !parse_u64(p->ms, SRV_MAX_PACE_MS, &ms)) {
+		snprintf(why, wlen, "ms must be a number from 0 to %d, not '%.64s'", SRV_MAX_PACE_MS,
+			 p->ms);
 		return 400;
 	}
 	if (p->live && strcmp(p->live, "0") && strcmp(p->live, "1")) {
@@ -693,7 +694,7 @@ static void route_play_events(struct server *sv, struct evhttp_request *req,
 	uint64_t ms = 100;	/* between chunks; query_of() checked it */
 
 	if (p->ms)
-		(void)parse_u64(p->ms, 10000, &ms);
+		(void)parse_u64(p->ms, SRV_MAX_PACE_MS, &ms);
 	if (sv->nstreams >= SRV_MAX_STREAMS) {
 		refuse(sv, req, 429, "%d playbacks are in progress: try again when one ends",
 		       SRV_MAX_STREAMS);

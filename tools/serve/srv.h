@@ -27,6 +27,8 @@
 #define SRV_MAX_STREAMS	8		/* playbacks in progress at once */
 #define SRV_MAX_EDITS	32		/* edited scenarios kept, oldest dropped first */
 #define SRV_TIMEOUT_S	10		/* a connection idle this long is closed */
+/* A playback's pace, ms between chunks: well inside the idle timeout, which a gap would trip. */
+#define SRV_MAX_PACE_MS	5000
 
 /* --- a growing buffer of bytes, bounded ------------------------------------------------------- */
 
