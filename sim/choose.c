@@ -92,7 +92,7 @@ static void note_where(void)
 	snprintf(sim.choose.where, sizeof(sim.choose.where), "at %llu.%09llu s on cpu%d in %s%s%s",
 		 (unsigned long long)(sim_now() / 1000000000ULL),
 		 (unsigned long long)(sim_now() % 1000000000ULL), sim_this_cpu(),
-		 x ? sim_ctx_name(x) : "the machine", x && x->note[0] ? ", during " : "",
+		 x ? sim_ctx_name(x) : "the machine", x && sim_ctx_note(x)[0] ? ", during " : "",
 		 x ? x->note : "");
 }
 

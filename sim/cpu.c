@@ -88,6 +88,7 @@ static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 	x->wait = WAIT_NONE;
 	x->nheld = 0;
 	x->note[0] = '\0';
+	x->note_file = NULL;
 	x->in_call = NULL;
 	x->work_fn = NULL;
 	x->below_preemptible = c->preemptible_point;

@@ -53,7 +53,8 @@ struct sim_cpu {
 	struct sim_event *tick;		/* the pending timer-softirq event */
 	const struct timer_list *running_timer;	/* whose callback runs here now */
 	uint64_t sched_touch;		/* when it last switched or could be preempted */
-	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is armed for */
+	uint64_t lockup_watch;		/* sched_touch + 1 a soft-lockup check is asked for */
+	struct sim_event *lockup_ev;	/* the one pending check, or NULL (oracle.c) */
 	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
 	bool timer_clk_set;		/* ... once the base has been used */
 };
@@ -113,6 +114,12 @@ struct sim_trace {			/* trace.c */
 	struct sim_rec *recs;
 	size_t nrecs, caprecs;
 	uint64_t hash;
+	/*
+	 * Strings' hashes by address, direct-mapped: a record's strings are
+	 * literals or interned, unchanging while the run lasts, so a hit is
+	 * the hash of the same text. Cleared at each run's start.
+	 */
+	struct { const char *s; uint64_t h; } strhash[256];
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
 	struct trace_object *objs;	/* sorted by address, for lookups only */
@@ -334,6 +341,8 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
  * out->file is NULL when only the function is known, func NULL if nothing.
  */
 void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out);
+/* x's note (sim_note, sim_note_line), "" for none. */
+const char *sim_ctx_note(struct sim_ctx *x);
 
 /* --- lockdep.c ---------------------------------------------------------------- */
 void sim_lockdep_init(void);

@@ -127,7 +127,7 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 	}
 	f->decision = sim_decision_count();
 	if (x)
-		memcpy(f->note, x->note, sizeof(f->note));
+		memcpy(f->note, sim_ctx_note(x), sizeof(f->note));
 	sim.oracle.nfindings++;
 	return f;
 }
@@ -236,15 +236,32 @@ void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *wha
 	}
 }
 
-/* Nothing has let the CPU schedule since the touch the check was armed for: a lockup. */
+static void cpu_lockup_check(void *arg);
+
+static void lockup_arm(struct sim_cpu *c, uint64_t at, uint64_t touch)
+{
+	c->lockup_ev = sim_event_add(at, cpu_lockup_check, c, true);
+	c->lockup_ev->data = touch;
+}
+
+/*
+ * Nothing has let the CPU schedule since the touch the check was armed for:
+ * a lockup. A CPU that was touched since, and busy-waited after, gets the
+ * check for its latest touch now (the earlier touches can no longer match).
+ */
 static void cpu_lockup_check(void *arg)
 {
 	struct sim_cpu *c = arg;
+	uint64_t latest = c->lockup_watch - 1, at;
 	unsigned int secs;
 	char what[128];
 
-	if (c->sched_touch != sim.ev_data)
+	c->lockup_ev = NULL;
+	if (c->sched_touch != sim.ev_data) {
+		if (latest != sim.ev_data && (at = sim_softlockup_time(latest, &secs)))
+			lockup_arm(c, at, latest);
 		return;
+	}
 	sim_softlockup_time(c->sched_touch, &secs);
 	snprintf(what, sizeof(what), "%s has run on cpu%d without scheduling since %llu.%06llu s",
 		 c->curr->comm, c->id, (unsigned long long)(c->sched_touch / 1000000000ULL),
@@ -255,19 +272,23 @@ static void cpu_lockup_check(void *arg)
 /*
  * A busy-wait (udelay, mdelay) where nothing may preempt it: if the CPU
  * has not scheduled by its soft-lockup time, counted from its last touch,
- * it is reported, however many waits that takes. One check per touch.
+ * it is reported, however many waits that takes. One check pending per
+ * CPU: a loop that busy-waits after every touch would otherwise queue an
+ * event per round for the whole 2 * watchdog_thresh ahead (a self-requeueing
+ * work with a udelay: 23 MB of events at 0.4 s). The pending check, when
+ * it finds the CPU touched since, re-arms for the latest touch asked about,
+ * at that touch's own time, so the report comes when it always did.
  */
 void sim_softlockup_watch(struct sim_cpu *c)
 {
 	unsigned int secs;
 	uint64_t at = sim_softlockup_time(c->sched_touch, &secs);
-	struct sim_event *ev;
 
 	if (!at || c->lockup_watch == c->sched_touch + 1)
 		return;
 	c->lockup_watch = c->sched_touch + 1;
-	ev = sim_event_add(at, cpu_lockup_check, c, true);
-	ev->data = c->sched_touch;
+	if (!c->lockup_ev)
+		lockup_arm(c, at, c->sched_touch);
 }
 
 void sim_ctx_site(const struct sim_ctx *x, struct sim_site *out)
@@ -306,9 +327,27 @@ void sim_note(const char *fmt, ...)
 
 	if (!sim.cur || sim.in_event)
 		return;
+	sim.cur->note_file = NULL;
 	va_start(ap, fmt);
 	vsnprintf(sim.cur->note, sizeof(sim.cur->note), fmt, ap);
 	va_end(ap);
+}
+
+void sim_note_line(const char *file, int line)
+{
+	if (!sim.cur || sim.in_event)
+		return;
+	sim.cur->note_file = file;
+	sim.cur->note_line = line;
+}
+
+const char *sim_ctx_note(struct sim_ctx *x)
+{
+	if (x->note_file) {
+		snprintf(x->note, sizeof(x->note), "%s:%d", x->note_file, x->note_line);
+		x->note_file = NULL;
+	}
+	return x->note;
 }
 
 size_t sim_finding_count(void)

@@ -211,7 +211,7 @@ void sim_kfree(const void *p, const struct sim_site *site)
 	b->free_site = site;
 	if (in_context()) {
 		snprintf(b->freer, sizeof(b->freer), "%s", sim_ctx_name(sim.cur));
-		b->free_note = sim.cur->note[0] ? sim_intern(sim.cur->note) : NULL;
+		b->free_note = sim_ctx_note(sim.cur)[0] ? sim_intern(sim.cur->note) : NULL;
 	}
 	mprotect(b->base, b->map_size, PROT_NONE);
 }

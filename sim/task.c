@@ -526,19 +526,20 @@ bool sim_anyone_blocked(void)
  * " during NOTE": the caller's words for the blocked call (a scenario line),
  * unless the site already names that line.
  */
-static const char *during(const struct sim_ctx *x, const struct sim_site *site)
+static const char *during(struct sim_ctx *x, const struct sim_site *site)
 {
 	static char buf[128];
+	const char *note = sim_ctx_note(x);
 	char at[96];
 
-	if (!x->note[0])
+	if (!note[0])
 		return "";
 	if (site) {
 		snprintf(at, sizeof(at), "%s:%d", site->file, site->line);
-		if (!strcmp(at, x->note))
+		if (!strcmp(at, note))
 			return "";
 	}
-	snprintf(buf, sizeof(buf), " during %s", x->note);
+	snprintf(buf, sizeof(buf), " during %s", note);
 	return buf;
 }
 

@@ -1,6 +1,7 @@
 /*
  * `kwsim bench`: five figures that say whether the machine is fast and
- * small enough for exploration (millions of runs) to be practical; with
+ * small enough for exploration (millions of runs) to be practical, then
+ * the exploration strategies on the race library (bench_explore.c); with
  * --long, the memory of one long run, which must not grow with its length.
  *
  * Only tools/ may read the wall clock; the machine itself never does, so
@@ -445,6 +446,7 @@ int kwsim_bench(int argc, char **argv)
 	bool quick = false, missed = false, enforce;
 	double sw_rate, dec_rate, ev_rate, per_task;
 	struct runs_rate reset, fresh;
+	struct bench_explore *explore;
 	size_t decisions;
 	long total;
 	char b1[32], b2[32];
@@ -502,6 +504,9 @@ int kwsim_bench(int argc, char **argv)
 	if (bench_switches(sz, &sw_rate) || bench_decisions(sz, &dec_rate, &decisions) ||
 	    bench_events(sz, &ev_rate) || bench_runs(sz, &reset, &fresh))
 		return 1;
+	explore = bench_explore_measure(KWSIM_SCENARIOS, quick);
+	if (!explore)
+		return 1;
 
 	enforce = !quick && !SANITIZED;
 	/* CMake leaves the type empty when none was chosen: no -O, no -g */
@@ -512,8 +517,13 @@ int kwsim_bench(int argc, char **argv)
 	printf("coroutine switches/s: %s (%ld round trips between two coroutines)\n",
 	       human(sw_rate, b1, sizeof(b1)), sz->switches);
 	printf("scheduling decisions/s: %s (target >= " TARGET_DECISIONS_TEXT
-	       "; 2 CPUs ping-pong a spinlock, %s decisions)\n",
-	       human(dec_rate, b1, sizeof(b1)), human((double)decisions, b2, sizeof(b2)));
+	       "; 2 CPUs ping-pong a spinlock, %s decisions)", human(dec_rate, b1, sizeof(b1)),
+	       human((double)decisions, b2, sizeof(b2)));
+	/* beside the cheapest decision, the realistic one */
+	if (bench_explore_decisions(explore) > 0)
+		printf("; exploring the race library with random: %s",
+		       human(bench_explore_decisions(explore), b1, sizeof(b1)));
+	printf("\n");
 	printf("events/s: %s (%ld events at pseudo-random times, queued and fired)\n",
 	       human(ev_rate, b1, sizeof(b1)), sz->events);
 	printf("memory per idle task: %.1f KiB (target < " TARGET_TASK_TEXT
@@ -523,6 +533,8 @@ int kwsim_bench(int argc, char **argv)
 	       "the race in %ld; %.0f%% system time; set up anew each run: %s, %.0f%% system time)\n",
 	       human(reset.runs_s, b1, sizeof(b1)), sz->runs, reset.held, 100.0 * reset.sys_share,
 	       human(fresh.runs_s, b2, sizeof(b2)), 100.0 * fresh.sys_share);
+
+	bench_explore_print(explore, enforce, &missed);
 
 	if (dec_rate < TARGET_DECISIONS_PER_S) {
 		printf("%s: scheduling decisions/s is below its target\n", enforce ? "FAIL" : "note");

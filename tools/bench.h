@@ -5,4 +5,17 @@
 /* argv[0] is "bench". Returns the process exit code: 0, 1 (a target missed) or 2 (usage). */
 int kwsim_bench(int argc, char **argv);
 
+#include <stdbool.h>
+
+/*
+ * The exploration figures over DIR/races (bench_explore.c): measured
+ * first (NULL when a run went wrong), so that the realistic decisions/s
+ * (0 when there was no library to explore) goes beside the micro figure;
+ * then printed, setting *missed when a target is missed, and freed.
+ */
+struct bench_explore;
+struct bench_explore *bench_explore_measure(const char *dir, bool quick);
+double bench_explore_decisions(const struct bench_explore *e);
+void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed);
+
 #endif

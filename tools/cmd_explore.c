@@ -533,7 +533,7 @@ static int explore_token(struct explore_opts *o)
 			xc_scenario_hash(s, o->sets_text));
 		goto out;
 	}
-	if (xc_calibrate(s, m, &k.sp.est_steps, &k.sp.est_contexts, stderr))
+	if (xs_calibrate(&k.sp, s, m, &run, stderr))
 		goto out;
 	x = xs_new(&k.sp);
 	if (!x) {

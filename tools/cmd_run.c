@@ -3,8 +3,9 @@
  *
  *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--set NAME=VALUE]... [--trace text|json] [-o OUT] [--json]
- *                  [--save-schedule OUT]
- *   kwsim replay FILE [--trace text|json] [-o OUT] [--json]
+ *                  [--save-schedule OUT] [--timeline [--width N] [--from T] [--to T]
+ *                  [--lanes cpus|tasks|both]]
+ *   kwsim replay FILE [--trace text|json] [-o OUT] [--json] [--timeline ...]
  *
  * A run's settings come from the init block, then from the file's schedule
  * section, then from the command line: --set NAME=VALUE gives any of them
@@ -14,6 +15,10 @@
  * every setting the run had, with its decisions; replay applies them and
  * follows the decisions, each checked against the strategy the schedule
  * names, so it prints what the run printed.
+ *
+ * --timeline draws the run (timeline.c) after the summary and before the
+ * result block; "What ran" stays, since it says what each call returned.
+ * It is for people: with --json it is a usage error.
  *
  * Exit status (README "Exit codes", 'kwsim help'):
  *   0  the expectations hold: the condition's verdict is Ok (without a
@@ -40,6 +45,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 struct run_opts {
 	const char *file;
@@ -49,6 +56,8 @@ struct run_opts {
 	const char *html;	/* export: the page's file */
 	size_t max_events;	/* export: the document's cap (0: HTML_MAX_RECORDS) */
 	bool json;
+	bool timeline;
+	struct trace_timeline_opts tl;	/* with timeline */
 	struct scn_set *sets;	/* --set, --seed, --kernel, --strategy, in order */
 	size_t nsets;
 };
@@ -86,9 +95,36 @@ static void free_opts(struct run_opts *o)
 	o->nsets = 0;
 }
 
+#define TIMELINE_MIN_WIDTH	60
+#define TIMELINE_MAX_WIDTH	1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/*
+ * The timeline's width when --width does not say: the terminal's, else 100;
+ * its colour: on a terminal, unless NO_COLOR is set (no-color.org).
+ */
+static void timeline_defaults(struct trace_timeline_opts *tl, bool width_given)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	const char *no_color = getenv("NO_COLOR");
+	struct winsize ws;
+
+	tl->color = tty && !(no_color && no_color[0]);
+	if (width_given)
+		return;
+	tl->width = 100;
+	if (tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		tl->width = ws.ws_col < TIMELINE_MIN_WIDTH ? TIMELINE_MIN_WIDTH :
+			    ws.ws_col > TIMELINE_MAX_WIDTH ? TIMELINE_MAX_WIDTH : ws.ws_col;
+}
+
 static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o, bool replay)
 {
+	unsigned int tl_opts = 0;	/* --width, --from, --to, --lanes given: bits 1, 2, 4, 8 */
+
 	memset(o, 0, sizeof(*o));
+	o->tl.cpu_lanes = true;
 	o->sets = calloc((size_t)argc, sizeof(*o->sets));
 	if (!o->sets)
 		abort();
@@ -98,7 +134,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		bool takes = !strcmp(a, "--seed") || !strcmp(a, "--kernel") || !strcmp(a, "--trace") ||
 			     !strcmp(a, "-o") || !strcmp(a, "--save-schedule") ||
 			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
-			     !strcmp(a, "--html") || !strcmp(a, "--max-events");
+			     !strcmp(a, "--width") || !strcmp(a, "--from") || !strcmp(a, "--to") ||
+			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events");
 		bool export = !strcmp(cmd, "export");
 
 		if (takes && !v)
@@ -137,12 +174,45 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			if (errno || *end || !*v || v[0] == '-' || !o->max_events)
 				return usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
 		} else if (export && (!strcmp(a, "--trace") || !strcmp(a, "-o") ||
-				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json"))) {
+				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json") ||
+				      !strcmp(a, "--timeline") || !strcmp(a, "--width") ||
+				      !strcmp(a, "--from") || !strcmp(a, "--to") ||
+				      !strcmp(a, "--lanes"))) {
 			return usage_error(cmd, "option %s does not apply to export", a);
 		} else if (!strcmp(a, "--trace")) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
 				return usage_error(cmd, "--trace must be text or json, not '%s'", v);
 			o->trace = v;
+		} else if (!strcmp(a, "--width")) {
+			char *end;
+			long w;
+
+			errno = 0;
+			w = strtol(v, &end, 10);
+			if (errno || *end || !*v || w < TIMELINE_MIN_WIDTH || w > TIMELINE_MAX_WIDTH)
+				return usage_error(cmd, "--width wants a number of columns from "
+						   STR(TIMELINE_MIN_WIDTH) " to " STR(TIMELINE_MAX_WIDTH)
+						   ", not '%s'", v);
+			o->tl.width = (int)w;
+			tl_opts |= 1;
+		} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+			uint64_t ns;
+
+			if (scn_parse_time(v, &ns))
+				return usage_error(cmd, !strcmp(a, "--from") ?
+						   "--from wants a time such as 5ms, 100us or 0, not '%s'" :
+						   "--to wants a time such as 5ms, 100us or 0, not '%s'", v);
+			*(!strcmp(a, "--from") ? &o->tl.from : &o->tl.to) = ns;
+			tl_opts |= !strcmp(a, "--from") ? 2 : 4;
+		} else if (!strcmp(a, "--lanes")) {
+			if (strcmp(v, "cpus") && strcmp(v, "tasks") && strcmp(v, "both"))
+				return usage_error(cmd, "--lanes must be cpus, tasks or both, not '%s'", v);
+			o->tl.cpu_lanes = strcmp(v, "tasks") != 0;
+			o->tl.task_lanes = strcmp(v, "cpus") != 0;
+			tl_opts |= 8;
+		} else if (!strcmp(a, "--timeline")) {
+			o->timeline = true;
+			continue;
 		} else if (!strcmp(a, "-o")) {
 			o->out = v;
 		} else if (!strcmp(a, "--save-schedule")) {
@@ -155,10 +225,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
 					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
 					" [--max-events N]" :
-			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]"
+			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]\n"
+					"                 [--timeline [--width N] [--from T] [--to T]"
+					" [--lanes cpus|tasks|both]]"
 				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
 					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
-					" [--json]\n                 [--save-schedule OUT]");
+					" [--json]\n                 [--save-schedule OUT]\n"
+					"                 [--timeline [--width N] [--from T] [--to T]"
+					" [--lanes cpus|tasks|both]]");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error(cmd, "unknown option '%s'", a);
@@ -178,6 +252,16 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
 	if (o->json && o->trace && !o->out)
 		return usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
+	if (tl_opts && !o->timeline)
+		return usage_error(cmd, "%s", "--width, --from, --to and --lanes shape the timeline: "
+				   "give --timeline too");
+	if (o->timeline && o->json)
+		return usage_error(cmd, "%s", "--timeline draws for people, --json is for programs: "
+				   "give one (a viewer reads --trace json -o FILE)");
+	if (o->timeline && o->tl.to && o->tl.to <= o->tl.from)
+		return usage_error(cmd, "%s", "--to must come after --from");
+	if (o->timeline)
+		timeline_defaults(&o->tl, tl_opts & 1);
 	/* the settings' names and values, before any file is read */
 	return scn_set(NULL, cmd, o->sets, o->nsets, stderr);
 }
@@ -208,6 +292,7 @@ struct run_out {
 	struct html_doc *html;
 	struct trace_text *text;
 	struct trace_json *json;
+	struct trace_timeline *timeline;
 	size_t since;		/* records and lines since the last release */
 	uint64_t released;	/* the watermark of the last release */
 	struct run_stats st;
@@ -217,7 +302,8 @@ static size_t held(const struct run_out *ro)
 {
 	return (ro->tl ? scn_timeline_held(ro->tl) : 0) +
 	       (ro->text ? trace_text_held(ro->text) : 0) +
-	       (ro->json ? trace_json_held(ro->json) : 0) + (ro->html ? html_doc_held(ro->html) : 0);
+	       (ro->json ? trace_json_held(ro->json) : 0) + (ro->html ? html_doc_held(ro->html) : 0) +
+	       (ro->timeline ? trace_timeline_held(ro->timeline) : 0);
 }
 
 static void release(struct run_out *ro)
@@ -240,6 +326,8 @@ static void release(struct run_out *ro)
 		trace_text_release(ro->text, w);
 	if (ro->json)
 		trace_json_release(ro->json, w);
+	if (ro->timeline)
+		trace_timeline_release(ro->timeline, w);
 }
 
 static void on_record(void *arg, const struct sim_rec *r)
@@ -258,6 +346,8 @@ static void on_record(void *arg, const struct sim_rec *r)
 		trace_text_record(ro->text, r);
 	if (ro->json)
 		trace_json_record(ro->json, r);
+	if (ro->timeline)
+		trace_timeline_record(ro->timeline, r);
 	if (++ro->since == RELEASE_EVERY)
 		release(ro);
 }
@@ -369,6 +459,11 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 		scn_free(s);
 		return 2;
 	}
+	if (o->timeline) {
+		struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus };
+
+		ro.timeline = trace_timeline_begin(&vo, &o->tl);
+	}
 	ro.tl = scn_timeline_begin(out, s, m, o->json);
 	sim_trace_set_sink(on_record, &ro);
 	rc = scn_run(s, m, &run, stderr);
@@ -376,6 +471,8 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 	if (st)
 		*st = ro.st;
 	if (rc) {
+		if (ro.timeline)
+			trace_timeline_end(ro.timeline, NULL);
 		close_trace(o, &ro, false, out);
 		sim_fini();
 		scn_run_free(&run);
@@ -386,6 +483,9 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 		scn_print_json(out, s, &run);
 	} else {
 		scn_print_summary(out, s, &run);
+		/* the picture under the findings it marks, before the verdict */
+		if (ro.timeline)
+			trace_timeline_end(ro.timeline, out);
 		scn_print_result(out, s, &run);
 	}
 	rc = exit_status(s, &run);

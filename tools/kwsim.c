@@ -70,7 +70,12 @@ static void usage(FILE *f)
 		"  -o FILE                  write the trace to FILE instead of stdout\n"
 		"  --json                   print the result as JSON\n"
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
-		"                           decisions (run); replay runs that file exactly\n");
+		"                           decisions (run); replay runs that file exactly\n"
+		"  --timeline               draw the run in the terminal after the summary: lanes per\n"
+		"                           CPU (context, works, timers, findings), README \"Timeline\"\n"
+		"  --width N                the timeline's width (default: the terminal's, else 100)\n"
+		"  --from T1, --to T2       only [T1, T2) of the timeline (times as 5ms, 100us, 0)\n"
+		"  --lanes cpus|tasks|both  lanes per CPU (default), per task, or both\n");
 	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
 		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default)\n"
 		"  --runs N                 runs per kernel (default 10000)\n"

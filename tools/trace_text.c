@@ -159,23 +159,25 @@ static void write_header(FILE *out, size_t n, int ncpus)
  * than the watermark: an entry older than the watermark that wins among the
  * entries present wins among all.
  */
-struct cpu_queue {
+struct trace_cpu_queue {
 	struct sim_rec *v;	/* a ring */
 	size_t head, n, cap;
 };
 
-struct trace_text {
-	FILE *body;
-	unsigned int hz;
-	int ncpus;		/* for the header's #P */
-	size_t written;		/* lines, for the header's entries */
-	size_t held;
-	struct cpu_queue *q;
-	size_t nq;
-};
-
-static void queue_push(struct cpu_queue *q, const struct sim_rec *r)
+void trace_merge_push(struct trace_merge *m, const struct sim_rec *r)
 {
+	struct trace_cpu_queue *q;
+
+	if (r->cpu >= m->nq) {
+		size_t n = (size_t)r->cpu + 1;
+
+		m->q = realloc(m->q, n * sizeof(*m->q));
+		if (!m->q)
+			abort();
+		memset(&m->q[m->nq], 0, (n - m->nq) * sizeof(*m->q));
+		m->nq = n;
+	}
+	q = &m->q[r->cpu];
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? 2 * q->cap : 64;
 		struct sim_rec *v = malloc(cap * sizeof(*v));
@@ -190,7 +192,45 @@ static void queue_push(struct cpu_queue *q, const struct sim_rec *r)
 		q->cap = cap;
 	}
 	q->v[(q->head + q->n++) % q->cap] = *r;
+	m->held++;
 }
+
+const struct sim_rec *trace_merge_next(struct trace_merge *m, uint64_t watermark, bool all)
+{
+	struct trace_cpu_queue *best = NULL;
+	const struct sim_rec *r;
+
+	for (size_t c = 0; c < m->nq; c++) {
+		struct trace_cpu_queue *q = &m->q[c];
+
+		/* strictly earlier: a tie goes to the lower CPU, seen first */
+		if (q->n && (!best || q->v[q->head].time < best->v[best->head].time))
+			best = q;
+	}
+	if (!best || (!all && best->v[best->head].time >= watermark))
+		return NULL;
+	r = &best->v[best->head];
+	best->head = (best->head + 1) % best->cap;
+	best->n--;
+	m->held--;
+	return r;
+}
+
+void trace_merge_free(struct trace_merge *m)
+{
+	for (size_t c = 0; c < m->nq; c++)
+		free(m->q[c].v);
+	free(m->q);
+	memset(m, 0, sizeof(*m));
+}
+
+struct trace_text {
+	FILE *body;
+	unsigned int hz;
+	int ncpus;		/* for the header's #P */
+	size_t written;		/* lines, for the header's entries */
+	struct trace_merge m;
+};
 
 /* --- one line ----------------------------------------------------------------------------- */
 
@@ -389,42 +429,18 @@ struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 
 void trace_text_record(struct trace_text *t, const struct sim_rec *r)
 {
-	if (r->cpu >= t->nq) {
-		size_t n = (size_t)r->cpu + 1;
-
-		t->q = realloc(t->q, n * sizeof(*t->q));
-		if (!t->q)
-			abort();
-		memset(&t->q[t->nq], 0, (n - t->nq) * sizeof(*t->q));
-		t->nq = n;
-	}
 	if (r->cpu >= t->ncpus)
 		t->ncpus = r->cpu + 1;
-	queue_push(&t->q[r->cpu], r);
-	t->held++;
+	trace_merge_push(&t->m, r);
 }
 
 static void release(struct trace_text *t, uint64_t watermark, bool all)
 {
-	for (;;) {
-		struct cpu_queue *best = NULL;
-		const struct sim_rec *r;
+	const struct sim_rec *r;
 
-		for (size_t c = 0; c < t->nq; c++) {
-			struct cpu_queue *q = &t->q[c];
-
-			/* strictly earlier: a tie goes to the lower CPU, seen first */
-			if (q->n && (!best || q->v[q->head].time < best->v[best->head].time))
-				best = q;
-		}
-		if (!best || (!all && best->v[best->head].time >= watermark))
-			return;
-		r = &best->v[best->head];
+	while ((r = trace_merge_next(&t->m, watermark, all))) {
 		write_context(t->body, r);
 		write_event(t->body, r, t->hz);
-		best->head = (best->head + 1) % best->cap;
-		best->n--;
-		t->held--;
 		t->written++;
 	}
 }
@@ -436,7 +452,7 @@ void trace_text_release(struct trace_text *t, uint64_t watermark)
 
 size_t trace_text_held(const struct trace_text *t)
 {
-	return t->held;
+	return t->m.held;
 }
 
 int trace_text_end(struct trace_text *t, FILE *out)
@@ -457,9 +473,7 @@ int trace_text_end(struct trace_text *t, FILE *out)
 			rc = -1;
 	}
 	fclose(t->body);
-	for (size_t c = 0; c < t->nq; c++)
-		free(t->q[c].v);
-	free(t->q);
+	trace_merge_free(&t->m);
 	free(t);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #ifndef KWSIM_TRACE_VIEW_H
 #define KWSIM_TRACE_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,7 +63,48 @@ void trace_json_release(struct trace_json *w, uint64_t watermark);
 size_t trace_json_held(const struct trace_json *w);
 int trace_json_end(struct trace_json *w, FILE *out);
 
-/* --- shared by the two views (trace_text.c) ------------------------------------ */
+/*
+ * A terminal timeline (timeline.c): lanes per CPU (the context that runs,
+ * the works it executes, marks for timers, queueings, wake-ups and
+ * findings), per task on request (running, runnable, sleeping, blocked,
+ * frozen, spinning), a suspend lane when the run suspends, a time axis and
+ * a legend. Records are taken in time order once the watermark has passed
+ * them and painted into columns as they come: memory holds the columns,
+ * not the run. Plain ASCII; ANSI colour only with color set.
+ */
+struct trace_timeline_opts {
+	int width;		/* of each line, lane names included */
+	uint64_t from, to;	/* the window [from, to); to 0: to the last record */
+	bool cpu_lanes, task_lanes;
+	bool color;
+};
+
+struct trace_timeline;
+struct trace_timeline *trace_timeline_begin(const struct trace_view_opts *o,
+					    const struct trace_timeline_opts *to);
+void trace_timeline_record(struct trace_timeline *t, const struct sim_rec *r);
+void trace_timeline_release(struct trace_timeline *t, uint64_t watermark);
+size_t trace_timeline_held(const struct trace_timeline *t);
+/* Draw the timeline to out (NULL: nowhere) and free it. */
+void trace_timeline_end(struct trace_timeline *t, FILE *out);
+
+/* --- shared by the views (trace_text.c) ------------------------------------------ */
+
+/*
+ * The CPUs' streams merged in time order, as the kernel's iterator merges
+ * its per-CPU ring buffers: _push() each record as the machine makes it,
+ * _next() gives the earliest one older than the watermark (any, with all)
+ * or NULL, valid until the next push. A zeroed struct is an empty merge.
+ */
+struct trace_cpu_queue;
+struct trace_merge {
+	struct trace_cpu_queue *q;
+	size_t nq;
+	size_t held;		/* records pushed and not yet taken */
+};
+void trace_merge_push(struct trace_merge *m, const struct sim_rec *r);
+const struct sim_rec *trace_merge_next(struct trace_merge *m, uint64_t watermark, bool all);
+void trace_merge_free(struct trace_merge *m);
 
 /* The hz the views use when the options leave it 0: the machine's default. */
 unsigned int trace_view_hz(const struct trace_view_opts *o);

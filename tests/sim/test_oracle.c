@@ -13,6 +13,7 @@
  * gives one site per (file, line, func).
  */
 #include "../harness.h"
+#include "../../sim/machine.h"	/* the event heap's size: the watchdog's checks */
 
 #include <sim/site.h>
 
@@ -676,6 +677,36 @@ START_TEST(soft_lockup_over_many_short_waits)
 }
 END_TEST
 
+/*
+ * The watchdog keeps one check pending per CPU, not one per busy-wait: a
+ * loop that waits and reaches a preemptible point every round (a polling
+ * work) would otherwise hold an event per round for the 24 s ahead.
+ */
+static size_t most_events;
+
+static int poller_fn(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20000; i++) {
+		udelay(10);
+		cond_resched();
+		if (sim.nheap > most_events)
+			most_events = sim.nheap;
+	}
+	return 0;
+}
+
+START_TEST(soft_lockup_checks_stay_few)
+{
+	h_init(1);
+	most_events = 0;
+	sim_spawn("poll", poller_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+	ck_assert_uint_le(most_events, 4);
+}
+END_TEST
+
 /* 4.9's detector printed "NMI watchdog: " before it (kernel/watchdog.c's pr_fmt). */
 START_TEST(soft_lockup_in_the_words_of_4_9)
 {
@@ -750,6 +781,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hung_task_after_the_timeout_only);
 	tcase_add_test(tc, soft_lockup_on_a_long_held_lock);
 	tcase_add_test(tc, soft_lockup_over_many_short_waits);
+	tcase_add_test(tc, soft_lockup_checks_stay_few);
 	tcase_add_test(tc, soft_lockup_in_the_words_of_4_9);
 	tcase_add_test(tc, printk_records_with_levels);
 	tcase_add_test(tc, bug_without_a_site_names_the_function);

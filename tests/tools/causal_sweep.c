@@ -3,7 +3,8 @@
  * variant built in (ours and the kernel trees'), once time-faithfully and
  * under the random strategy for a number of seeds, with the default skew
  * and with skew = unbounded, and with an unfair spinlock under full
- * preemption (where a wake-up's preemption takes effect at once); race
+ * preemption (where a wake-up's preemption takes effect at once), and
+ * under explore's strategies (pct, pos, and dfs's first runs); race
  * scenarios get more seeds. A run whose
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
@@ -11,6 +12,7 @@
  * Usage: causal_sweep DIR [--seeds N] [--race-seeds N]
  * The work is bounded by run counts, never by time.
  */
+#include "explore/strategy.h"
 #include "scenario/scn.h"
 #include "model.h"
 
@@ -68,9 +70,12 @@ static void walk(const char *dir)
 static size_t runs, bad_runs;
 static FILE *quiet;	/* a random run may stop on a scenario's own error: not ours to print */
 
-/* One run; returns its violations (0 also for a file that does not load on this variant). */
+/*
+ * One run; returns its violations (0 also for a file that does not load on
+ * this variant). With x, run r of that exploration strategy answers.
+ */
 static size_t check_one(const char *path, const struct kw_model *m, enum sim_strategy strat,
-			uint64_t seed, uint64_t skew, bool unfair)
+			uint64_t seed, uint64_t skew, bool unfair, struct xs *x, uint64_t r)
 {
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run = { 0 };
@@ -87,7 +92,13 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 		s->cfg.spinlock = SIM_SPINLOCK_UNFAIR;
 		s->cfg.preempt = SIM_PREEMPT_FULL;
 	}
+	if (x && !xs_begin(x, r, &s->cfg))
+		goto out;	/* dfs: the bounded space is searched */
 	if (scn_run(s, m, &run, quiet) == 0) {
+		char name[96];
+
+		if (x)
+			xs_end(x, r, run.log, run.nlog);
 		v = sim_causal_check(sim_trace_records(), sim_trace_count(), first, sizeof(first));
 		runs++;
 		if (v) {
@@ -95,17 +106,57 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 			if (bad_runs <= 20)
 				printf("%s on %s, %s%s%llu, skew %s%s: %zu violation%s; first: %s\n",
 				       path, m->name,
+				       x ? xs_run_name(x, r, name, sizeof(name)) :
 				       strat == SIM_STRATEGY_RANDOM ? "random" : "faithful",
-				       strat == SIM_STRATEGY_RANDOM ? " seed " : "",
+				       x ? " seed 1 run " : strat == SIM_STRATEGY_RANDOM ? " seed " : "",
+				       x ? (unsigned long long)r :
 				       strat == SIM_STRATEGY_RANDOM ? (unsigned long long)seed : 0ULL,
 				       skew == SIM_SKEW_UNBOUNDED ? "unbounded" : "default",
 				       unfair ? ", spinlock unfair, preempt full" : "", v, v == 1 ? "" : "s", first);
 		}
 	}
+out:
 	sim_fini();
 	scn_run_free(&run);
 	scn_free(s);
 	return v;
+}
+
+/*
+ * Explore's strategies on one file and variant: runs 0 .. n-1 of each (dfs
+ * until its bounded space is searched or n runs), calibrated as explore is.
+ */
+static size_t check_strategies(const char *path, const struct kw_model *m, long n)
+{
+	static const struct xs_params kinds[] = {
+		{ .kind = XS_PCT, .seed = 1, .depth = 3 },
+		{ .kind = XS_POS, .seed = 1 },
+		{ .kind = XS_DFS, .seed = 1, .preemptions = 2 },
+	};
+	struct scn *s = scn_load(path, stderr);
+	struct scn_run run = { 0 };
+	size_t total = 0;
+
+	if (!s)
+		exit(2);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct xs_params p = kinds[k];
+		struct xs *x;
+
+		if (xs_calibrate(&p, s, m, &run, quiet))
+			break;	/* the file's faithful run fails on this variant: nothing to explore */
+		x = xs_new(&p);
+		if (!x)
+			abort();
+		for (long r = 0; r < n && !xs_exhausted(x); r++)
+			total += check_one(path, m, SIM_STRATEGY_FAITHFUL, 1, SIM_SKEW_DEFAULT_NS,
+					   false, x, (uint64_t)r);
+		xs_free(x);
+	}
+	sim_fini();
+	scn_run_free(&run);
+	scn_free(s);
+	return total;
 }
 
 static long arg_num(const char *opt, const char *v)
@@ -151,16 +202,17 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < nmodels; k++) {
 			total += check_one(files[f], models[k], SIM_STRATEGY_FAITHFUL, 1,
-					   SIM_SKEW_DEFAULT_NS, false);
+					   SIM_SKEW_DEFAULT_NS, false, NULL, 0);
+			total += check_strategies(files[f], models[k], n / 5 + 5);
 			for (long seed = 1; seed <= n; seed++) {
 				total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, false);
+						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, false, NULL, 0);
 				/* a stalled vCPU reorders more, but hand-overs still carry time */
 				if (seed <= n / 4 + 1) {
 					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, false);
+							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, false, NULL, 0);
 					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, true);
+							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, true, NULL, 0);
 				}
 			}
 		}

@@ -108,7 +108,7 @@ if ok bench --quick; then
 	grep -q "^kwsim $version bench (.*--quick: targets not enforced)$" "$tmp/out" ||
 		fail "no header line 'kwsim $version bench (... --quick: targets not enforced)'"
 	for figure in "coroutine switches/s" "scheduling decisions/s" "events/s" "memory per idle task" \
-		      "in-process runs/s"; do
+		      "in-process runs/s" "exploration decisions/s"; do
 		grep -qE "^$figure: [0-9.]+[kMG]? " "$tmp/out" || fail "no '$figure: N' line"
 	done
 	grep -q "^FAIL" "$tmp/out" && fail "--quick enforces no target, but a line says FAIL"

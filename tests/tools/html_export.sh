@@ -132,6 +132,8 @@ bad "--html without a value" "$flush" --html
 bad "no file" --html "$tmp/x.html"
 bad "an unknown option" "$flush" --html "$tmp/x.html" --frobnicate
 bad "--trace" "$flush" --html "$tmp/x.html" --trace text
+bad "--timeline" "$flush" --html "$tmp/x.html" --timeline
+bad "--json" "$flush" --html "$tmp/x.html" --json
 bad "--max-events 0" "$flush" --html "$tmp/x.html" --max-events 0
 bad "--max-events x" "$flush" --html "$tmp/x.html" --max-events x
 bad "a bad --kernel" "$flush" --html "$tmp/x.html" --kernel v1.0

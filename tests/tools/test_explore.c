@@ -33,14 +33,14 @@ static char *path_of(const char *file)
 START_TEST(pct_bound)
 {
 	/* n=10, k=2, d=3: p = 1/(2*10^2) = 1/200; 100 runs: 1 - 0.995^100 */
-	ck_assert_double_eq_tol(xr_pct_bound(10, 2, 3, 1), 0.005, 1e-12);
-	ck_assert_double_eq_tol(xr_pct_bound(10, 2, 3, 100), 0.39422956, 1e-7);
+	ck_assert_double_eq_tol(xs_pct_bound(10, 2, 3, 1), 0.005, 1e-12);
+	ck_assert_double_eq_tol(xs_pct_bound(10, 2, 3, 100), 0.39422956, 1e-7);
 	/* depth 1: any ordering of k contexts: 1/k per run */
-	ck_assert_double_eq_tol(xr_pct_bound(1000, 4, 1, 1), 0.25, 1e-12);
-	ck_assert_double_eq_tol(xr_pct_bound(1000, 4, 1, 2), 1 - 0.75 * 0.75, 1e-12);
+	ck_assert_double_eq_tol(xs_pct_bound(1000, 4, 1, 1), 0.25, 1e-12);
+	ck_assert_double_eq_tol(xs_pct_bound(1000, 4, 1, 2), 1 - 0.75 * 0.75, 1e-12);
 	/* no runs bound nothing; a certain run bounds all */
-	ck_assert_double_eq(xr_pct_bound(10, 2, 3, 0), 0);
-	ck_assert_double_eq(xr_pct_bound(1, 1, 1, 5), 1);
+	ck_assert_double_eq(xs_pct_bound(10, 2, 3, 0), 0);
+	ck_assert_double_eq(xs_pct_bound(1, 1, 1, 5), 1);
 }
 END_TEST
 

@@ -135,8 +135,6 @@ void xcov_point(void *arg)
 	const char *work_fn, *who = sim_running(&work_fn);
 	uint64_t ctx = fnv(FNV_OFFSET, who ? who : "", who ? strlen(who) : 0);
 
-	if (who)
-		c->cpus |= 1ULL << sim_this_cpu();
 	if (!c->tuples)
 		return;
 	for (size_t k = 0; k < c->nworks; k++) {

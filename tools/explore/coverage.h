@@ -42,7 +42,6 @@ struct xcov {
 	const struct scn_run *run;	/* the run in progress: its objects */
 	const int *works;		/* the scenario's works and delayed works, by object id */
 	size_t nworks;
-	uint64_t cpus;			/* CPUs a context ran on at a point (the calibration's k) */
 };
 
 /* The works of s for xcov.works (a new array; free() it). */

@@ -54,30 +54,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-int xc_calibrate(const struct scn *s, const struct kw_model *m, size_t *steps, unsigned int *k,
-		 FILE *err)
-{
-	struct scn_run run = { 0 };
-	struct sim_config cfg = s->cfg;
-	struct xcov cov = { .run = &run };
-	int rc;
-
-	cfg.strategy = SIM_STRATEGY_FAITHFUL;
-	cfg.chooser = NULL;
-	cfg.keep_trace = false;
-	cfg.drop_decisions = true;
-	cfg.on_point = xcov_point;
-	cfg.on_point_arg = &cov;
-	run.config = &cfg;
-	rc = scn_run(s, m, &run, err);
-	*steps = run.ndecisions;
-	*k = (unsigned int)__builtin_popcountll(cov.cpus);
-	if (!*k)
-		*k = 1;
-	scn_run_free(&run);
-	return rc ? 2 : 0;
-}
-
 const char *xc_token_strategy(const struct xs *x, const struct xs_params *p, uint64_t r,
 			      char *buf, size_t len)
 {
@@ -343,14 +319,14 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 	struct xs_params p = o->sp;
 	struct xcov cov = { .tuples = &c->v->tuples, .run = run };
 	struct sim_config cfg;
-	int rc = xc_calibrate(c->s, c->m, &c->v->est_steps, &c->v->est_contexts, c->err);
+	int rc = 0;
 
-	if (rc)
-		return rc;
+	if (xs_calibrate(&p, c->s, c->m, run, c->err))
+		return 2;
+	c->v->est_steps = p.est_steps;
+	c->v->est_contexts = p.est_contexts;
 	cov.works = c->works;
 	cov.nworks = c->nworks;
-	p.est_steps = c->v->est_steps;
-	p.est_contexts = c->v->est_contexts;
 	c->x = xs_new(&p);
 	if (!c->x) {
 		fprintf(c->err, "kwsim explore: the %s strategy is not built into this kwsim\n",

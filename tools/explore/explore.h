@@ -103,12 +103,6 @@ int xr_write(FILE *out, const struct xr *r);
 /* Returns 0, or -1 with why in err. */
 int xr_read(FILE *in, struct xr *r, char *err, size_t len);
 
-/*
- * With n steps, k contexts and depth d, PCT finds a depth-d bug in a run
- * with probability at least 1/(k n^(d-1)) (Burckhardt et al.); after runs
- * runs, at least 1 - (1 - p)^runs.
- */
-double xr_pct_bound(size_t n, unsigned int k, unsigned int d, uint64_t runs);
 
 /* --- the engine ---------------------------------------------------------------------------- */
 
@@ -130,9 +124,6 @@ struct xc_opts {
 /* The scenario's part of a token: FNV-1a 64 of its text before the schedule section. */
 uint64_t xc_scenario_hash(const struct scn *s, const char *sets_text);
 
-/* The variant's calibration run (faithful): est_steps and est_contexts. */
-int xc_calibrate(const struct scn *s, const struct kw_model *m, size_t *steps, unsigned int *k,
-		 FILE *err);
 
 /*
  * Run the campaign on the variants in r->v (their kernel names set, the

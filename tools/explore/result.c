@@ -187,23 +187,9 @@ int xr_merge(struct xr *a, const struct xr *b, char *err, size_t len)
 
 /* --- what it says ------------------------------------------------------------------------- */
 
-double xr_pct_bound(size_t n, unsigned int k, unsigned int d, uint64_t runs)
-{
-	double p;
-
-	if (!n)
-		n = 1;
-	if (!k)
-		k = 1;
-	p = 1.0 / ((double)k * pow((double)n, d ? (double)(d - 1) : 0.0));
-	if (p > 1)
-		p = 1;
-	return -expm1((double)runs * log1p(-p < -1 ? -1 : -p));
-}
-
 static double pct_run_bound(const struct xr_variant *v, unsigned int d)
 {
-	return xr_pct_bound(v->est_steps, v->est_contexts, d, 1);
+	return xs_pct_bound(v->est_steps, v->est_contexts, d, 1);
 }
 
 static uint64_t positive(const struct xr_variant *v)
@@ -482,7 +468,7 @@ void xr_print(FILE *out, const struct xr *r)
 			"depth-%u bug would have shown with probability >= %.3g\n", v->kernel,
 			v->est_steps, v->est_contexts, r->sp.depth, r->sp.depth,
 			pct_run_bound(v, r->sp.depth), v->runs, r->sp.depth,
-			xr_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
+			xs_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
 	}
 	for (size_t i = 0; i < r->nv; i++)
 		if (r->v[i].exhausted)
@@ -550,7 +536,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 			fprintf(out, ",\"pct_bound\":{\"steps\":%zu,\"contexts\":%u,\"depth\":%u,"
 				"\"per_run\":%.6g,\"all_runs\":%.6g}", v->est_steps, v->est_contexts,
 				r->sp.depth, pct_run_bound(v, r->sp.depth),
-				xr_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
+				xs_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
 		fputs(",\"findings\":[", out);
 		for (size_t j = 0; j < v->nfindings; j++) {
 			const struct xr_finding *f = &v->findings[j];

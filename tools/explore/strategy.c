@@ -1,20 +1,44 @@
 /*
- * The strategies' common part and the random strategy. Each run draws from
- * a generator seeded by (campaign seed, run number) alone: run r is the
- * same run whichever runs came before it or in which shard it falls.
+ * The strategies' common part, the random strategy and the portfolio; pct
+ * and pos are in pct.c and pos.c. Each run draws from a generator seeded by
+ * (campaign seed, run number) alone: run r is the same run whichever runs
+ * came before it or in which shard it falls.
+ *
+ * The portfolio (the default) is a fixed rotation: run r is made by member
+ * r mod 8 of
+ *
+ *   random  pct(d=1)  pos  pct(d=2)  random  pos  random  pct(d=3)
+ *
+ * with the generator of run r, so it is exactly run r of that member's own
+ * campaign with the same seed (a replay token may name either). Runs being
+ * independent, a rotation's chance to show a bug in a run is the mean of
+ * its members' chances, which is how it was chosen, from each member's
+ * measured chance per run on the library's races (kwsim bench, README):
+ * random is best on most of them (their windows are wide, a random walk of
+ * the CPUs' clocks crosses them), pos next (best on one), pct(d=1) shows
+ * only what one fixed order of the CPUs shows and pct(d=2) nothing that
+ * needs two preemptions (mod-delayed-work-vs-cancel-v4.9 needs them, at
+ * given steps: pct(d=3) shows it in 1 run of ~180). So random makes 3/8 of
+ * the runs and pos 2/8, keeping every library race within about twice
+ * random's runs to its first showing, and pct at depths 1, 2, 3 one run in
+ * 8 each: the runs that carry pct's guarantee for the deep, narrow bugs a
+ * random walk is unlikely to reach, and that also catch order-only bugs
+ * (kernel/wake-preempt-queue-twice: pct(d=1) every run, random half).
+ * What the minority members are there for, on races made for them
+ * (tests/tools/strategy/): a CPU held back for 20 rounds (ahead.kws) shows
+ * in half of pct(d=1)'s runs, 5% of pos's and none of 2,000 random ones;
+ * an interrupt that waits two dozen steps (late-irq.kws) in 1 of ~500 of
+ * pos's runs and none of 20,000 random or pct ones. The portfolio shows
+ * both (10% and 1 in 2,500 of its runs).
  */
-#include "strategy.h"
+#include "strategy_impl.h"
 #include "dfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct xs {
-	struct xs_params p;
-	uint64_t rng[4];		/* the current run's generator */
-	struct dfs *dfs;		/* dfs's search (dfs.c) */
-};
+#include <scenario/scn.h>
 
 static const char *const kind_names[XS__COUNT] = {
 	[XS_RANDOM] = "random", [XS_PCT] = "pct", [XS_POS] = "pos", [XS_DFS] = "dfs",
@@ -52,9 +76,9 @@ static uint64_t rotl(uint64_t x, int k)
 }
 
 /* xoshiro256**, as the machine's own random strategy uses */
-static uint64_t next(uint64_t *s)
+uint64_t xs_next(struct xs *x)
 {
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+	uint64_t *s = x->rng, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
 
 	s[2] ^= s[0];
 	s[3] ^= s[1];
@@ -66,15 +90,15 @@ static uint64_t next(uint64_t *s)
 }
 
 /* Uniform in [0, n) without modulo bias (Lemire's method). */
-static unsigned int below(uint64_t *s, unsigned int n)
+unsigned int xs_below(struct xs *x, unsigned int n)
 {
-	uint64_t m = (next(s) >> 32) * n;
+	uint64_t m = (xs_next(x) >> 32) * n;
 
 	if ((uint32_t)m < n) {
 		uint32_t threshold = (uint32_t)-n % n;
 
 		while ((uint32_t)m < threshold)
-			m = (next(s) >> 32) * n;
+			m = (xs_next(x) >> 32) * n;
 	}
 	return (unsigned int)(m >> 32);
 }
@@ -89,17 +113,46 @@ static void seed_run(struct xs *x, uint64_t r)
 
 static unsigned int choose_random(void *ctx, const struct sim_question *q)
 {
-	struct xs *x = ctx;
+	return xs_below(ctx, q->n);
+}
 
-	return below(x->rng, q->n);
+/* A strategy with its parameters: what the portfolio rotates through. */
+struct member {
+	enum xs_kind kind;
+	unsigned int depth;	/* pct */
+};
+
+static const struct member portfolio[] = {
+	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_PCT, 2 },
+	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
+};
+#define NPORTFOLIO (sizeof(portfolio) / sizeof(portfolio[0]))
+
+/* Who makes run r. */
+static struct member member_of(const struct xs *x, uint64_t r)
+{
+	if (x->p.kind == XS_PORTFOLIO)
+		return portfolio[r % NPORTFOLIO];
+	return (struct member){ x->p.kind, x->p.depth };
 }
 
 struct xs *xs_new(const struct xs_params *p)
 {
 	struct xs *x;
 
-	if (p->kind != XS_RANDOM && p->kind != XS_DFS)
+	switch (p->kind) {
+	case XS_PCT:
+		if (p->depth < 1 || p->depth > XS_MAX_DEPTH)
+			return NULL;
+		break;
+	case XS_RANDOM:
+	case XS_POS:
+	case XS_PORTFOLIO:
+	case XS_DFS:
+		break;
+	default:
 		return NULL;
+	}
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		abort();
@@ -118,11 +171,24 @@ void xs_free(struct xs *x)
 
 bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 {
+	struct member m;
+
 	if (x->dfs)
 		return dfs_begin(x->dfs, r, cfg);
+	m = member_of(x, r);
 	seed_run(x, r);
-	cfg->chooser = choose_random;
-	cfg->chooser_ctx = x;
+	switch (m.kind) {
+	case XS_PCT:
+		xs_pct_begin(x, m.depth, cfg);
+		break;
+	case XS_POS:
+		xs_pos_begin(x, cfg);
+		break;
+	default:
+		cfg->chooser = choose_random;
+		cfg->chooser_ctx = x;
+		break;
+	}
 	return true;
 }
 
@@ -130,19 +196,22 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
 	if (x->dfs)
 		dfs_end(x->dfs, r, log, n);
-	(void)x;
-	(void)r;
-	(void)log;
-	(void)n;
 }
 
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
 {
-	(void)r;
-	if (x->dfs)
+	struct member m;
+	const char *outer = x->p.kind == XS_PORTFOLIO ? "portfolio:" : "";
+
+	if (x->dfs) {
 		snprintf(buf, len, "dfs(k=%u)", dfs_bound(x->dfs));
+		return buf;
+	}
+	m = member_of(x, r);
+	if (m.kind == XS_PCT)
+		snprintf(buf, len, "%spct(d=%u)", outer, m.depth);
 	else
-		snprintf(buf, len, "%s", xs_kind_name(x->p.kind));
+		snprintf(buf, len, "%s%s", outer, xs_kind_name(m.kind));
 	return buf;
 }
 
@@ -154,4 +223,47 @@ bool xs_exhausted(const struct xs *x)
 bool xs_independent(enum xs_kind kind)
 {
 	return kind != XS_DFS;
+}
+
+/*
+ * pct's n must bound the steps of its runs (pct.c). A faithful run can be
+ * far shorter in decisions than the runs that reorder it (a CPU that runs
+ * ahead meets the other at every step where the faithful order kept them
+ * apart), so the estimate is the most decisions of the faithful run and of
+ * XS_CALIBRATION_RUNS random runs with fixed seeds: a function of the
+ * scenario and kernel alone, the same in every shard of a campaign. Only
+ * the faithful run must work: a random one that stops on an error of the
+ * scenario's (a statement the order made impossible) counts the decisions
+ * it made, and the campaign will meet that error in its own runs.
+ */
+#define XS_CALIBRATION_RUNS 16
+
+int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model *m,
+		 struct scn_run *run, FILE *err)
+{
+	struct sim_config cfg = s->cfg;
+	FILE *quiet = fopen("/dev/null", "w");
+	size_t most = 0;
+
+	cfg.chooser = NULL;
+	cfg.on_point = NULL;
+	run->config = &cfg;
+	for (unsigned int i = 0; i <= XS_CALIBRATION_RUNS; i++) {
+		cfg.strategy = i ? SIM_STRATEGY_RANDOM : SIM_STRATEGY_FAITHFUL;
+		cfg.seed = i;
+		if (scn_run(s, m, run, i && quiet ? quiet : err) && !i) {
+			if (quiet)
+				fclose(quiet);
+			run->config = NULL;
+			return -1;
+		}
+		if (run->ndecisions > most)
+			most = run->ndecisions;
+	}
+	if (quiet)
+		fclose(quiet);
+	run->config = NULL;
+	p->est_steps = most;
+	p->est_contexts = (unsigned int)cfg.ncpus;
+	return 0;
 }

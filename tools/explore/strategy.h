@@ -19,31 +19,48 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <sim/sim.h>
 
 enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS__COUNT };
 
+/* pct's deepest bug depth: d-1 change points per run are kept in the handle */
+#define XS_MAX_DEPTH 16
+
 struct xs_params {
 	enum xs_kind kind;
 	uint64_t seed;			/* the campaign's */
-	unsigned int depth;		/* pct: bug depth d (>= 1) */
+	unsigned int depth;		/* pct: bug depth d, 1 .. XS_MAX_DEPTH */
 	unsigned int preemptions;	/* dfs: the bound k */
 	/*
-	 * What a faithful run of the scenario showed (a calibration run the
-	 * campaign makes first, the same in every shard): its decisions and
-	 * the CPUs in use, pct's n and k.
+	 * What calibration runs of the scenario showed (the campaign makes
+	 * them first, the same in every shard; xs_calibrate()): the most
+	 * decisions a run made, and the CPUs in use, pct's n and k.
 	 */
 	size_t est_steps;
 	unsigned int est_contexts;
 };
 
 struct xs;
+struct scn;
+struct scn_run;
+struct kw_model;
 
 /* "random", "pct", ... -> kind; false for a name not known. */
 bool xs_kind_from_name(const char *name, enum xs_kind *kind);
 const char *xs_kind_name(enum xs_kind kind);
 
+/*
+ * Fill p's estimates from calibration runs of s on m: the faithful run and
+ * 16 random runs of fixed seeds (run is the caller's, reusable; its result
+ * is the last of them). Returns 0, or -1 with a message on err when the
+ * faithful run fails (a random one may stop on the scenario's own error).
+ */
+int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model *m,
+		 struct scn_run *run, FILE *err);
+
+/* NULL for parameters out of range (pct's depth) or a kind not built in. */
 struct xs *xs_new(const struct xs_params *p);
 void xs_free(struct xs *x);
 
@@ -65,5 +82,13 @@ const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len);
 bool xs_exhausted(const struct xs *x);
 /* Whether runs are independent of each other (everything but dfs): shardable. */
 bool xs_independent(enum xs_kind kind);
+
+/*
+ * What a clean pct campaign says (pct.c): with n steps, k CPUs and depth d,
+ * each run shows a given depth-d bug with probability at least
+ * p = 1/(k n^(d-1)); a campaign of that many runs that showed none rules
+ * such a bug out with confidence 1 - (1-p)^runs.
+ */
+double xs_pct_bound(size_t n, unsigned int k, unsigned int d, uint64_t runs);
 
 #endif

@@ -281,6 +281,12 @@ struct scn_set {
  */
 int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n, FILE *err);
 
+/*
+ * A time written as a scenario writes one ("5ms", "100us", "0"): digits,
+ * then ns, us, ms or s (0 needs none). Returns 0 with *ns set, or -1.
+ */
+int scn_parse_time(const char *text, uint64_t *ns);
+
 /* Whether the scenario has always/never clauses, which scn_run() checks at every point. */
 bool scn_has_invariants(const struct scn *s);
 

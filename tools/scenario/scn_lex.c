@@ -167,6 +167,25 @@ static uint64_t unit_ns(const char *u)
 	return 0;
 }
 
+int scn_parse_time(const char *text, uint64_t *ns)
+{
+	uint64_t v = 0, unit;
+	const char *c = text;
+
+	for (; isdigit((unsigned char)*c); c++) {
+		if (v > (uint64_t)SCN_MAX_TIME_NS / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*c - '0');
+	}
+	if (c == text)
+		return -1;
+	unit = *c ? unit_ns(c) : v ? 0 : 1;
+	if (!unit || v > (uint64_t)SCN_MAX_TIME_NS / unit)
+		return -1;
+	*ns = v * unit;
+	return 0;
+}
+
 static void lex_number(struct parser *p)
 {
 	char unit[8];

@@ -438,7 +438,7 @@ static void exec(struct env *env, const struct scn_stmt *st)
 
 	/* findings raised from here on name this line of the scenario */
 	if (st->kind != ST_BLOCK)
-		sim_note("%s:%d", S->path, st->loc.line);
+		sim_note_line(S->path, st->loc.line);
 	if (st->kind != ST_BLOCK && R->on_line) {
 		struct scn_event ev;
 

@@ -54,8 +54,8 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#ifndef KWSIM_SCENARIO_DIR
-#error "KWSIM_SCENARIO_DIR: the repository's scenarios/, from tools/CMakeLists.txt"
+#ifndef KWSIM_SCENARIOS
+#error "KWSIM_SCENARIOS: the repository's scenarios/, from tools/CMakeLists.txt"
 #endif
 
 #define KNOWN_METHODS (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | \
@@ -1007,7 +1007,7 @@ static char *library_dir(void)
 				return real;
 		}
 	}
-	return realpath(KWSIM_SCENARIO_DIR, NULL);
+	return realpath(KWSIM_SCENARIOS, NULL);
 }
 
 static void server_free(struct server *sv)
@@ -1067,7 +1067,7 @@ int kwsim_serve(int argc, char **argv)
 	}
 	if (!sv.roots[0].dir)
 		fprintf(stderr, "kwsim serve: the scenario library (%s) is not there: serving "
-			"--root only\n", KWSIM_SCENARIO_DIR);
+			"--root only\n", KWSIM_SCENARIOS);
 	for (size_t i = 0; i < kw_model_count() && sv.nkernels < 64; i++)
 		sv.kernels[sv.nkernels++] = kw_model_get(i)->name;
 	for (size_t i = 0; i < kw_tree_count() && sv.nkernels < 64; i++)

@@ -45,6 +45,9 @@ struct sim_ctx {
 	int nheld;
 	struct sim_held_lock held[SIM_MAX_HELD_LOCKS];
 	char note[96];			/* what the caller says it is doing (sim_note) */
+	/* sim_note_line's, not yet written into note: sim_ctx_note() writes it */
+	const char *note_file;
+	int note_line;
 	/* where it is, for a fault's report (sim_ctx_site) */
 	const struct sim_site *in_call;	/* the lock call it is inside, or NULL */
 	const char *work_fn;		/* the work function it executes, or NULL */

@@ -237,6 +237,12 @@ struct sim_finding {
  * file and line, say): findings raised in this context carry the note.
  */
 void sim_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The same as sim_note("%s:%d", file, line), but formatted only when a
+ * finding or a report reads it: an interpreter notes every statement it
+ * runs. file must stay as it is until the run ends.
+ */
+void sim_note_line(const char *file, int line);
 
 /*
  * A finding the caller raises (an invariant of its own broken): in the

@@ -1,0 +1,449 @@
+/*
+ * kwsim bench's exploration figures: the race library (scenarios/races of
+ * the source tree, each file on its own kernel, mainline unless it names
+ * one) under each strategy, on one core, in process, the machine reset
+ * between runs, as `kwsim explore` runs them:
+ *  - schedules/s per strategy and race, and the median over the races;
+ *  - decisions/s while exploring the library with random, the realistic
+ *    figure beside the micro one (a spinlock ping-pong);
+ *  - runs and wall time to the first finding (the first run whose outcome
+ *    is the one the race's `exists` asks about), per strategy and race, the
+ *    median over campaigns with seeds 1 .. 20, each bounded by 10,000 runs,
+ *    and how many of them found it. A race whose condition is forall must
+ *    hold in every run: it has nothing to find and is only timed.
+ */
+#include "bench.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "explore/finding.h"
+#include "explore/strategy.h"
+#include "scenario/scn.h"
+
+#include <model.h>
+
+/* the "smallest race scenarios (~20 decisions)": at most this many a run */
+#define SMALL_DECISIONS		20
+#define TARGET_SMALLEST_PER_S	100e3
+#define TARGET_MEDIAN_PER_S	30e3
+#define TARGET_SEEDS_FOUND	19	/* of the full 20, by the default strategy */
+
+struct sizes {
+	long runs;		/* per strategy and race, for schedules/s */
+	unsigned int seeds;	/* campaigns per strategy and race */
+	long bound;		/* runs per campaign */
+};
+
+static const struct sizes full_sizes = { .runs = 2000, .seeds = 20, .bound = 10000 };
+static const struct sizes quick_sizes = { .runs = 20, .seeds = 1, .bound = 50 };
+
+/* The strategies measured, the default last. */
+static const struct xs_params strategies[] = {
+	{ .kind = XS_RANDOM }, { .kind = XS_PCT, .depth = 1 }, { .kind = XS_PCT, .depth = 2 },
+	{ .kind = XS_PCT, .depth = 3 }, { .kind = XS_POS }, { .kind = XS_PORTFOLIO },
+};
+#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
+
+struct race {
+	char name[128];		/* "one-work-two-workers (mainline)" */
+	struct scn *s;
+	const struct kw_model *m;
+	struct scn_run run;
+	struct xs_params est;	/* the calibration's n and k */
+	bool to_find;		/* exists: a race to find */
+	double decisions;	/* per run, under random */
+	double rate[NSTRATEGIES];
+	/* first finding: median runs and seconds (found or not: +inf), seeds that found it */
+	double runs_med[NSTRATEGIES], secs_med[NSTRATEGIES];
+	unsigned int found[NSTRATEGIES];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_races(struct race *races, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		scn_run_free(&races[i].run);
+		scn_free(races[i].s);
+	}
+	free(races);
+}
+
+/* Every DIR/races/ *.kws, in name order, parsed and calibrated. */
+static int load_races(const char *dir, struct race **out, size_t *nout)
+{
+	char path[4096], **names = NULL;
+	size_t n = 0, cap = 0;
+	struct race *races;
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/races", dir);
+	d = opendir(path);
+	if (!d)
+		return 1;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".kws"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			names = realloc(names, cap * sizeof(*names));
+			if (!names)
+				abort();
+		}
+		names[n] = strdup(e->d_name);
+		if (!names[n++])
+			abort();
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	races = calloc(n ? n : 1, sizeof(*races));
+	if (!races)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		struct race *r = &races[i];
+
+		snprintf(path, sizeof(path), "%s/races/%s", dir, names[i]);
+		r->s = scn_load(path, stderr);
+		r->m = r->s ? kw_model_find(r->s->kernel) : NULL;
+		if (!r->m) {
+			fprintf(stderr, "kwsim bench: cannot load %s\n", path);
+			rc = -1;
+			break;
+		}
+		r->s->cfg.keep_trace = false;
+		r->s->cfg.drop_decisions = true;
+		if (xs_calibrate(&r->est, r->s, r->m, &r->run, stderr)) {
+			rc = -1;
+			break;
+		}
+		r->to_find = r->s->quant == Q_EXISTS;
+		snprintf(r->name, sizeof(r->name), "%.*s (%s)", (int)(strlen(names[i]) - 4), names[i],
+			 r->m->name);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (rc) {
+		free_races(races, n);
+		return -1;
+	}
+	*out = races;
+	*nout = n;
+	return 0;
+}
+
+static struct xs *strategy_for(const struct race *r, size_t k, uint64_t seed)
+{
+	struct xs_params p = strategies[k];
+	struct xs *x;
+
+	p.seed = seed;
+	p.est_steps = r->est.est_steps;
+	p.est_contexts = r->est.est_contexts;
+	x = xs_new(&p);
+	if (!x)
+		abort();	/* the table above is ours */
+	return x;
+}
+
+/* Run r of campaign x; 1 if it shows what the race's condition asks about, -1 on error. */
+static int one_run(struct race *race, struct xs *x, uint64_t r)
+{
+	struct sim_config cfg = race->s->cfg;
+
+	xs_begin(x, r, &cfg);
+	race->run.config = &cfg;
+	if (scn_run(race->s, race->m, &race->run, stderr)) {
+		race->run.config = NULL;
+		return -1;
+	}
+	race->run.config = NULL;
+	xs_end(x, r, race->run.log, race->run.nlog);
+	return xf_condition_witness(race->s, &race->run);
+}
+
+static int schedules(struct race *race, const struct sizes *sz, uint64_t *decisions,
+		     double *random_s)
+{
+	for (size_t k = 0; k < NSTRATEGIES; k++) {
+		struct xs *x = strategy_for(race, k, 1);
+		uint64_t made = 0;
+		double t0 = now_s(), t;
+
+		for (long r = 0; r < sz->runs; r++) {
+			if (one_run(race, x, (uint64_t)r) < 0) {
+				xs_free(x);
+				return -1;
+			}
+			made += race->run.ndecisions;
+		}
+		t = now_s() - t0;
+		xs_free(x);
+		race->rate[k] = (double)sz->runs / t;
+		if (strategies[k].kind == XS_RANDOM) {
+			race->decisions = (double)made / (double)sz->runs;
+			*decisions += made;
+			*random_s += t;
+		}
+	}
+	return 0;
+}
+
+static int first_findings(struct race *race, const struct sizes *sz)
+{
+	double *runs = calloc(sz->seeds, sizeof(*runs)), *secs = calloc(sz->seeds, sizeof(*secs));
+
+	if (!runs || !secs)
+		abort();
+	for (size_t k = 0; k < NSTRATEGIES; k++) {
+		race->found[k] = 0;
+		for (unsigned int i = 0; i < sz->seeds; i++) {
+			struct xs *x = strategy_for(race, k, i + 1);
+			double t0 = now_s();
+			int seen = 0;
+			long r;
+
+			for (r = 0; r < sz->bound && !seen; r++) {
+				seen = one_run(race, x, (uint64_t)r);
+				if (seen < 0) {
+					xs_free(x);
+					free(runs);
+					free(secs);
+					return -1;
+				}
+			}
+			xs_free(x);
+			runs[i] = seen ? (double)r : 1.0 / 0.0;
+			secs[i] = seen ? now_s() - t0 : 1.0 / 0.0;
+			race->found[k] += seen;
+		}
+		race->runs_med[k] = median(runs, sz->seeds);
+		race->secs_med[k] = median(secs, sz->seeds);
+	}
+	free(runs);
+	free(secs);
+	return 0;
+}
+
+/* 123456 -> "123k" */
+static const char *rate_text(double v, char *buf, size_t len)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.0fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+/* 0.000012 -> "12us", 0.0153 -> "15.3ms" */
+static const char *time_text(double s, char *buf, size_t len)
+{
+	if (s < 1e-3)
+		snprintf(buf, len, "%.0fus", s * 1e6);
+	else if (s < 1.0)
+		snprintf(buf, len, "%.1fms", s * 1e3);
+	else
+		snprintf(buf, len, "%.2fs", s);
+	return buf;
+}
+
+static const char *strategy_name(size_t k, char *buf, size_t len)
+{
+	if (strategies[k].kind == XS_PCT)
+		snprintf(buf, len, "pct(d=%u)", strategies[k].depth);
+	else
+		snprintf(buf, len, "%s", xs_kind_name(strategies[k].kind));
+	return buf;
+}
+
+static void print_header(const char *first)
+{
+	char name[32];
+
+	printf("  %-72s", first);
+	for (size_t k = 0; k < NSTRATEGIES; k++)
+		printf(" %16s", strategy_name(k, name, sizeof(name)));
+	printf("\n");
+}
+
+struct bench_explore {
+	const char *dir;
+	bool quick;
+	int absent;		/* 1: no DIR/races, 2: no scenario in it */
+	struct race *races;
+	size_t n;
+	uint64_t decisions;	/* random's, over the library */
+	double random_s;
+};
+
+struct bench_explore *bench_explore_measure(const char *dir, bool quick)
+{
+	const struct sizes *sz = quick ? &quick_sizes : &full_sizes;
+	struct bench_explore *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e)
+		abort();
+	e->dir = dir;
+	e->quick = quick;
+	rc = load_races(dir, &e->races, &e->n);
+	if (rc < 0) {
+		free(e);
+		return NULL;
+	}
+	if (rc > 0 || !e->n) {
+		e->absent = rc > 0 ? 1 : 2;
+		return e;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		if (schedules(&e->races[i], sz, &e->decisions, &e->random_s) ||
+		    (e->races[i].to_find && first_findings(&e->races[i], sz))) {
+			free_races(e->races, e->n);
+			free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+double bench_explore_decisions(const struct bench_explore *e)
+{
+	return e->random_s > 0 ? (double)e->decisions / e->random_s : 0;
+}
+
+void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed)
+{
+	const struct sizes *sz = e->quick ? &quick_sizes : &full_sizes;
+	const char *verdict = enforce ? "FAIL" : "note", *dir = e->dir;
+	struct race *races = e->races;
+	size_t n = e->n;
+	double med[NSTRATEGIES], *v;
+	char b1[32], b2[32];
+
+	if (e->absent) {
+		printf("exploration: not measured, %s/races %s\n", dir,
+		       e->absent == 1 ? "cannot be read" : "holds no scenario");
+		if (e->races)
+			free_races(e->races, e->n);
+		free(e);
+		return;
+	}
+
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		abort();
+	printf("exploration schedules/s (%s/races; one core, in process, the machine reset "
+	       "between runs; %ld runs per strategy and race, seed 1):\n", dir, sz->runs);
+	print_header("race (kernel)                                                  decisions");
+	for (size_t i = 0; i < n; i++) {
+		printf("  %-62s %9.0f", races[i].name, races[i].decisions);
+		for (size_t k = 0; k < NSTRATEGIES; k++)
+			printf(" %16s", rate_text(races[i].rate[k], b1, sizeof(b1)));
+		printf("\n");
+	}
+	printf("  %-72s", "median");
+	for (size_t k = 0; k < NSTRATEGIES; k++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = races[i].rate[k];
+		med[k] = median(v, n);
+		printf(" %16s", rate_text(med[k], b1, sizeof(b1)));
+	}
+	printf("\n");
+	for (size_t k = 0; k < NSTRATEGIES; k++) {
+		strategy_name(k, b1, sizeof(b1));
+		if (med[k] < TARGET_MEDIAN_PER_S) {
+			printf("%s: %s's median schedules/s is below its target (30k)\n", verdict, b1);
+			*missed = true;
+		}
+		size_t slow = 0, small = 0, worst = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (races[i].decisions > SMALL_DECISIONS)
+				continue;
+			small++;
+			if (races[i].rate[k] < TARGET_SMALLEST_PER_S) {
+				if (!slow++ || races[i].rate[k] < races[worst].rate[k])
+					worst = i;
+			}
+		}
+		if (slow) {
+			printf("%s: %s's schedules/s is below its target (100k) on %zu of the %zu races "
+			       "of at most %d decisions; the least: %s on %s\n", verdict, b1, slow, small,
+			       SMALL_DECISIONS, rate_text(races[worst].rate[k], b2, sizeof(b2)),
+			       races[worst].name);
+			*missed = true;
+		}
+	}
+	printf("exploration decisions/s: %s (random over the race library: %s decisions in %ld "
+	       "runs; the micro figure is scheduling decisions/s)\n",
+	       rate_text(bench_explore_decisions(e), b1, sizeof(b1)),
+	       rate_text((double)e->decisions, b2, sizeof(b2)), sz->runs * (long)n);
+
+	printf("runs to the first finding (%u campaign%s per strategy and race, seeds 1 to %u, "
+	       "each at most %ld runs; a cell: median runs, median wall time, campaigns that "
+	       "found it):\n", sz->seeds, sz->seeds == 1 ? "" : "s", sz->seeds, sz->bound);
+	print_header("race (kernel)");
+	for (size_t i = 0; i < n; i++) {
+		if (!races[i].to_find)
+			continue;
+		printf("  %-72s", races[i].name);
+		for (size_t k = 0; k < NSTRATEGIES; k++) {
+			char cell[64];
+
+			if (races[i].runs_med[k] > (double)sz->bound)
+				snprintf(cell, sizeof(cell), "- %u/%u", races[i].found[k], sz->seeds);
+			else
+				snprintf(cell, sizeof(cell), "%.0f %s %u/%u", races[i].runs_med[k],
+					 time_text(races[i].secs_med[k], b1, sizeof(b1)),
+					 races[i].found[k], sz->seeds);
+			printf(" %16s", cell);
+		}
+		printf("\n");
+	}
+	/* the default strategy's target, with the full 20 campaigns only */
+	for (size_t i = 0; i < n && !e->quick; i++) {
+		if (races[i].to_find && races[i].found[NSTRATEGIES - 1] < TARGET_SEEDS_FOUND) {
+			printf("%s: the default strategy found %s in %u of %u campaigns (target %u)\n",
+			       verdict, races[i].name, races[i].found[NSTRATEGIES - 1], sz->seeds,
+			       TARGET_SEEDS_FOUND);
+			*missed = true;
+		}
+	}
+	free(v);
+	free_races(races, n);
+	free(e);
+}

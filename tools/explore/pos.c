@@ -1,0 +1,136 @@
+/*
+ * pos: partial order sampling (Yuan, Yang, Gu, "Partial Order Aware
+ * Concurrency Sampling", CAV 2018), in its basic form (BasicPOS).
+ *
+ * The contenders are the machine's CPUs: each CPU's next step gets a
+ * random priority when it becomes a contender (the first question that
+ * offers that CPU after its last step), the candidate whose step has the
+ * highest priority runs (SIM_WHY_CPU; SIM_WHY_SPIN alike: the spinner whose
+ * CPU's step is highest takes the lock), and the CPU that ran has its
+ * priority drawn again when it next contends, for that is a new step. A
+ * CPU that ran without a question (it was the only candidate) and is the
+ * one that last ran at the next question (sim_question.cpu) has taken
+ * steps too: its priority is drawn anew as well. Other contenders keep
+ * theirs, however long they wait: a step that loses a few draws is likely
+ * to lose many more, so pos reaches deep delays that uniform random almost
+ * never does, while every order keeps a fair chance.
+ *
+ * The paper's full POS also redraws the priorities of the steps that race
+ * with the one that ran (those reading or writing what it wrote). The
+ * machine's questions do not say what a step touches, so that reset is not
+ * available here: this is BasicPOS, which the paper shows already samples
+ * partial orders far more evenly than random walks do.
+ *
+ * The questions about one CPU:
+ *  - SIM_WHY_IRQ: a pending interrupt is one more contender on its CPU. It
+ *    gets a priority when it first asks to be delivered and keeps it until
+ *    it is; each time, against it stands the task's next step, a new step
+ *    with a fresh priority: the higher goes first. So an interrupt drawn
+ *    low waits many steps of the task, one drawn high hardly any.
+ *  - SIM_WHY_WAKE: whether the woken task preempts the running one orders
+ *    two new steps (the wakee's first, the running task's next), each with
+ *    a fresh priority: either way with probability 1/2.
+ *  - SIM_WHY_PLACE: where the woken task goes orders no two steps, it says
+ *    where later ones run; pos draws the CPU uniformly, as random does.
+ */
+#include "strategy_impl.h"
+
+static int cpu_of(const struct sim_question *q, unsigned int i)
+{
+	return q->ids ? q->ids[i] : (int)i;
+}
+
+static bool valid(int cpu)
+{
+	return cpu >= 0 && cpu < SIM_MAX_CPUS;
+}
+
+static uint64_t bit(int cpu)
+{
+	return (uint64_t)1 << cpu;
+}
+
+/* The step's priority of candidate i's CPU, drawn now if it has none. */
+static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
+{
+	struct xs_pos *t = &x->run.pos;
+	int cpu = cpu_of(q, i);
+
+	if (!valid(cpu))
+		return 0;
+	if (!(t->drawn & bit(cpu))) {
+		t->prio[cpu] = xs_next(x);
+		t->drawn |= bit(cpu);
+	}
+	return t->prio[cpu];
+}
+
+static unsigned int choose_step(struct xs *x, const struct sim_question *q)
+{
+	struct xs_pos *t = &x->run.pos;
+	unsigned int best = 0;
+	uint64_t top;
+	int cpu;
+
+	/* the CPU that ran since pos last chose has taken steps of its own */
+	if (valid(q->cpu) && q->cpu != t->ran)
+		t->drawn &= ~bit(q->cpu);
+	top = prio(x, q, 0);
+	for (unsigned int i = 1; i < q->n; i++) {
+		uint64_t p = prio(x, q, i);
+
+		if (p > top) {
+			top = p;
+			best = i;
+		}
+	}
+	cpu = cpu_of(q, best);
+	if (valid(cpu))
+		t->drawn &= ~bit(cpu);
+	t->ran = cpu;
+	return best;
+}
+
+/* 0: deliver now, 1: the task's step first. */
+static unsigned int choose_irq(struct xs *x, const struct sim_question *q)
+{
+	struct xs_pos *t = &x->run.pos;
+	int cpu = cpu_of(q, 0);
+
+	if (!valid(cpu))
+		return 0;
+	if (!(t->irq_drawn & bit(cpu))) {
+		t->irq_prio[cpu] = xs_next(x);
+		t->irq_drawn |= bit(cpu);
+	}
+	if (t->irq_prio[cpu] > xs_next(x)) {
+		t->irq_drawn &= ~bit(cpu);
+		return 0;
+	}
+	return 1;
+}
+
+static unsigned int choose_pos(void *ctx, const struct sim_question *q)
+{
+	struct xs *x = ctx;
+
+	switch (q->why) {
+	case SIM_WHY_CPU:
+	case SIM_WHY_SPIN:
+		return choose_step(x, q);
+	case SIM_WHY_IRQ:
+		return choose_irq(x, q);
+	default:
+		return xs_below(x, q->n);
+	}
+}
+
+void xs_pos_begin(struct xs *x, struct sim_config *cfg)
+{
+	struct xs_pos *t = &x->run.pos;
+
+	t->drawn = t->irq_drawn = 0;
+	t->ran = -1;
+	cfg->chooser = choose_pos;
+	cfg->chooser_ctx = x;
+}

@@ -1,0 +1,50 @@
+/*
+ * What the strategies' files share (strategy.c, pct.c, pos.c): the handle,
+ * the per-run generator and each strategy's state for the run under way.
+ * Not for the strategies' users: they see strategy.h only.
+ */
+#ifndef KWSIM_STRATEGY_IMPL_H
+#define KWSIM_STRATEGY_IMPL_H
+
+#include "strategy.h"
+
+/* pct's state for one run (pct.c). */
+struct xs_pct {
+	unsigned int depth;		/* d */
+	unsigned int k;			/* CPUs ordered: the machine's */
+	int prio[SIM_MAX_CPUS];		/* higher runs first */
+	/* the d-1 change points, in step order; the i-th drawn lowers to d-i */
+	struct xs_change {
+		size_t step;
+		int prio;
+	} change[XS_MAX_DEPTH - 1];
+	unsigned int nchange, next;	/* ... and the first not yet reached */
+};
+
+/* pos's state for one run (pos.c). */
+struct xs_pos {
+	uint64_t prio[SIM_MAX_CPUS];	/* each CPU's next step's, while drawn */
+	uint64_t irq_prio[SIM_MAX_CPUS];	/* each CPU's pending interrupt's */
+	uint64_t drawn, irq_drawn;	/* which of them hold a priority (bit per CPU) */
+	int ran;			/* the CPU pos chose last, -1 before any */
+};
+
+struct xs {
+	struct xs_params p;
+	uint64_t rng[4];		/* the current run's generator */
+	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
+	union {
+		struct xs_pct pct;
+		struct xs_pos pos;
+	} run;
+};
+
+/* The current run's generator (xoshiro256**): raw, and uniform in [0, n). */
+uint64_t xs_next(struct xs *x);
+unsigned int xs_below(struct xs *x, unsigned int n);
+
+/* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
+void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
+void xs_pos_begin(struct xs *x, struct sim_config *cfg);
+
+#endif
