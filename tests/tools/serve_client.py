@@ -118,7 +118,7 @@ def batch(name, reqs, closing_ok):
 
 
 def get(target, extra=""):
-    return ("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n" % (target, extra)).encode()
+    return ("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s\r\n" % (target, extra)).encode()
 
 
 def sse_events(target):
@@ -288,18 +288,18 @@ total += batch("bad request lines", bad_lines, True)
 methods = []
 for m in ("PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT"):
     for t in ("/", "/api/run?file=" + RACE, "/edit"):
-        methods.append(("%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        methods.append(("%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
                         % (m, t)).encode())
 known = len(methods)
 total += batch("methods evhttp knows", methods, False)
-odd = [("%s / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" %
+odd = [("%s / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" %
         "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabc") for _ in range(rng.randrange(1, 40)))).encode()
        for _ in range(100 - known)] + [b"get / HTTP/1.1\r\n\r\n", b"POSTX /edit HTTP/1.1\r\n\r\n"]
 total += batch("unknown methods", odd, True)
 # POST anywhere but /edit, and /edit without its form
-posts = [("POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\nab" % t).encode()
+posts = [("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 2\r\n\r\nab" % t).encode()
          for t in ("/", "/api/run", "/files/lib/x.kws", "/edit?x=1", "/edit")]
-posts += [("POST /edit HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: %s\r\n"
+posts += [("POST /edit HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: %s\r\n"
            "Content-Length: %d\r\n\r\n%s" % (ct, len(b), b)).encode()
           for ct, b in (("application/x-www-form-urlencoded", "kernel=v4.9"),
                         ("application/x-www-form-urlencoded", "text=x&bogus=1"),
@@ -324,11 +324,11 @@ total += batch("huge headers", huge, True)
 bodies = []
 for n in range(40):
     size = 256 * 1024 + 1 + n * 100003
-    bodies.append(("POST /edit HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: "
+    bodies.append(("POST /edit HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: "
                    "application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n" % size).encode()
                   + b"text=" + b"a" * min(size, 300000))
 for n in range(10):
-    bodies.append(("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
+    bodies.append(("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
                    % (5 + n)).encode() + b"x" * (5 + n))
 total += batch("huge bodies", bodies, True)
 
@@ -386,6 +386,19 @@ for n in range(60):
     values.append(get(run + "&kernel=" + "".join(rng.choice("abcv.0123456789:") for _ in range(8))))
     values.append(get(run + "&strategy=" + "".join(rng.choice("abcdefrandom") for _ in range(7))))
 total += batch("bad query values", values, False)
+
+# another machine's name as Host (DNS rebinding): refused; this machine's names: served
+hosts = [("GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % h).encode()
+         for h in ("evil.example", "evil.example:%d" % PORT, "127.0.0.1.evil.example",
+                   "127.0.0.1:%d.evil" % PORT, "localhost.evil", "[::2]:%d" % PORT, "127.0.0.1:x",
+                   "0.0.0.0:%d" % PORT, "10.0.0.1", "127.a.0.1", "[::1", "localhostx")]
+total += batch("another machine's name as Host", hosts, False)
+for h in ("localhost:%d" % PORT, "LOCALHOST:%d" % PORT, "[::1]:%d" % PORT, "127.0.0.1",
+          "127.1.2.3:%d" % PORT):
+    status, _, _ = raw(("GET /api/scenarios HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
+                        % h).encode())
+    if status != 200:
+        fail("Host: %s: %s, not 200" % (h, status))
 
 # unknown routes and long targets
 routes = [get(t) for t in ("/nope", "/api", "/api/", "/api/nope", "/files", "/files/",

@@ -46,6 +46,7 @@
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -86,6 +87,7 @@ struct server {
 	const char *kernels[64];
 	size_t nkernels;
 	unsigned long served, refused;
+	bool loopback;		/* bound to this machine only: Host must name it too */
 };
 
 /* --- answers ---------------------------------------------------------------------------------- */
@@ -873,6 +875,33 @@ static void route_edit(struct server *sv, struct evhttp_request *req)
 	free(body);
 }
 
+/*
+ * Bound to the loopback address, the server answers only requests that
+ * name it so: a page elsewhere that gets a browser to resolve its own name
+ * to 127.0.0.1 (DNS rebinding) sends that name as Host, and is refused.
+ */
+static bool host_ok(const struct server *sv, struct evhttp_request *req)
+{
+	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Host");
+	size_t n;
+
+	if (!sv->loopback || !h)
+		return true;	/* HTTP/1.0 may send none */
+	if (h[0] == '[') {
+		n = strcspn(h, "]");
+		if (h[n] != ']')
+			return false;
+		n++;
+	} else {
+		n = strcspn(h, ":");
+	}
+	if (h[n] && (h[n] != ':' || strspn(h + n + 1, "0123456789") != strlen(h + n + 1)))
+		return false;
+	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
+	       (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) &&
+		strspn(h, "0123456789.") == n);
+}
+
 static void handle(struct evhttp_request *req, void *arg)
 {
 	struct server *sv = arg;
@@ -898,6 +927,11 @@ static void handle(struct evhttp_request *req, void *arg)
 			refuse(sv, req, 400, "a header's name is not a token");
 			return;
 		}
+	}
+	if (!host_ok(sv, req)) {
+		refuse(sv, req, 400, "the Host header names another machine: this server answers "
+		       "127.0.0.1, localhost and [::1] only");
+		return;
 	}
 	if (strlen(target) > SRV_MAX_URI) {
 		refuse(sv, req, 414, "the request's target is longer than %d bytes", SRV_MAX_URI);
@@ -1105,12 +1139,14 @@ int kwsim_serve(int argc, char **argv)
 		if (ss.ss_family == AF_INET) {
 			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
 
+			sv.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
 			evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
 			p = ntohs(in->sin_port);
 			printf("http://%s:%u/\n", host, p);
 		} else if (ss.ss_family == AF_INET6) {
 			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
 
+			sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
 			evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
 			p = ntohs(in6->sin6_port);
 			printf("http://[%s]:%u/\n", host, p);
