@@ -3,9 +3,10 @@
  *
  *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--set NAME=VALUE]... [--trace text|json] [-o OUT] [--json]
- *                  [--save-schedule OUT] [--timeline [--width N] [--from T] [--to T]
- *                  [--lanes cpus|tasks|both]]
- *   kwsim replay FILE [--trace text|json] [-o OUT] [--json] [--timeline ...]
+ *                  [--trace-filter SPEC]... [--trace-limit SIZE] [--save-schedule OUT]
+ *                  [--timeline [--width N] [--from T] [--to T] [--lanes cpus|tasks|both]]
+ *   kwsim replay FILE [--trace text|json] [--trace-filter SPEC]... [--trace-limit SIZE]
+ *                     [-o OUT] [--json] [--timeline ...]
  *
  * A run's settings come from the init block, then from the file's schedule
  * section, then from the command line: --set NAME=VALUE gives any of them
@@ -14,7 +15,9 @@
  * seed with --strategy faithful is a usage error. --save-schedule writes
  * every setting the run had, with its decisions; replay applies them and
  * follows the decisions, each checked against the strategy the schedule
- * names, so it prints what the run printed.
+ * names, so it prints what the run printed. --trace-filter and --trace-limit
+ * shape the trace view only (trace_filter.h, trace_view.h): the run, its
+ * summary and its hash are the same with them or without.
  *
  * --timeline draws the run (timeline.c) after the summary and before the
  * result block; "What ran" stays, since it says what each call returned.
@@ -58,6 +61,9 @@ struct run_opts {
 	bool json;
 	bool timeline;
 	struct trace_timeline_opts tl;	/* with timeline */
+	struct trace_filter *filter;	/* --trace-filter, every one given */
+	unsigned long long limit;	/* --trace-limit; 0: none */
+	bool limit_given;
 	struct scn_set *sets;	/* --set, --seed, --kernel, --strategy, in order */
 	size_t nsets;
 };
@@ -93,6 +99,8 @@ static void free_opts(struct run_opts *o)
 	free(o->sets);
 	o->sets = NULL;
 	o->nsets = 0;
+	trace_filter_free(o->filter);
+	o->filter = NULL;
 }
 
 #define TIMELINE_MIN_WIDTH	60
@@ -125,6 +133,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 
 	memset(o, 0, sizeof(*o));
 	o->tl.cpu_lanes = true;
+	o->limit = TRACE_LIMIT_DEFAULT;
 	o->sets = calloc((size_t)argc, sizeof(*o->sets));
 	if (!o->sets)
 		abort();
@@ -135,7 +144,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			     !strcmp(a, "-o") || !strcmp(a, "--save-schedule") ||
 			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
 			     !strcmp(a, "--width") || !strcmp(a, "--from") || !strcmp(a, "--to") ||
-			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events");
+			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events") ||
+			     !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit");
 		bool export = !strcmp(cmd, "export");
 
 		if (takes && !v)
@@ -175,6 +185,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 				return usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
 		} else if (export && (!strcmp(a, "--trace") || !strcmp(a, "-o") ||
 				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json") ||
+				      !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit") ||
 				      !strcmp(a, "--timeline") || !strcmp(a, "--width") ||
 				      !strcmp(a, "--from") || !strcmp(a, "--to") ||
 				      !strcmp(a, "--lanes"))) {
@@ -213,6 +224,17 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		} else if (!strcmp(a, "--timeline")) {
 			o->timeline = true;
 			continue;
+		} else if (!strcmp(a, "--trace-filter")) {
+			char err[256];
+
+			if (trace_filter_parse(&o->filter, v, err, sizeof(err)))
+				return usage_error(cmd, "--trace-filter: %s", err);
+		} else if (!strcmp(a, "--trace-limit")) {
+			/* below the header's size a limit could hold no event */
+			if (trace_limit_parse(v, &o->limit) || (o->limit && o->limit < 4096))
+				return usage_error(cmd, "--trace-limit wants a size of at least 4K "
+						   "(e.g. 10M, 512K) or none, not '%s'", v);
+			o->limit_given = true;
 		} else if (!strcmp(a, "-o")) {
 			o->out = v;
 		} else if (!strcmp(a, "--save-schedule")) {
@@ -225,12 +247,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
 					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
 					" [--max-events N]" :
-			       replay ? "replay FILE [--trace text|json] [-o OUT] [--json]\n"
-					"                 [--timeline [--width N] [--from T] [--to T]"
+			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
+					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
+					" [--timeline [--width N] [--from T] [--to T]"
 					" [--lanes cpus|tasks|both]]"
 				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
 					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
-					" [--json]\n                 [--save-schedule OUT]\n"
+					" [--json]\n                 [--trace-filter SPEC]... "
+					"[--trace-limit SIZE] [--save-schedule OUT]\n"
 					"                 [--timeline [--width N] [--from T] [--to T]"
 					" [--lanes cpus|tasks|both]]");
 			return -1;
@@ -250,6 +274,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		return usage_error(cmd, "%s", "needs --html OUT.html: the page's file");
 	if (o->out && !o->trace)
 		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
+	if ((o->filter || o->limit_given) && !o->trace)
+		return usage_error(cmd, "%s", "--trace-filter and --trace-limit shape the trace: "
+				   "give --trace too");
 	if (o->json && o->trace && !o->out)
 		return usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
 	if (tl_opts && !o->timeline)
@@ -294,6 +321,7 @@ struct run_out {
 	struct trace_json *json;
 	struct trace_timeline *timeline;
 	size_t since;		/* records and lines since the last release */
+	unsigned long long lost;	/* trace events the limit cut off */
 	uint64_t released;	/* the watermark of the last release */
 	struct run_stats st;
 };
@@ -379,7 +407,8 @@ static void on_line(void *arg, const struct scn_event *ev)
 
 static int open_trace(const struct run_opts *o, const struct scn *s, struct run_out *ro)
 {
-	struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus, .title = s->name };
+	struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus, .title = s->name,
+				      .filter = o->filter, .limit = o->limit, .lost = &ro->lost };
 
 	if (!o->trace)
 		return 0;
@@ -418,6 +447,9 @@ static int close_trace(const struct run_opts *o, struct run_out *ro, bool write,
 			strerror(errno));
 		return 2;
 	}
+	if (write && ro->lost)
+		fprintf(stderr, "kwsim: the trace reached --trace-limit %llu bytes: its last %llu "
+			"events are not in it\n", o->limit, ro->lost);
 	return write ? 0 : 2;
 }
 
@@ -617,6 +649,7 @@ int kwsim_export(int argc, char **argv)
 
 int kwsim_run_scenario(struct scn *s, const char *trace, FILE *out, struct run_stats *st)
 {
+	/* bench measures the whole trace's cost: no limit */
 	struct run_opts o = { .file = s->path, .trace = trace, .out = "/dev/null" };
 
 	return run_scn(s, &o, out, st);

@@ -26,8 +26,15 @@
  * waits in a heap only until nothing can come before it any more, that is
  * until the machine's watermark and every slice still open (a slice is
  * written with its start time, when it ends) have passed it. What it holds
- * is what is open, not the run. The body goes to a temporary file, since
+ * is what is open, not the run. A slice open while more than SPLIT_EVENTS
+ * events are made is written in pieces, so that even a task running the
+ * whole run holds a window of it. The body goes to a temporary file, since
  * the metadata that comes first names every task of the run.
+ *
+ * A filter (trace_filter.h) decides at writing: an event is shown if every
+ * record it is made of passes, so no slice is shown half and no arrow
+ * without both ends' slices. The size limit stops the events where the
+ * file would pass it, and otherData says how many were lost.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -39,6 +46,9 @@
 #define PID_MAX_LIMIT		0x400000U
 #define CPU_PID(cpu)		(PID_MAX_LIMIT + 2U * (uint32_t)(cpu))
 #define CPU_IRQ_TID(cpu)	(CPU_PID(cpu) + 1U)
+
+/* How many events go by between two looks at the body's size. */
+#define LIMIT_CHECK_EVERY	64
 
 enum jev_kind {
 	JK_RUN,		/* a task on a CPU: r switched it in, r2 out (NULL: still running) */
@@ -58,26 +68,42 @@ enum jev_kind {
  * Within one timestamp: slices first, longest first, so that a parent is
  * open before its children; then flow ends, which bind to the slice just
  * opened on their track; then instants and flow starts in emission order
- * (each flow start right after the marker it binds to).
+ * (each flow start right after the marker it binds to). A flow end whose
+ * start has the same timestamp comes last, after its start.
  */
-enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER };
+enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER, RANK_FLOW_END_LATE };
 
 /* Events and open slices hold copies: the machine's records are not kept. */
 struct jev {
 	uint64_t ts, dur, seq;
 	struct sim_rec r, r2, q;	/* r2, q: when has_r2, has_q */
 	const char *fn;		/* a cancelled timer's function, as armed then */
-	uint64_t flow;		/* the work's queueing number */
+	uint64_t flow;		/* the queueing's number, in the run, from 1 */
+	uint64_t cancelled;	/* a marker: the queueing this one follows, taken back unrun */
 	uint32_t pid, tid;
 	uint8_t kind, rank;
 	bool has_r2, has_q;
+	bool continues, continued;	/* a piece of a slice split to be written (split()) */
+	uint8_t end_type;		/* a piece's end: the record type that will end it */
 };
 
-/* A record that opened something still open. */
+/*
+ * A record that opened something still open: the slice goes from `from`
+ * (the record's time, or where its last piece ended) and was opened when
+ * `seq` events had been made.
+ */
 struct held {
 	struct sim_rec r;
 	bool on;
+	uint64_t from, seq;
 };
+
+/*
+ * A slice open while more events than this are made is written in pieces:
+ * everything after its start waits for it (events go out in time order),
+ * so a task that runs for the whole run would hold the whole run.
+ */
+#define SPLIT_EVENTS	4096
 
 /* A small sorted map from a 64-bit key (address or pid): lookups by bisection. */
 struct aent {
@@ -97,6 +123,8 @@ struct open_exec {
 	uint64_t work, flow;
 	uint32_t pid, tid;
 	struct sim_rec start;
+	uint64_t from, seq;	/* as in struct held */
+	bool continued;
 	struct held q;
 };
 
@@ -117,12 +145,19 @@ struct trace_json {
 	uint64_t seq;
 	bool fresh;
 	struct amap tasks;		/* pid: name, count of events on its track */
-	struct amap works;		/* work: the pending queue_work, queueings so far */
+	struct amap works;		/* work: the pending queue_work, its queueing number */
 	struct amap timers;		/* timer: its function */
 	struct open_exec *open;
 	size_t nopen, capopen;
 	struct jcpu *cpu;
 	bool written;			/* an event is out: the next needs a comma */
+	uint64_t queueings;		/* queue_work records so far, shown or not */
+	const struct trace_filter *filter;
+	unsigned long long limit;
+	unsigned long long *lost_out;
+	unsigned int since_check;
+	bool cut;			/* the limit was reached: events are counted, not written */
+	unsigned long long nwritten, lost;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -286,11 +321,6 @@ static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, u
 	}
 	w->nev++;
 	w->fresh = true;
-	/* a task's process is named only if something is on its track */
-	if (pid == tid && pid < PID_MAX_LIMIT && kind != JK_GLOBAL)
-		amap_get(&w->tasks, pid, true)->count++;
-	if (pid >= PID_MAX_LIMIT && tid == pid + 1)
-		w->cpu[(pid - PID_MAX_LIMIT) / 2].irq_used = true;
 	return e;
 }
 
@@ -348,30 +378,119 @@ static void learn_names(struct trace_json *w, const struct sim_rec *r)
 	}
 }
 
+static struct held hold(const struct trace_json *w, const struct sim_rec *r)
+{
+	return (struct held){ .r = *r, .on = true, .from = r->time, .seq = w->seq };
+}
+
+/*
+ * Write what a held slice has been so far as a piece ending at t, and go
+ * on from t. Only at a time no later record of the slice's track can
+ * precede (its CPU's or its task's latest), so the pieces nest as the
+ * slices did.
+ */
+static void split_held(struct trace_json *w, struct held *h, enum jev_kind kind, uint32_t pid,
+		       uint32_t tid, uint64_t t, uint8_t end_type)
+{
+	struct jev *e;
+
+	if (!h->on || h->from >= t)
+		return;
+	e = emit(w, kind, h->from, t, pid, tid, &h->r);
+	e->continued = h->from != h->r.time;
+	e->continues = true;
+	e->end_type = end_type;
+	h->from = t;
+	h->seq = w->seq;
+}
+
+static bool too_long(const struct trace_json *w, const struct held *h)
+{
+	return h->on && w->seq - h->seq > SPLIT_EVENTS;
+}
+
+/* r is its CPU's and its task's latest record: split what is open too long on their tracks. */
+static void split_long(struct trace_json *w, const struct sim_rec *r)
+{
+	struct jcpu *c = &w->cpu[r->cpu];
+	uint32_t pid = CPU_PID(r->cpu), irq = CPU_IRQ_TID(r->cpu);
+	bool any = false;
+
+	if (c->run.r.c && too_long(w, &c->run))
+		split_held(w, &c->run, JK_RUN, pid, pid, r->time, REC_SCHED_SWITCH);
+	/* a track's slices nest: all of them or none */
+	if (too_long(w, &c->irq) || too_long(w, &c->softirq) || too_long(w, &c->timer)) {
+		split_held(w, &c->irq, JK_IRQ, pid, irq, r->time, REC_IRQ_EXIT);
+		split_held(w, &c->softirq, JK_SOFTIRQ, pid, irq, r->time, REC_SOFTIRQ_EXIT);
+		split_held(w, &c->timer, JK_TIMER_CB, pid, irq, r->time, REC_TIMER_EXPIRE_EXIT);
+	}
+	if (r->pid <= 0)
+		return;
+	for (size_t i = 0; i < w->nopen; i++)
+		any |= w->open[i].pid == (uint32_t)r->pid && w->seq - w->open[i].seq > SPLIT_EVENTS;
+	for (size_t i = 0; any && i < w->nopen; i++) {
+		struct open_exec *x = &w->open[i];
+		struct jev *e;
+
+		if (x->pid != (uint32_t)r->pid || x->tid != (uint32_t)r->pid || x->from >= r->time)
+			continue;
+		e = emit(w, JK_WORK, x->from, r->time, x->pid, x->tid, &x->start);
+		e->continued = x->continued;
+		e->continues = true;
+		e->end_type = REC_MODEL;
+		e->q = x->q.r;
+		e->has_q = x->q.on;
+		e->flow = x->flow;
+		if (x->q.on) {	/* the arrow ends on the first piece */
+			e = emit(w, JK_FLOW_F, x->start.time, x->start.time, x->pid, x->tid,
+				 &x->start);
+			e->q = x->q.r;
+			e->has_q = true;
+			e->flow = x->flow;
+			e->end_type = REC_MODEL;
+			e->continues = true;
+			if (x->q.r.time == x->start.time)
+				e->rank = RANK_FLOW_END_LATE;
+			x->q.on = false;
+		}
+		x->from = r->time;
+		x->seq = w->seq;
+		x->continued = true;
+	}
+}
+
 static void on_switch(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
 
 	if (c->run.on && c->run.r.c) {
-		struct jev *e = emit(w, JK_RUN, c->run.r.time, r->time, CPU_PID(r->cpu),
+		struct jev *e = emit(w, JK_RUN, c->run.from, r->time, CPU_PID(r->cpu),
 				     CPU_PID(r->cpu), &c->run.r);
 
 		e->r2 = *r;
 		e->has_r2 = true;
+		e->continued = c->run.from != c->run.r.time;
 	}
-	c->run = (struct held){ *r, true };
+	c->run = hold(w, r);
 }
 
 static void on_queue(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, true);
+	uint64_t cancelled = wk->rec.on ? wk->count : 0;
 	struct jev *e;
 
-	/* a work is queued once until it runs: a new queueing replaces a cancelled one */
-	wk->rec = (struct held){ *r, true };
-	wk->count++;
+	/*
+	 * A work is queued once until it runs: a new queueing replaces a
+	 * cancelled one (the kernel traces no cancel). Each queueing has its own
+	 * number, the flow's id, so an arrow starts only at the queueing that
+	 * the execution consumed.
+	 */
+	wk->rec = hold(w, r);
+	wk->count = ++w->queueings;
 	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
 	e->flow = wk->count;
+	e->cancelled = cancelled;
 	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
 	e->flow = wk->count;
 	e->q = *r;
@@ -385,7 +504,7 @@ static void on_exec_start(struct trace_json *w, const struct sim_rec *r)
 
 	w->open = grow(w->open, &w->capopen, w->nopen + 1, sizeof(*w->open));
 	x = &w->open[w->nopen++];
-	*x = (struct open_exec){ .work = r->a, .start = *r };
+	*x = (struct open_exec){ .work = r->a, .start = *r, .from = r->time, .seq = w->seq };
 	ctx_track(r, &x->pid, &x->tid);
 	if (wk && wk->rec.on) {
 		x->q = wk->rec;
@@ -401,11 +520,12 @@ static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end
 
 	memmove(&w->open[i], &w->open[i + 1], (w->nopen - i - 1) * sizeof(*w->open));
 	w->nopen--;
-	e = emit(w, JK_WORK, x.start.time, end ? end->time : w->end, x.pid, x.tid, &x.start);
+	e = emit(w, JK_WORK, x.from, end ? end->time : w->end, x.pid, x.tid, &x.start);
 	if (end) {
 		e->r2 = *end;
 		e->has_r2 = true;
 	}
+	e->continued = x.continued;
 	e->q = x.q.r;
 	e->has_q = x.q.on;
 	e->flow = x.flow;
@@ -415,6 +535,12 @@ static void close_exec(struct trace_json *w, size_t i, const struct sim_rec *end
 	e->q = x.q.r;
 	e->has_q = true;
 	e->flow = x.flow;
+	if (end) {	/* a filter shows the arrow only with the slice it ends on */
+		e->r2 = *end;
+		e->has_r2 = true;
+	}
+	if (x.q.r.time == x.start.time)
+		e->rank = RANK_FLOW_END_LATE;
 }
 
 static void on_exec_end(struct trace_json *w, const struct sim_rec *r)
@@ -455,12 +581,13 @@ static void close_handler(struct trace_json *w, struct held *slot, enum jev_kind
 		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
 		return;
 	}
-	e = emit(w, kind, slot->r.time, r ? r->time : w->end, CPU_PID(slot->r.cpu),
+	e = emit(w, kind, slot->from, r ? r->time : w->end, CPU_PID(slot->r.cpu),
 		 CPU_IRQ_TID(slot->r.cpu), &slot->r);
 	if (r) {
 		e->r2 = *r;
 		e->has_r2 = true;
 	}
+	e->continued = slot->from != slot->r.time;
 	slot->on = false;
 }
 
@@ -477,19 +604,19 @@ static void on_record(struct trace_json *w, const struct sim_rec *r)
 		on_model(w, r);
 		break;
 	case REC_IRQ_ENTRY:
-		c->irq = (struct held){ *r, true };
+		c->irq = hold(w, r);
 		break;
 	case REC_IRQ_EXIT:
 		close_handler(w, &c->irq, JK_IRQ, r);
 		break;
 	case REC_SOFTIRQ_ENTRY:
-		c->softirq = (struct held){ *r, true };
+		c->softirq = hold(w, r);
 		break;
 	case REC_SOFTIRQ_EXIT:
 		close_handler(w, &c->softirq, JK_SOFTIRQ, r);
 		break;
 	case REC_TIMER_EXPIRE_ENTRY:
-		c->timer = (struct held){ *r, true };
+		c->timer = hold(w, r);
 		break;
 	case REC_TIMER_EXPIRE_EXIT:
 		close_handler(w, &c->timer, JK_TIMER_CB, r);
@@ -530,7 +657,8 @@ static void close_all(struct trace_json *w)
 		struct jcpu *c = &w->cpu[i];
 
 		if (c->run.on && c->run.r.c)
-			emit(w, JK_RUN, c->run.r.time, w->end, CPU_PID(i), CPU_PID(i), &c->run.r);
+			emit(w, JK_RUN, c->run.from, w->end, CPU_PID(i), CPU_PID(i), &c->run.r)
+				->continued = c->run.from != c->run.r.time;
 		if (c->timer.on)
 			close_handler(w, &c->timer, JK_TIMER_CB, NULL);
 		if (c->softirq.on)
@@ -564,6 +692,17 @@ static void json_ctx_task(FILE *out, const struct sim_rec *r)
 	json_task(out, comm, (uint64_t)(r->pid > 0 ? r->pid : 0));
 }
 
+/* A slice's end: unfinished at the end of the records, or a piece of one (split_held()). */
+static void write_pieces(FILE *out, const struct jev *e)
+{
+	if (e->continued)
+		fputs(",\"continued\":true", out);
+	if (e->continues)
+		fputs(",\"continues\":true", out);
+	else if (!e->has_r2 && e->kind != JK_RUN)
+		fputs(",\"unfinished\":true", out);
+}
+
 static void write_run(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
@@ -571,6 +710,8 @@ static void write_run(FILE *out, const struct jev *e)
 	json_head(out, "sched", 'X', e);
 	fprintf(out, "\"cpu\":%u,\"end_state\":", (unsigned int)e->r.cpu);
 	json_vstr(out, e->has_r2 ? trace_view_prev_state(&e->r2) : "running");
+	if (e->continues || e->continued)
+		write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -598,8 +739,7 @@ static void write_work(FILE *out, const struct jev *e)
 			fprintf(out, ",\"wait_ns\":%llu",
 				(unsigned long long)(e->r.time - e->q.time));
 	}
-	if (!e->has_r2)
-		fputs(",\"unfinished\":true", out);
+	write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -613,20 +753,24 @@ static void write_queue(FILE *out, const struct jev *e)
 	json_vstr(out, e->r.s2);
 	fputc(',', out);
 	json_addr(out, "worker", e->r.b);
-	fprintf(out, ",\"queueing\":%llu}}", (unsigned long long)e->flow);
+	fprintf(out, ",\"queueing\":%llu", (unsigned long long)e->flow);
+	if (e->cancelled)
+		fprintf(out, ",\"cancelled_queueing\":%llu", (unsigned long long)e->cancelled);
+	fputs("}}", out);
 }
 
 /*
- * v1 flows: Perfetto keys them by (id, cat, name) and keeps each one
- * after its end, so the queueing number goes into the name.
+ * v1 flows: Perfetto keys them by (id, cat, name), Chrome's viewers by id:
+ * the id is the queueing's number, unique in the trace, so every viewer
+ * draws each arrow from the queueing the execution consumed.
  */
 static void write_flow(FILE *out, const struct jev *e)
 {
-	fprintf(out, "{\"name\":\"queue_work #%llu\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
-		(unsigned long long)e->flow, e->kind == JK_FLOW_S ? 's' : 'f');
+	fprintf(out, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
+		e->kind == JK_FLOW_S ? 's' : 'f');
 	if (e->kind == JK_FLOW_F)
 		fputs(",\"bp\":\"e\"", out);
-	fprintf(out, ",\"id\":\"0x%016llx\"", (unsigned long long)e->q.a);
+	fprintf(out, ",\"id\":\"0x%llx\"", (unsigned long long)e->flow);
 	json_us(out, "ts", e->ts);
 	fprintf(out, ",\"pid\":%u,\"tid\":%u}", e->pid, e->tid);
 }
@@ -654,8 +798,7 @@ static void write_handler(FILE *out, const struct jev *e)
 			(unsigned long long)r->c);
 	}
 	fprintf(out, ",\"cpu\":%u", (unsigned int)r->cpu);
-	if (!e->has_r2)
-		fputs(",\"unfinished\":true", out);
+	write_pieces(out, e);
 	fputs("}}", out);
 }
 
@@ -903,6 +1046,9 @@ struct trace_json *trace_json_begin(const struct trace_view_opts *o)
 		abort();
 	w->body = tmpfile();
 	w->title = o && o->title ? o->title : "";
+	w->filter = o ? o->filter : NULL;
+	w->limit = o ? o->limit : 0;
+	w->lost_out = o ? o->lost : NULL;
 	w->hz = trace_view_hz(o);
 	w->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
 	w->cpu = calloc((size_t)w->ncpus, sizeof(*w->cpu));
@@ -929,6 +1075,7 @@ void trace_json_record(struct trace_json *w, const struct sim_rec *r)
 		w->end = r->time;
 	learn_names(w, r);
 	on_record(w, r);
+	split_long(w, r);
 }
 
 /* The earliest time an event not made yet can start at: slices start when they open. */
@@ -937,19 +1084,51 @@ static uint64_t open_since(const struct trace_json *w, uint64_t t)
 	for (int i = 0; i < w->ncpus; i++) {
 		const struct jcpu *c = &w->cpu[i];
 
-		if (c->run.on && c->run.r.c && c->run.r.time < t)
-			t = c->run.r.time;
-		if (c->irq.on && c->irq.r.time < t)
-			t = c->irq.r.time;
-		if (c->softirq.on && c->softirq.r.time < t)
-			t = c->softirq.r.time;
-		if (c->timer.on && c->timer.r.time < t)
-			t = c->timer.r.time;
+		if (c->run.on && c->run.r.c && c->run.from < t)
+			t = c->run.from;
+		if (c->irq.on && c->irq.from < t)
+			t = c->irq.from;
+		if (c->softirq.on && c->softirq.from < t)
+			t = c->softirq.from;
+		if (c->timer.on && c->timer.from < t)
+			t = c->timer.from;
 	}
 	for (size_t i = 0; i < w->nopen; i++)
-		if (w->open[i].start.time < t)
-			t = w->open[i].start.time;
+		if (w->open[i].from < t)
+			t = w->open[i].from;
 	return t;
+}
+
+/*
+ * Whether the filter shows e: every record it is made of passes. A slice
+ * whose begin or end is filtered out is not shown half, nor an arrow
+ * whose queueing or execution is not shown; an execution whose queueing
+ * is filtered out is shown without it.
+ */
+static bool shown(const struct trace_json *w, struct jev *e)
+{
+	const struct trace_filter *f = w->filter;
+
+	if (!f)
+		return true;
+	if (!trace_filter_pass(f, &e->r) || (e->has_r2 && !trace_filter_pass(f, &e->r2)))
+		return false;
+	if (e->continues) {
+		/* a piece: by the record that would end it there */
+		struct sim_rec end = e->r;
+
+		end.type = e->end_type;
+		end.time = e->kind == JK_FLOW_F ? e->r.time : e->ts + e->dur;
+		if (end.type == REC_MODEL)
+			end.s = "sched_kthread_work_execute_end";
+		if (!trace_filter_pass(f, &end))
+			return false;
+	}
+	if (e->kind == JK_FLOW_F)
+		return trace_filter_pass(f, &e->q);
+	if (e->kind == JK_WORK && e->has_q && !trace_filter_pass(f, &e->q))
+		e->has_q = false;
+	return true;
 }
 
 static void release(struct trace_json *w, uint64_t watermark, bool all)
@@ -960,8 +1139,24 @@ static void release(struct trace_json *w, uint64_t watermark, bool all)
 	while (w->nev && (all || w->ev[0].ts < t)) {
 		struct jev e = heap_pop(w);
 
+		if (!shown(w, &e))
+			continue;
+		if (w->limit && !w->cut && ++w->since_check == LIMIT_CHECK_EVERY) {
+			w->since_check = 0;
+			w->cut = ftello(w->body) >= (off_t)w->limit;
+		}
+		if (w->cut) {
+			w->lost++;
+			continue;
+		}
+		/* a task's process is named only if something is on its track */
+		if (e.pid == e.tid && e.pid < PID_MAX_LIMIT && e.kind != JK_GLOBAL)
+			amap_get(&w->tasks, e.pid, true)->count++;
+		if (e.pid >= PID_MAX_LIMIT && e.tid == e.pid + 1)
+			w->cpu[(e.pid - PID_MAX_LIMIT) / 2].irq_used = true;
 		next_event(w->body, w);
 		write_event(w->body, &e, w);
+		w->nwritten++;
 	}
 }
 
@@ -975,43 +1170,97 @@ size_t trace_json_held(const struct trace_json *w)
 	return w->nev + w->nopen;
 }
 
-/* Copy the body after the head: the metadata names every task the run had. */
-static int copy_body(FILE *out, FILE *body)
+/* What follows the events: the title, and the filter and the cut when there are. */
+static void write_tail(FILE *out, const struct trace_json *w, unsigned long long written,
+		       unsigned long long lost)
 {
-	char buf[65536];
-	size_t n;
+	fputs("\n],\n\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
+	json_str(out, w->title);
+	fprintf(out, ",\"hz\":%u,\"ncpus\":%d", w->hz, w->ncpus);
+	if (trace_filter_text(w->filter)) {
+		fputs(",\"filter\":", out);
+		json_str(out, trace_filter_text(w->filter));
+	}
+	if (lost)
+		fprintf(out, ",\"cut\":{\"limit\":%llu,\"events_written\":%llu,"
+			"\"events_lost\":%llu}", w->limit, written, lost);
+	fputs("}\n}\n", out);
+}
 
-	if (fflush(body) || fseek(body, 0, SEEK_SET))
-		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), body)))
-		if (fwrite(buf, 1, n, out) != n)
-			return -1;
-	return ferror(body) ? -1 : 0;
+/* The length of what f writes, measured without writing it. */
+static unsigned long long measure(void (*f)(FILE *, struct trace_json *, unsigned long long,
+					    unsigned long long),
+				  struct trace_json *w, unsigned long long a, unsigned long long b)
+{
+	FILE *null = fopen("/dev/null", "w");
+	long n;
+
+	if (!null)
+		return 0;
+	f(null, w, a, b);
+	n = ftell(null);
+	fclose(null);
+	return n > 0 ? (unsigned long long)n : 0;
+}
+
+static void write_head(FILE *out, struct trace_json *w, unsigned long long any,
+		       unsigned long long unused)
+{
+	bool written = w->written;
+
+	(void)unused;
+	w->written = false;
+	fputs("{\"traceEvents\":[\n", out);
+	write_metadata(out, w);
+	if (any && w->written)
+		fputs(",\n", out);
+	w->written = written;
+}
+
+static void write_tail_cb(FILE *out, struct trace_json *w, unsigned long long written,
+			  unsigned long long lost)
+{
+	write_tail(out, w, written, lost);
 }
 
 int trace_json_end(struct trace_json *w, FILE *out)
 {
-	bool any;
+	off_t len;
+	long long kept;
+	unsigned long long dropped = 0;
 	int rc = 0;
 
 	close_all(w);
 	release(w, 0, true);
 	if (!out)
 		goto done;
-	any = w->written;
-	w->written = false;
-	fputs("{\"traceEvents\":[\n", out);
-	write_metadata(out, w);
-	if (any && w->written)
-		fputs(",\n", out);
-	rc = copy_body(out, w->body);
-	fputs("\n],\n", out);
-	fputs("\"otherData\":{\"generator\":\"kwsim\",\"title\":", out);
-	json_str(out, w->title);
-	fprintf(out, ",\"hz\":%u,\"ncpus\":%d}\n}\n", w->hz, w->ncpus);
+	len = ftello(w->body);
+	kept = len;
+	if (len >= 0 && w->limit) {
+		/* the whole file within the limit; the tail's numbers as wide as they get */
+		unsigned long long fixed = measure(write_head, w, 1, 0) +
+					   measure(write_tail_cb, w, ~0ULL, ~0ULL);
+
+		kept = trace_view_fit(w->body, (unsigned long long)len,
+				      w->limit > fixed ? w->limit - fixed : 0, &dropped);
+		/* the kept events end with the separator before the first one cut */
+		if (dropped && kept >= 2)
+			kept -= 2;
+		w->nwritten -= dropped;
+		w->lost += dropped;
+	}
+	if (len < 0 || kept < 0) {
+		rc = -1;
+		goto done;
+	}
+	write_head(out, w, kept > 0, 0);
+	rc = trace_view_copy(out, w->body, (unsigned long long)kept);
+	write_tail(out, w, w->nwritten, w->lost);
 	if (ferror(out))
 		rc = -1;
 done:
+	if (w->lost_out)
+		*w->lost_out = w->lost;
 	fclose(w->body);
 	free(w->ev);
 	free(w->tasks.v);

@@ -135,18 +135,32 @@ const char *trace_view_str(const char *s)
  * s_show(), print_event_info() and print_func_help_header_irq() of 6.12,
  * without record-tgid (its precision of 2 spaces written out).
  */
-static void write_header(FILE *out, size_t n, int ncpus)
+static int header(char *buf, size_t len, size_t in_buffer, size_t written, int ncpus)
 {
-	fputs("# tracer: nop\n#\n", out);
-	fprintf(out, "# entries-in-buffer/entries-written: %zu/%zu   #P:%d\n#\n", n, n, ncpus);
-	fputs("#                                _-----=> irqs-off/BH-disabled\n"
-	      "#                               / _----=> need-resched\n"
-	      "#                              | / _---=> hardirq/softirq\n"
-	      "#                              || / _--=> preempt-depth\n"
-	      "#                              ||| / _-=> migrate-disable\n"
-	      "#                              |||| /     delay\n"
-	      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-	      "#              | |         |   |||||     |         |\n", out);
+	/*
+	 * get_total_entries(): what the buffer holds, then what was written to
+	 * it, the lines the limit cut off included, as a full ring buffer's
+	 * overrun counts.
+	 */
+	return snprintf(buf, len, "# tracer: nop\n#\n"
+		       "# entries-in-buffer/entries-written: %zu/%zu   #P:%d\n#\n"
+		       "#                                _-----=> irqs-off/BH-disabled\n"
+		       "#                               / _----=> need-resched\n"
+		       "#                              | / _---=> hardirq/softirq\n"
+		       "#                              || / _--=> preempt-depth\n"
+		       "#                              ||| / _-=> migrate-disable\n"
+		       "#                              |||| /     delay\n"
+		       "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		       "#              | |         |   |||||     |         |\n",
+		       in_buffer, written, ncpus);
+}
+
+static void write_header(FILE *out, size_t in_buffer, size_t written, int ncpus)
+{
+	char buf[1024];
+
+	header(buf, sizeof(buf), in_buffer, written, ncpus);
+	fputs(buf, out);
 }
 
 /* --- merging the CPUs' streams ------------------------------------------------------- */
@@ -224,11 +238,20 @@ void trace_merge_free(struct trace_merge *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* How many lines go by between two looks at the body's size. */
+#define LIMIT_CHECK_EVERY	64
+
 struct trace_text {
 	FILE *body;
 	unsigned int hz;
 	int ncpus;		/* for the header's #P */
 	size_t written;		/* lines, for the header's entries */
+	size_t lost;		/* lines the limit cut off */
+	const struct trace_filter *filter;
+	unsigned long long limit;
+	unsigned long long *lost_out;
+	unsigned int since_check;
+	bool cut;		/* the limit was reached: lines are counted, not written */
 	struct trace_merge m;
 };
 
@@ -411,6 +434,92 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	}
 }
 
+const char *trace_view_event_name(const struct sim_rec *r)
+{
+	/* the names write_event() prints, in the same order */
+	switch (r->type) {
+	case REC_SCHED_SWITCH: return "sched_switch";
+	case REC_SCHED_WAKING: return "sched_waking";
+	case REC_TIMER_START: return "timer_start";
+	case REC_TIMER_EXPIRE_ENTRY: return "timer_expire_entry";
+	case REC_TIMER_EXPIRE_EXIT: return "timer_expire_exit";
+	case REC_TIMER_CANCEL: return "timer_cancel";
+	case REC_LOCK_CONTENDED: return "kwsim_lock_contended";
+	case REC_IRQ_ENTRY: return "irq_handler_entry";
+	case REC_IRQ_EXIT: return "irq_handler_exit";
+	case REC_SOFTIRQ_ENTRY: return "softirq_entry";
+	case REC_SOFTIRQ_EXIT: return "softirq_exit";
+	case REC_FINDING: return "kwsim_finding";
+	case REC_FREEZER: return r->s2 ? "kwsim_freezer" : "suspend_resume";
+	case REC_TASK_NEW: return "task_newtask";
+	case REC_TASK_EXIT: return "sched_process_exit";
+	case REC_MODEL: return trace_view_str(r->s);
+	case REC_PRINTK: return "console";
+	default: return "kwsim_unknown";
+	}
+}
+
+long long trace_view_fit(FILE *body, unsigned long long len, unsigned long long budget,
+			 unsigned long long *dropped)
+{
+	char buf[4096];
+	unsigned long long cut = 0, end = budget, n = 0;
+	bool found = false;
+
+	*dropped = 0;
+	if (len <= budget)
+		return (long long)len;
+	if (fflush(body))
+		return -1;
+	/* the last newline before the budget: the line it ends is the last kept */
+	while (end && !found) {
+		size_t k = end < sizeof(buf) ? (size_t)end : sizeof(buf);
+
+		if (fseeko(body, (off_t)(end - k), SEEK_SET) || fread(buf, 1, k, body) != k)
+			return -1;
+		for (size_t i = k; i-- > 0;) {
+			if (buf[i] == '\n') {
+				cut = end - k + i + 1;
+				found = true;
+				break;
+			}
+		}
+		end -= k;
+	}
+	/* the lines after it */
+	if (fseeko(body, (off_t)cut, SEEK_SET))
+		return -1;
+	for (unsigned long long at = cut; at < len;) {
+		size_t k = len - at < sizeof(buf) ? (size_t)(len - at) : sizeof(buf);
+
+		if (fread(buf, 1, k, body) != k)
+			return -1;
+		for (size_t i = 0; i < k; i++)
+			n += buf[i] == '\n';
+		at += k;
+		if (at == len && buf[k - 1] != '\n')
+			n++;
+	}
+	*dropped = n;
+	return (long long)cut;
+}
+
+int trace_view_copy(FILE *out, FILE *body, unsigned long long len)
+{
+	char buf[65536];
+
+	if (fflush(body) || fseeko(body, 0, SEEK_SET))
+		return -1;
+	while (len) {
+		size_t k = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+		if (fread(buf, 1, k, body) != k || fwrite(buf, 1, k, out) != k)
+			return -1;
+		len -= k;
+	}
+	return ferror(out) ? -1 : 0;
+}
+
 struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 {
 	struct trace_text *t = calloc(1, sizeof(*t));
@@ -419,6 +528,9 @@ struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 		abort();
 	t->hz = trace_view_hz(o);
 	t->ncpus = o && o->ncpus > 0 ? o->ncpus : 1;
+	t->filter = o ? o->filter : NULL;
+	t->limit = o ? o->limit : 0;
+	t->lost_out = o ? o->lost : NULL;
 	t->body = tmpfile();
 	if (!t->body) {
 		free(t);
@@ -429,6 +541,9 @@ struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 
 void trace_text_record(struct trace_text *t, const struct sim_rec *r)
 {
+	/* a filtered event never reaches the kernel's buffer: it is not counted either */
+	if (!trace_filter_pass(t->filter, r))
+		return;
 	if (r->cpu >= t->ncpus)
 		t->ncpus = r->cpu + 1;
 	trace_merge_push(&t->m, r);
@@ -439,9 +554,17 @@ static void release(struct trace_text *t, uint64_t watermark, bool all)
 	const struct sim_rec *r;
 
 	while ((r = trace_merge_next(&t->m, watermark, all))) {
-		write_context(t->body, r);
-		write_event(t->body, r, t->hz);
-		t->written++;
+		if (t->limit && !t->cut && ++t->since_check == LIMIT_CHECK_EVERY) {
+			t->since_check = 0;
+			t->cut = ftello(t->body) >= (off_t)t->limit;
+		}
+		if (t->cut) {
+			t->lost++;
+		} else {
+			write_context(t->body, r);
+			write_event(t->body, r, t->hz);
+			t->written++;
+		}
 	}
 }
 
@@ -457,21 +580,36 @@ size_t trace_text_held(const struct trace_text *t)
 
 int trace_text_end(struct trace_text *t, FILE *out)
 {
-	char buf[65536];
-	size_t n;
 	int rc = 0;
 
 	release(t, 0, true);
 	if (out) {
-		write_header(out, t->written, t->ncpus);
-		if (fflush(t->body) || fseek(t->body, 0, SEEK_SET))
+		off_t len = ftello(t->body);
+		unsigned long long dropped = 0;
+		long long kept = len;
+
+		/* the whole file within the limit: the header's length with these counts at most */
+		if (t->limit && len >= 0) {
+			/* cutting lines only shortens the header: entries-written stays */
+			unsigned long long hlen = (unsigned long long)header(
+				NULL, 0, t->written, t->written + t->lost, t->ncpus);
+
+			kept = trace_view_fit(t->body, (unsigned long long)len,
+					      t->limit > hlen ? t->limit - hlen : 0, &dropped);
+		}
+		if (len < 0 || kept < 0) {
 			rc = -1;
-		while (!rc && (n = fread(buf, 1, sizeof(buf), t->body)))
-			if (fwrite(buf, 1, n, out) != n)
-				rc = -1;
+		} else {
+			t->written -= dropped;
+			t->lost += dropped;
+			write_header(out, t->written, t->written + t->lost, t->ncpus);
+			rc = trace_view_copy(out, t->body, (unsigned long long)kept);
+		}
 		if (ferror(t->body) || ferror(out))
 			rc = -1;
 	}
+	if (t->lost_out)
+		*t->lost_out = t->lost;
 	fclose(t->body);
 	trace_merge_free(&t->m);
 	free(t);

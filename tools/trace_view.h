@@ -15,11 +15,26 @@
 
 #include <sim/trace.h>
 
+#include "trace_filter.h"
+
 struct trace_view_opts {
 	unsigned int hz;	/* jiffies per second, for timer_start's now/timeout; 0: 250 */
 	int ncpus;		/* "#P:" and the CPU tracks; 0: from the records */
 	const char *title;	/* JSON otherData.title; may be NULL */
+	const struct trace_filter *filter;	/* the records shown; NULL: all */
+	/*
+	 * The view's size in bytes, 0: no limit. Events stop at the limit (the
+	 * run goes on): the text view's header counts the lines it lost in
+	 * entries-written, as tracefs counts a full ring buffer's; the JSON's
+	 * otherData.cut says how many events it lost. The header and the JSON's
+	 * metadata are never cut: a limit smaller than they are is exceeded.
+	 */
+	unsigned long long limit;
+	unsigned long long *lost;	/* _end() stores the events cut off there; may be NULL */
 };
+
+/* The default --trace-limit: a view this big is no longer read, only waited for. */
+#define TRACE_LIMIT_DEFAULT	(64ULL << 20)
 
 /*
  * The tracefs `trace` file of a 6.x kernel with the nop tracer: header, then
@@ -116,6 +131,17 @@ const char *trace_view_prev_state(const struct sim_rec *r);
 void trace_view_timer_flags(char *buf, size_t len, uint64_t flags);
 /* A softirq's vector number from its name, as show_softirq_name maps them; -1: unknown. */
 int trace_view_softirq_vec(const char *name);
+/* The event name of r's line in the text view ("sched_switch", "timer_start", ...). */
+const char *trace_view_event_name(const struct sim_rec *r);
+/*
+ * Cut a view's body (len bytes in a temporary file) to at most budget
+ * bytes, at the end of a line: returns the new length, *dropped the lines
+ * cut off (an unterminated last one counts). -1 when reading failed.
+ */
+long long trace_view_fit(FILE *body, unsigned long long len, unsigned long long budget,
+			 unsigned long long *dropped);
+/* Copy len bytes of a view's body to out: 0, or -1 when reading or writing failed. */
+int trace_view_copy(FILE *out, FILE *body, unsigned long long len);
 /* A string field as %s prints it: NULL is "(null)". */
 const char *trace_view_str(const char *s);
 

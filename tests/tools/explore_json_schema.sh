@@ -33,7 +33,7 @@ run() {
 for f in "$src"/scenarios/races/*.kws; do
 	run explore "$f" --strategy random --runs 40 --kernel all
 done
-run explore "$src/scenarios/teaching/01-one-work-one-worker.kws" --strategy random --runs 20
+run explore "$src/scenarios/teaching/03-one-work-one-worker.kws" --strategy random --runs 20
 KWSIM_EXPLORE_SIGINT_AFTER=7 run explore "$src/scenarios/races/destroy-with-queued-works.kws" \
 	--strategy random --runs 50
 f=$src/scenarios/races/timer-callback-vs-cancel-delayed-work-sync-v4.9.kws

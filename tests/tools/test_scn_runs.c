@@ -28,7 +28,7 @@ static const struct {
 	int seeds;
 } cases[] = {
 	{ "races/self-requeue-vs-cancel.kws", 200 },
-	{ "teaching/13-reading-conditions.kws", 40 },
+	{ "teaching/02-conditions.kws", 40 },
 	{ "races/queue-vs-flush-running.kws", 40 },
 	{ "races/timer-callback-vs-cancel-delayed-work-sync-v4.9.kws", 40 },
 };

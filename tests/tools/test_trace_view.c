@@ -5,9 +5,11 @@
  * records; the merge of the CPUs' streams by time; that the JSON is valid
  * JSON and carries the work slices, running slices and flow arrows of a
  * hand-built queue -> execute_start -> execute_end sequence, each flow end
- * right after the slice it binds to; that both views of a real run are
- * well formed and name what the run did; and that rendering is a pure
- * function of the records (twice: byte-identical).
+ * right after the slice it binds to, a flow id per queueing; that both
+ * views of a real run are well formed and name what the run did; that
+ * rendering is a pure function of the records (twice: byte-identical);
+ * --trace-filter's syntax and selection, slices shown whole or not at all;
+ * the size limit; a slice open too long written in pieces.
  */
 #include "../harness.h"
 
@@ -614,16 +616,17 @@ START_TEST(json_work_slices_and_flows)
 			"\"ph\":\"X\",\"ts\":2.000,\"dur\":0.000," Q ",\"args\":{\"work\":"
 			"\"0xffff888000001000\",\"function\":\"my_work_fn\",\"worker\":"
 			"\"0xffff888000002000\",\"queueing\":1}}");
-	s1 = find_event(json, "{\"name\":\"queue_work #1\",\"cat\":\"kthread_work\",\"ph\":\"s\","
-			"\"id\":\"0xffff888000001000\",\"ts\":2.000," Q "}");
+	/* each queueing its own flow id, the queueing's number: not the work's address */
+	s1 = find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"s\","
+			"\"id\":\"0x1\",\"ts\":2.000," Q "}");
 	ck_assert(q1 < s1);
 	/* its execution, and the flow's end right after it */
 	x1 = find_event(json, "{\"name\":\"my_work_fn\",\"cat\":\"kthread_work\",\"ph\":\"X\","
 			"\"ts\":3.000,\"dur\":2.500," KW ",\"args\":{\"work\":\"0xffff888000001000\","
 			"\"function\":\"my_work_fn\",\"worker\":\"0xffff888000002000\",\"queued_by\":"
 			"\"queuer-7\",\"queued_on_cpu\":1,\"queueing\":1,\"wait_ns\":1000}}");
-	f1 = find_event(json, "{\"name\":\"queue_work #1\",\"cat\":\"kthread_work\",\"ph\":\"f\","
-			"\"bp\":\"e\",\"id\":\"0xffff888000001000\",\"ts\":3.000," KW "}");
+	f1 = find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"f\","
+			"\"bp\":\"e\",\"id\":\"0x1\",\"ts\":3.000," KW "}");
 	ck_assert_ptr_eq(strchr(x1, '\n') + 1, f1);
 	/* the spinning inside it: a slice that ends at the record */
 	find_event(json, "{\"name\":\"lock_contended: my_lock\",\"cat\":\"lock\",\"ph\":\"X\","
@@ -636,15 +639,15 @@ START_TEST(json_work_slices_and_flows)
 		   "\"ph\":\"X\",\"ts\":6.100,\"dur\":0.200," CPU1IRQ ",\"args\":{\"timer\":"
 		   "\"0xffffffffc0001000\",\"function\":\"kthread_delayed_work_timer_fn\","
 		   "\"now\":4294892296,\"baseclk\":4294892296,\"cpu\":1}}");
-	find_event(json, "{\"name\":\"queue_work #2\",\"cat\":\"kthread_work\",\"ph\":\"s\","
-		   "\"id\":\"0xffff888000001000\",\"ts\":6.200," CPU1IRQ "}");
+	find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"s\","
+		   "\"id\":\"0x2\",\"ts\":6.200," CPU1IRQ "}");
 	x2 = find_event(json, "{\"name\":\"my_work_fn\",\"cat\":\"kthread_work\",\"ph\":\"X\","
 			"\"ts\":7.000,\"dur\":0.100," KW ",\"args\":{\"work\":\"0xffff888000001000\","
 			"\"function\":\"my_work_fn\",\"worker\":\"0xffff888000002000\",\"queued_by\":"
 			"\"queuer-7\",\"queued_in\":\"softirq\",\"queued_on_cpu\":1,\"queueing\":2,"
 			"\"wait_ns\":800}}");
-	f2 = find_event(json, "{\"name\":\"queue_work #2\",\"cat\":\"kthread_work\",\"ph\":\"f\","
-			"\"bp\":\"e\",\"id\":\"0xffff888000001000\",\"ts\":7.000," KW "}");
+	f2 = find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"f\","
+			"\"bp\":\"e\",\"id\":\"0x2\",\"ts\":7.000," KW "}");
 	ck_assert_ptr_eq(strchr(x2, '\n') + 1, f2);
 	/* unfinished at the end of the records: closed there, and said so */
 	find_event(json, "{\"name\":\"other_fn\",\"cat\":\"kthread_work\",\"ph\":\"X\","
@@ -654,7 +657,7 @@ START_TEST(json_work_slices_and_flows)
 		   "\"s\":\"g\",\"pid\":4194306,\"tid\":4194306,\"args\":{\"kind\":\"WARN\","
 		   "\"index\":0,\"cpu\":1,\"task\":\"queuer-7\"}}");
 	/* exactly two flows each way */
-	ck_assert_ptr_null(strstr(json, "queue_work #3"));
+	ck_assert_ptr_null(strstr(json, "\"id\":\"0x3\""));
 	free(json);
 }
 END_TEST
@@ -930,6 +933,282 @@ START_TEST(views_are_deterministic)
 }
 END_TEST
 
+/* --- filter, limit, pieces -------------------------------------------------------------- */
+
+/* trace_view_event_name() is the name the text line prints: what a user filters by. */
+START_TEST(event_name_is_the_lines)
+{
+	size_t n;
+	struct case_line *c = all_types(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = strstr(strchr(c[i].line, ']'), ": ") + 2;
+		size_t len = strcspn(p, ":");
+
+		ck_assert_msg(strlen(trace_view_event_name(&c[i].r)) == len &&
+			      !strncmp(p, trace_view_event_name(&c[i].r), len),
+			      "'%s' names its event '%s'", c[i].line, trace_view_event_name(&c[i].r));
+	}
+}
+END_TEST
+
+static bool passes(const struct trace_filter *f, struct sim_rec r)
+{
+	return trace_filter_pass(f, &r);
+}
+
+#define TSTART(t, cpu, pid, comm) \
+	rec(t, cpu, pid, comm, IRQS_OFF, 1, REC_TIMER_START, TIMER, J0, J0, 0, "fn", NULL)
+
+START_TEST(filter_selects)
+{
+	const char *spec = "events=timer:*,sched_kthread_work_queue_work,!timer_cancel;"
+			   "cpus=1-2;tasks=kw*,7;from=2us;to=10us";
+	struct trace_filter *f = NULL, *g = NULL;
+	char err[256];
+
+	ck_assert_int_eq(trace_filter_parse(&f, spec, err, sizeof(err)), 0);
+	ck_assert_str_eq(trace_filter_text(f), spec);
+	ck_assert(trace_filter_pass(NULL, &(struct sim_rec){ 0 }));
+	ck_assert(passes(f, TSTART(3000, 1, 5, "kworker")));
+	ck_assert(passes(f, TSTART(2000, 2, 7, "x")));		/* by pid; from inclusive */
+	ck_assert(passes(f, TSTART(10000, 1, 5, "kw")));	/* to inclusive */
+	ck_assert(!passes(f, TSTART(1999, 1, 5, "kw")));
+	ck_assert(!passes(f, TSTART(10001, 1, 5, "kw")));
+	ck_assert(!passes(f, TSTART(3000, 0, 5, "kw")));	/* cpu */
+	ck_assert(!passes(f, TSTART(3000, 3, 5, "kw")));
+	ck_assert(!passes(f, TSTART(3000, 1, 8, "other")));	/* task */
+	ck_assert(!passes(f, rec(3000, 1, 5, "kw", 0, 0, REC_TIMER_CANCEL, TIMER, 0, 0, 0,
+				  NULL, NULL)));		/* excluded */
+	ck_assert(passes(f, rec(3000, 1, 5, "kw", 0, 0, REC_MODEL, WORK, WORKER, 0, 0,
+				 "sched_kthread_work_queue_work", "fn")));
+	ck_assert(!passes(f, rec(3000, 1, 5, "kw", 0, 0, REC_MODEL, WORK, 0, 0, 0,
+				  "sched_kthread_work_execute_start", "fn")));
+	/* set_event_pid's rules: sched_switch by prev or next, sched_waking by waker or wakee */
+	ck_assert_int_eq(trace_filter_parse(&g, "tasks=kw", err, sizeof(err)), 0);
+	ck_assert(passes(g, rec(1, 0, 5, "kw", 0, 0, REC_SCHED_SWITCH, 5, 1, 0, 0, "kw",
+				 "swapper/0")));
+	ck_assert(passes(g, rec(1, 0, 0, "swapper/0", 0, 0, REC_SCHED_SWITCH, 0, 0, 5, 0,
+				 "swapper/0", "kw")));
+	ck_assert(!passes(g, rec(1, 0, 6, "p", 0, 0, REC_SCHED_SWITCH, 6, 1, 0, 0, "p",
+				  "swapper/0")));
+	ck_assert(passes(g, rec(1, 0, 6, "p", 0, 0, REC_SCHED_WAKING, 5, 0, 0, 0, "kw", NULL)));
+	ck_assert(!passes(g, rec(1, 0, 6, "p", 0, 0, REC_SCHED_WAKING, 8, 0, 0, 0, "q", NULL)));
+	/* a system name: its events */
+	trace_filter_free(g);
+	g = NULL;
+	ck_assert_int_eq(trace_filter_parse(&g, "events=sched,kwsim,power", err, sizeof(err)), 0);
+	ck_assert(passes(g, rec(1, 0, 5, "kw", 0, 0, REC_MODEL, WORK, 0, 0, 0,
+				 "sched_kthread_work_execute_start", "fn")));
+	ck_assert(passes(g, rec(1, 0, 5, "kw", 0, 0, REC_LOCK_CONTENDED, 0, 0, 0, 0, "l", NULL)));
+	ck_assert(passes(g, rec(1, 0, 5, "kw", 0, 0, REC_FREEZER, 0, 1, 1, 0, "suspend_enter",
+				 NULL)));
+	/* kwsim_freezer is kwsim's */
+	ck_assert(passes(g, rec(1, 0, 5, "kw", 0, 0, REC_FREEZER, 5, 0, 0, 0, "frozen", "kw")));
+	ck_assert(!passes(g, TSTART(1, 0, 5, "kw")));
+	trace_filter_free(g);
+	trace_filter_free(f);
+}
+END_TEST
+
+START_TEST(filter_refuses)
+{
+	static const char *const bad[] = {
+		"", "events=", "events=a b", "events=:x", "events=x:", "events=a:b:c", "cpus=a",
+		"cpus=2-1", "cpus=1-", "cpus=999", "cpus=0,,1", "cpus=0,", "tasks=", "from=5",
+		"from=5xs", "from=-1ms", "to=1ms;from=2ms", "foo=1", "cpus", "events=x;events=y",
+		"cpus=0;", ";cpus=0", "cpus=0;;tasks=a",
+	};
+	static const char *const sizes[] = { "", "M", "1.5M", "10MB", "0", "-1", "10 M" };
+	unsigned long long b;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct trace_filter *f = NULL;
+		char err[256] = "";
+
+		ck_assert_msg(trace_filter_parse(&f, bad[i], err, sizeof(err)) == -1 && err[0],
+			      "'%s' taken", bad[i]);
+		trace_filter_free(f);
+	}
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		ck_assert_msg(trace_limit_parse(sizes[i], &b) == -1, "size '%s' taken", sizes[i]);
+	ck_assert(!trace_limit_parse("10M", &b) && b == 10ULL << 20);
+	ck_assert(!trace_limit_parse("512K", &b) && b == 512ULL << 10);
+	ck_assert(!trace_limit_parse("1G", &b) && b == 1ULL << 30);
+	ck_assert(!trace_limit_parse("4096", &b) && b == 4096);
+	ck_assert(!trace_limit_parse("none", &b) && b == 0);
+}
+END_TEST
+
+/* A slice is shown with both its records or not at all; an arrow with its three. */
+START_TEST(json_filter_keeps_slices_whole)
+{
+	struct trace_filter *f = NULL;
+	struct trace_view_opts o = { .hz = 250, .ncpus = 2 };
+	struct sim_rec recs[32];
+	size_t n = work_sequence(recs);
+	char err[256], *json;
+
+	ck_assert_int_eq(trace_filter_parse(&f, "events=sched_kthread_work_execute_*", err,
+					    sizeof(err)), 0);
+	o.filter = f;
+	json = render(trace_write_json, recs, n, &o);
+	assert_json(json);
+	/* the executions, without their (filtered) queueings: no arrow, no queued_by */
+	find_event(json, "{\"name\":\"my_work_fn\",\"cat\":\"kthread_work\",\"ph\":\"X\","
+		   "\"ts\":3.000,\"dur\":2.500," KW ",\"args\":{\"work\":\"0xffff888000001000\","
+		   "\"function\":\"my_work_fn\"}}");
+	ck_assert_ptr_null(strstr(json, "\"ph\":\"s\""));
+	ck_assert_ptr_null(strstr(json, "\"ph\":\"f\""));
+	ck_assert_ptr_null(strstr(json, "queue_work: "));
+	/* nor anything else: the running slices need sched_switch */
+	ck_assert_ptr_null(strstr(json, "\"cat\":\"sched\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"filter\":\"events=sched_kthread_work_execute_*\""));
+	free(json);
+	trace_filter_free(f);
+	/* the start without the end: no slice at all (other_fn has no end in the records) */
+	f = NULL;
+	ck_assert_int_eq(trace_filter_parse(&f, "events=sched_kthread_work_execute_start", err,
+					    sizeof(err)), 0);
+	o.filter = f;
+	json = render(trace_write_json, recs, n, &o);
+	assert_json(json);
+	ck_assert_ptr_null(strstr(json, "\"name\":\"my_work_fn\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"name\":\"other_fn\""));
+	free(json);
+	trace_filter_free(f);
+	/* the queueing on CPU1, its execution on CPU0: the arrow's start, never its end */
+	f = NULL;
+	ck_assert_int_eq(trace_filter_parse(&f, "cpus=1", err, sizeof(err)), 0);
+	o.filter = f;
+	json = render(trace_write_json, recs, n, &o);
+	assert_json(json);
+	ck_assert_ptr_nonnull(strstr(json, "\"ph\":\"s\",\"id\":\"0x1\""));
+	ck_assert_ptr_null(strstr(json, "\"ph\":\"f\""));
+	ck_assert_ptr_null(strstr(json, "\"name\":\"kworker/0:0-5\""));
+	free(json);
+	trace_filter_free(f);
+}
+END_TEST
+
+/* A queueing the kernel cancelled (it traces no cancel) and the next one: two ids. */
+START_TEST(json_flow_per_queueing)
+{
+	struct trace_view_opts o = { .hz = 250, .ncpus = 2 };
+	struct sim_rec r[4];
+	char *json;
+
+	r[0] = rec(1000, 1, 7, "queuer", 0, 0, REC_MODEL, WORK, WORKER, 0, 0,
+		   "sched_kthread_work_queue_work", "my_work_fn");
+	r[1] = rec(2000, 1, 7, "queuer", 0, 0, REC_MODEL, WORK, WORKER, 0, 0,
+		   "sched_kthread_work_queue_work", "my_work_fn");
+	r[2] = rec(3000, 0, 5, "kworker/0:0", 0, 0, REC_MODEL, WORK, 0, 0, 0,
+		   "sched_kthread_work_execute_start", "my_work_fn");
+	r[3] = rec(4000, 0, 5, "kworker/0:0", 0, 0, REC_MODEL, WORK, 0, 0, 0,
+		   "sched_kthread_work_execute_end", "my_work_fn");
+	json = render(trace_write_json, r, 4, &o);
+	assert_json(json);
+	find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"s\","
+		   "\"id\":\"0x1\",\"ts\":1.000," Q "}");
+	find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"s\","
+		   "\"id\":\"0x2\",\"ts\":2.000," Q "}");
+	/* the execution is the second queueing's, and only its arrow ends */
+	find_event(json, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"f\","
+		   "\"bp\":\"e\",\"id\":\"0x2\",\"ts\":3.000," KW "}");
+	ck_assert_ptr_nonnull(strstr(json, "\"queueing\":2,\"wait_ns\":1000}"));
+	/* the second queueing's marker names the one it follows, which never ran */
+	ck_assert_ptr_nonnull(strstr(json, "\"queueing\":2,\"cancelled_queueing\":1}}"));
+	ck_assert_ptr_null(strstr(json, "\"queueing\":1,\"cancelled_queueing\""));
+	ck_assert_ptr_null(strstr(json, "\"ph\":\"f\",\"bp\":\"e\",\"id\":\"0x1\""));
+	free(json);
+}
+END_TEST
+
+/*
+ * A task that runs while 3 x SPLIT_EVENTS events are made: its running
+ * slice is written in pieces, so the stream holds a window, not the run;
+ * the pieces nest and say so; streamed and whole give the same bytes.
+ */
+START_TEST(json_long_slice_in_pieces)
+{
+	enum { N = 3 * 4096 + 10 };
+	struct trace_view_opts o = { .hz = 250, .ncpus = 1 };
+	struct sim_rec *r = calloc(N + 2, sizeof(*r));
+	struct trace_json *w = trace_json_begin(&o);
+	size_t held_max = 0;
+	char *whole, *streamed, *p;
+	int pieces = 0;
+
+	ck_assert_ptr_nonnull(r);
+	r[0] = rec(1000, 0, 5, "kw", IRQS_OFF, 2, REC_SCHED_SWITCH, 0, 0, 5, 0, "swapper/0",
+		   "kw");
+	for (size_t i = 1; i <= N; i++)
+		r[i] = rec(1000 + 10 * i, 0, 5, "kw", 0, 0, REC_PRINTK, 4, 0, 0, 0, "tick", NULL);
+	r[N + 1] = rec(1000 + 10 * (N + 1), 0, 0, "swapper/0", IRQS_OFF, 2, REC_SCHED_SWITCH, 5,
+		       TASK_INTERRUPTIBLE, 0, 0, "kw", "swapper/0");
+	whole = render(trace_write_json, r, N + 2, &o);
+	assert_json(whole);
+	for (size_t i = 0; i < N + 2; i++) {
+		trace_json_record(w, &r[i]);
+		trace_json_release(w, r[i].time);
+		if (trace_json_held(w) > held_max)
+			held_max = trace_json_held(w);
+	}
+	streamed = end_stream(end_json, w);
+	ck_assert_str_eq(streamed, whole);
+	ck_assert_uint_lt(held_max, 2 * 4096 + 64);
+	for (p = strstr(whole, "\"name\":\"kw-5\""); p; p = strstr(p + 1, "\"name\":\"kw-5\""))
+		pieces++;
+	ck_assert_int_eq(pieces, 4);
+	/* the first piece from the switch, the last to the switch out, in between both marks */
+	ck_assert_ptr_nonnull(strstr(whole, "\"ts\":1.000,\"dur\":"));
+	ck_assert_ptr_nonnull(strstr(whole, "\"end_state\":\"running\",\"continues\":true}"));
+	ck_assert_ptr_nonnull(strstr(whole, "\"end_state\":\"running\",\"continued\":true,"
+				     "\"continues\":true}"));
+	ck_assert_ptr_nonnull(strstr(whole, "\"end_state\":\"S\",\"continued\":true}"));
+	free(whole);
+	free(streamed);
+	free(r);
+}
+END_TEST
+
+/* The limit: the whole file within it, complete lines, and each view says what it lost. */
+START_TEST(views_stop_at_the_limit)
+{
+	enum { N = 2000 };
+	unsigned long long lost = 0;
+	struct trace_view_opts o = { .hz = 250, .ncpus = 1, .limit = 8192, .lost = &lost };
+	struct sim_rec *r = calloc(N, sizeof(*r));
+	char *text, *json, entries[128];
+	size_t lines;
+
+	ck_assert_ptr_nonnull(r);
+	for (size_t i = 0; i < N; i++)
+		r[i] = rec(1000 + 10 * i, 0, 5, "kw", 0, 0, REC_PRINTK, 4, 0, 0, 0, "tick", NULL);
+	text = render(trace_write_text, r, N, &o);
+	ck_assert_uint_le(strlen(text), 8192);
+	ck_assert_uint_gt(strlen(text), 8192 - 200);
+	ck_assert_int_eq(text[strlen(text) - 1], '\n');
+	lines = count_lines(text) - NHEADER;
+	ck_assert_uint_eq(lost, N - lines);
+	snprintf(entries, sizeof(entries), "# entries-in-buffer/entries-written: %zu/%d   #P:1",
+		 lines, N);
+	assert_line(text, 2, entries);
+	lost = 0;
+	json = render(trace_write_json, r, N, &o);
+	ck_assert_uint_le(strlen(json), 8192);
+	ck_assert_uint_gt(strlen(json), 8192 - 400);
+	assert_json(json);
+	ck_assert_uint_gt(lost, 0);
+	snprintf(entries, sizeof(entries), "\"cut\":{\"limit\":8192,\"events_written\":%llu,"
+		 "\"events_lost\":%llu}", N - lost, lost);
+	ck_assert_ptr_nonnull(strstr(json, entries));
+	free(text);
+	free(json);
+	free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("trace_view");
@@ -947,6 +1226,13 @@ static Suite *suite(void)
 	tcase_add_test(run, views_of_a_run);
 	tcase_add_test(run, streamed_views_are_the_views);
 	tcase_add_test(run, views_are_deterministic);
+	tcase_add_test(text, event_name_is_the_lines);
+	tcase_add_test(text, filter_selects);
+	tcase_add_test(text, filter_refuses);
+	tcase_add_test(json, json_filter_keeps_slices_whole);
+	tcase_add_test(json, json_flow_per_queueing);
+	tcase_add_test(json, json_long_slice_in_pieces);
+	tcase_add_test(run, views_stop_at_the_limit);
 	suite_add_tcase(s, text);
 	suite_add_tcase(s, json);
 	suite_add_tcase(s, run);

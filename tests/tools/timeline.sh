@@ -54,14 +54,14 @@ expect() {
 }
 
 # the default: CPU lanes, 100 columns when stdout is no terminal
-expect 01-one-work-one-worker teaching/01-one-work-one-worker.kws
+expect 03-one-work-one-worker teaching/03-one-work-one-worker.kws
 expect flush-from-own-worker races/flush-from-own-worker.kws --lanes both --width 90
 expect freezable-idle-suspend races/freezable-idle-suspend.kws --lanes both --width 80
 # a window: tasks only, the suspend's 1 ms to 3 ms
 expect freezable-idle-suspend-zoom races/freezable-idle-suspend.kws --lanes tasks \
 	--from 1ms --to 3ms --width 72
 expect spinlock-fifo kernel/spinlock-fifo.kws --lanes both --width 60
-expect self-requeue teaching/08-self-requeue.kws --width 120
+expect self-requeue teaching/10-self-requeue.kws --width 120
 
 # each line is as wide as asked, at most
 checks=$((checks + 1))
@@ -76,7 +76,7 @@ checks=$((checks + 1))
 kw run "$lib/races/freezable-idle-suspend.kws" --timeline --from 2ms --to 2010us
 block | grep -q '^Timeline: 2ms to 2.01ms, 1 column = 120ns$' ||
 	fail "--from 2ms --to 2010us: header '$(block | head -1)'"
-kw run "$lib/teaching/01-one-work-one-worker.kws" --timeline --from 1s
+kw run "$lib/teaching/03-one-work-one-worker.kws" --timeline --from 1s
 block | grep -q "^Timeline: nothing from 1s on: the run's last record is at 11.535us$" ||
 	fail "--from past the end: '$(block | head -1)'"
 
@@ -92,7 +92,7 @@ block >"$tmp/replay.txt"
 
 # with the text trace on stdout too: the timeline comes first, the trace after it all
 checks=$((checks + 1))
-kw run "$lib/teaching/01-one-work-one-worker.kws" --timeline --trace text
+kw run "$lib/teaching/03-one-work-one-worker.kws" --timeline --trace text
 t=$(grep -n '^Timeline:' "$tmp/out" | cut -d: -f1)
 r=$(grep -n '^# tracer: nop' "$tmp/out" | cut -d: -f1)
 [ -n "$t" ] && [ -n "$r" ] && [ "$t" -lt "$r" ] || fail "--timeline --trace text: order"
@@ -124,7 +124,7 @@ bad() {
 		fail "kwsim $*: message '$(head -1 "$tmp/err")' does not say '$want'"
 	fi
 }
-f=$lib/teaching/01-one-work-one-worker.kws
+f=$lib/teaching/03-one-work-one-worker.kws
 bad "--width wants a number of columns from 60 to 1000, not '59'" run "$f" --timeline --width 59
 bad "--width wants .* not '1001'" run "$f" --timeline --width 1001
 bad "--width wants .* not 'wide'" run "$f" --timeline --width wide
