@@ -13,6 +13,7 @@
 #include "cmd_run.h"
 #include "cmd_shrink.h"
 #include "html/html.h"
+#include "serve/serve.h"
 
 #include <model.h>
 
@@ -38,6 +39,8 @@ static const struct command commands[] = {
 	  kwsim_merge },
 	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
 	{ "export", "FILE --html OUT", "write a run's timeline as one HTML page", kwsim_export },
+	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
+	  kwsim_serve },
 	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
@@ -108,6 +111,11 @@ static void usage(FILE *f)
 		"  --max-events N           the page keeps the run's first N events (default %d)\n"
 		"  --seed, --kernel, --strategy, --set  as for run (not for a replay file)\n",
 		HTML_MAX_RECORDS);
+	fprintf(f, "\nserve options (README \"kwsim serve\"):\n"
+		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"
+		"                           address is the first line on standard output)\n"
+		"  --bind ADDR              listen on ADDR (default 127.0.0.1: this machine only)\n"
+		"  --root DIR               serve DIR's .kws files too, as root/NAME.kws\n");
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The served pages in a real browser: kwsim serve on an ephemeral port, and
+Debian's chromium driven over WebDriver (html_browser.py's driver).
+
+Usage: serve_browser.py KWSIM OUT_DIR
+
+From the index to races/flush-from-own-worker.kws (a work that flushes
+itself: a deadlock); its page's Run form, live: the timeline page plays the
+run as the server streams it (server-sent events) until the whole document
+is there, and shows the work's slice and the deadlock, in the findings list
+too; n steps through the events. Then the edit box: a scenario with an
+error comes back with the error at its line; a good edit runs and plays.
+Saves OUT_DIR/served.png. Then SIGTERM: the server exits 0.
+
+Exit: 0 passed, 1 a check failed, 77 skipped (chromium or chromedriver not
+installed: tools/setup installs both). Every wait is bounded by a number of
+polls, as a guard against a hang, never an assertion on time.
+"""
+import base64
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from html_browser import SKIP, Driver, check, failures, free_port  # noqa: E402
+
+RACE = 'lib/races/flush-from-own-worker.kws'
+
+
+def ready(d):
+    return d.wait('return document.body.dataset.ready === "1" ? 1 : '
+                  'document.body.dataset.ready === "error" ? "error" : 0', polls=600)
+
+
+def timeline_checks(d, what):
+    # the whole run in view (the live page fitted its view when the run's head came)
+    d.find('#kw-timeline')
+    d.keys('0')
+    d.wait('return [...document.querySelectorAll("rect[data-kind=work]")]'
+           '.some(e => e.dataset.label === "selfish")')
+    works = d.js('return [...document.querySelectorAll("rect[data-kind=work]")]'
+                 '.map(e => e.dataset.label)')
+    check('selfish' in works, '%s: a work slice of selfish is drawn (%s)' % (what, works))
+    check(d.js('return document.querySelectorAll("rect[data-kind=finding]").length') >= 1,
+          '%s: the finding is drawn on the timeline' % what)
+    kinds = d.js('return [...document.querySelectorAll("#kw-findings li.kw-finding")]'
+                 '.map(e => e.dataset.findingKind)')
+    check(kinds == ['deadlock'], '%s: the findings list has the deadlock (%s)' % (what, kinds))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    kwsim, outdir = sys.argv[1:]
+    chromium = shutil.which('chromium')
+    chromedriver = shutil.which('chromedriver')
+    if not chromium or not chromedriver:
+        print('SKIP: chromium and chromium-driver are not installed (tools/setup installs them)')
+        return SKIP
+    os.makedirs(outdir, exist_ok=True)
+    tmp = tempfile.mkdtemp()
+    server = subprocess.Popen([kwsim, 'serve', '--port', '0'], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    url = server.stdout.readline().strip()
+    if not check(url.startswith('http://127.0.0.1:'), 'kwsim serve says where it listens (%s)' % url):
+        server.kill()
+        return 1
+    port = free_port()
+    drv_proc = subprocess.Popen([chromedriver, '--port=%d' % port], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    d = Driver(port)
+    try:
+        for _ in range(200):
+            try:
+                if d.call('GET', '/status').get('ready'):
+                    break
+            except (OSError, RuntimeError):
+                pass
+            time.sleep(0.05)
+        caps = {'capabilities': {'alwaysMatch': {
+            'browserName': 'chrome',
+            'goog:chromeOptions': {
+                'binary': chromium,
+                'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
+                         '--disable-dev-shm-usage', '--window-size=1280,800',
+                         '--user-data-dir=' + os.path.join(tmp, 'profile')]}}}}
+        d.sid = d.call('POST', '/session', caps)['sessionId']
+
+        # the index links the scenario; its page runs it, live
+        d.s('POST', '/url', {'url': url})
+        link = d.find('a[href="/scenario?file=%s"]' % RACE)
+        if not check(len(link) == 1, 'the index links %s' % RACE):
+            return 1
+        d.s('POST', '/element/%s/click' % link[0])
+        d.wait('return document.getElementById("run") !== null')
+        # as a user would: a quick pace, then the form's Run button
+        d.js('document.querySelector("#run input[name=ms]").value = "10"')
+        d.s('POST', '/element/%s/click' % d.find('#run button')[0])
+        got = ready(d)
+        here = d.js('return location.pathname + location.search')
+        if not check(got == 1, 'the run played to its end in the timeline page (%s, %s)' %
+                     (got, here)):
+            print(d.js('return document.getElementById("kw-step").textContent'))
+            return 1
+        check(here.startswith('/play?file=') and 'live=1' in here, 'it was the live page (%s)' % here)
+        timeline_checks(d, 'live')
+        steps = []
+        for _ in range(5):
+            d.keys('n')
+            steps.append(int(d.js('return +document.body.dataset.step')))
+        check(steps == [0, 1, 2, 3, 4], 'n steps through the events (%s)' % steps)
+        d.keys('0')
+        png = base64.b64decode(d.s('GET', '/screenshot'))
+        with open(os.path.join(outdir, 'served.png'), 'wb') as f:
+            f.write(png)
+        check(png[:8] == b'\x89PNG\r\n\x1a\n', 'a screenshot saved: %s' %
+              os.path.join(outdir, 'served.png'))
+
+        # the edit box: an error at its line
+        d.s('POST', '/url', {'url': url + 'scenario?file=' + RACE})
+        text = d.js('return document.querySelector("#edit textarea").value')
+        lines = text.split('\n')
+        bad = 1 + next(i for i, l in enumerate(lines) if 'kthread_flush_work(A)' in l)
+        broken = '\n'.join(l.replace('kthread_flush_work(A)', 'kthread_flush_wrok(A)')
+                           for l in lines)
+        d.js('document.querySelector("#edit textarea").value = arguments[0]', broken)
+        d.s('POST', '/element/%s/click' % d.find('#edit button')[0])
+        d.wait('return document.querySelector("tr.err") !== null')
+        row = d.js('const r = document.querySelector("tr.err"); return r ? r.id : null')
+        msg = d.js('const m = document.querySelector("td.msg"); return m ? m.textContent : ""')
+        check(row == 'L%d' % bad and msg.startswith('edit:%d:' % bad),
+              'the parser\'s error is shown at line %d (%s: %s)' % (bad, row, msg))
+        # a good edit runs and plays
+        d.js('document.querySelector("#edit textarea").value = arguments[0]', text)
+        d.s('POST', '/element/%s/click' % d.find('#edit button')[0])
+        got = ready(d)
+        here = d.js('return location.pathname + location.search')
+        check(got == 1 and here.startswith('/play?edit=e'),
+              'the edited scenario played (%s, %s)' % (got, here))
+        timeline_checks(d, 'edited')
+    finally:
+        try:
+            if d.sid:
+                d.s('DELETE', '')
+        except (OSError, RuntimeError):
+            pass
+        drv_proc.terminate()
+        try:
+            drv_proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            drv_proc.kill()
+        server.terminate()
+        try:
+            rc = server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            rc = None
+        check(rc == 0, 'kwsim serve exits 0 on SIGTERM (%s)' % rc)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('%d check(s) failed' % len(failures) if failures else 'all checks passed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError) as e:
+        print('FAIL: the browser session broke off: %s' % e)
+        sys.exit(1)

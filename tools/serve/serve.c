@@ -1,0 +1,1169 @@
+/*
+ * kwsim serve: the HTTP side (README "kwsim serve").
+ *
+ *   GET  /                      the library's index (HTML)
+ *   GET  /api/scenarios         the library, the variants and strategies (JSON)
+ *   GET  /files/ROOT/REL.kws    a scenario's text (text/plain)
+ *   GET  /scenario?file=ID      its page: text, run/explore forms, the edit box
+ *   GET  /api/run?file=ID&...   one run's document (tools/html/html.h), whole
+ *   GET  /api/result?file=ID&.. its result, as kwsim run --json prints it
+ *   GET  /play?file=ID&...      the timeline page (tools/html), which plays a run
+ *   GET  /api/play?file=ID&...  the run document as server-sent events, paced:
+ *                               doc-head, records (arrays), end
+ *   GET  /explore?file=ID&...   an exploration: its findings, each playable
+ *   GET  /api/explore?...       its summary, as kwsim explore --json prints it
+ *   POST /edit                  an edited scenario (form: text, kernel, strategy,
+ *                               seed): its page with the parser's errors at their
+ *                               lines, or a redirect to its run's page
+ *
+ * A scenario is named by file=ROOT/REL (lib: the repository's scenarios/,
+ * root: --root DIR) or by edit=ID (an edited text the server keeps, the
+ * last SRV_MAX_EDITS). Run parameters: kernel (a variant this build has),
+ * strategy (run: faithful|random; explore: random|pct|pos|dfs|portfolio),
+ * seed (0 to 2^63-1), replay=1 (follow the file's schedule), runs (explore:
+ * 1 to SRV_MAX_RUNS), ms (playback: milliseconds between chunks, 0 to
+ * SRV_MAX_PACE_MS). Anything else is refused with a 4xx and a plain-text reason,
+ * and the server goes on serving: see srv.h for the bounds.
+ */
+#define _GNU_SOURCE
+#include "serve.h"
+#include "srv.h"
+#include "srv_page.h"
+
+#include "html/html.h"
+#include "json.h"
+#include "scenario/scn.h"
+
+#include <model.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#ifndef KWSIM_SCENARIOS
+#error "KWSIM_SCENARIOS: the repository's scenarios/, from tools/CMakeLists.txt"
+#endif
+
+#define KNOWN_METHODS (EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | \
+		       EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | \
+		       EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH)
+/* evhttp 2.1's type for a method it does not know (EVHTTP_REQ_UNKNOWN_ in http.c) */
+#define EVHTTP_REQ_UNKNOWN (1 << 15)
+#define SSE_CHUNK	32	/* records per records event */
+#define SSE_BACKLOG	(1 << 20)	/* bytes unsent before a playback waits for its client */
+
+struct edit {
+	char id[20];		/* "e" and 16 hex digits of the text's hash */
+	char *text;
+	size_t len;
+};
+
+struct stream;
+
+struct server {
+	struct event_base *base;
+	struct evhttp *http;
+	struct srv_root roots[2];
+	size_t nroots;
+	struct edit edits[SRV_MAX_EDITS];
+	size_t next_edit;
+	struct stream *streams;
+	size_t nstreams;
+	const char *kernels[64];
+	size_t nkernels;
+	unsigned long served, refused;
+	bool loopback;		/* bound to this machine only: Host must name it too */
+};
+
+/* --- answers ---------------------------------------------------------------------------------- */
+
+static void reply(struct evhttp_request *req, int code, const char *reason, const char *type,
+		  const char *data, size_t len)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	struct evbuffer *b = evbuffer_new();
+
+	evhttp_add_header(h, "Content-Type", type);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	evbuffer_add(b, data, len);
+	evhttp_send_reply(req, code, reason, b);
+	evbuffer_free(b);
+}
+
+static const char *reason_of(int code)
+{
+	switch (code) {
+	case 200: return "OK";
+	case 303: return "See Other";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 413: return "Payload Too Large";
+	case 414: return "URI Too Long";
+	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Content";
+	case 429: return "Too Many Requests";
+	default: return "Internal Server Error";
+	}
+}
+
+/* A refusal: the status and a plain-text body saying what was wrong. */
+static void refuse(struct server *sv, struct evhttp_request *req, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void refuse(struct server *sv, struct evhttp_request *req, int code, const char *fmt, ...)
+{
+	struct srv_buf b = { 0 };
+	FILE *f = srv_buf_open(&b);
+	va_list ap;
+
+	fprintf(f, "kwsim serve: %d %s: ", code, reason_of(code));
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	/* the parser's messages end in a newline already */
+	fflush(f);
+	if (b.len && b.data[b.len - 1] != '\n')
+		fputc('\n', f);
+	fclose(f);
+	sv->refused++;
+	reply(req, code, reason_of(code), "text/plain; charset=utf-8", b.data, b.len);
+	srv_buf_free(&b);
+}
+
+static void reply_buf(struct evhttp_request *req, const char *type, const struct srv_buf *b)
+{
+	reply(req, 200, "OK", type, b->data ? b->data : "", b->len);
+}
+
+/* --- the request's parameters ---------------------------------------------------------------- */
+
+struct params {
+	struct evkeyvalq q;
+	const char *file, *edit, *kernel, *strategy, *seed, *replay, *runs, *ms, *live;
+	const char *text;		/* POST /edit */
+};
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Every % followed by two hex digits, and no %00: evhttp would pass anything else through. */
+static const char *bad_encoding(const char *s)
+{
+	for (; *s; s++) {
+		if (*s != '%')
+			continue;
+		if (!is_hex(s[1]) || !is_hex(s[2]))
+			return "a '%' not followed by two hex digits";
+		if (s[1] == '0' && s[2] == '0')
+			return "an encoded NUL (%00)";
+		s += 2;
+	}
+	return NULL;
+}
+
+/* Parse a query string (or a form body) into p; 0, or a 4xx status with why in why. */
+static int parse_params(const char *query, struct params *p, const char *const *allowed,
+			char *why, size_t wlen)
+{
+	const char *bad;
+	unsigned int seen = 0;	/* by place in allowed */
+
+	TAILQ_INIT(&p->q);
+	if (!query || !*query)
+		return 0;
+	if ((bad = bad_encoding(query))) {
+		snprintf(why, wlen, "the query has %s", bad);
+		return 400;
+	}
+	if (evhttp_parse_query_str(query, &p->q)) {
+		snprintf(why, wlen, "the query string does not parse");
+		return 400;
+	}
+	for (struct evkeyval *kv = p->q.tqh_first; kv; kv = kv->next.tqe_next) {
+		const char **slot = NULL;
+		size_t max = !strcmp(kv->key, "text") ? SRV_MAX_BODY : SRV_MAX_VALUE;
+		bool twice = false;
+
+		for (size_t i = 0; allowed[i]; i++) {
+			if (strcmp(kv->key, allowed[i]))
+				continue;
+			twice = seen & 1u << i;
+			seen |= 1u << i;
+			slot = !strcmp(kv->key, "file") ? &p->file : !strcmp(kv->key, "edit") ? &p->edit :
+			       !strcmp(kv->key, "kernel") ? &p->kernel :
+			       !strcmp(kv->key, "strategy") ? &p->strategy :
+			       !strcmp(kv->key, "seed") ? &p->seed : !strcmp(kv->key, "replay") ? &p->replay :
+			       !strcmp(kv->key, "runs") ? &p->runs : !strcmp(kv->key, "ms") ? &p->ms :
+			       !strcmp(kv->key, "live") ? &p->live : &p->text;
+		}
+		if (!slot) {
+			snprintf(why, wlen, "unknown parameter '%.64s'", kv->key);
+			return 400;
+		}
+		if (twice) {
+			snprintf(why, wlen, "parameter '%s' given twice", kv->key);
+			return 400;
+		}
+		if (strlen(kv->value) > max) {
+			snprintf(why, wlen, "parameter '%s' is longer than %zu bytes", kv->key, max);
+			return 414;
+		}
+		for (const unsigned char *c = (const unsigned char *)kv->value; *c; c++) {
+			if (*c < 0x20 && !(slot == &p->text && (*c == '\n' || *c == '\t' || *c == '\r'))) {
+				snprintf(why, wlen, "parameter '%s' holds a control character", kv->key);
+				return 400;
+			}
+		}
+		/* an empty optional field of a form is no field */
+		*slot = *kv->value || slot == &p->text ? kv->value : NULL;
+	}
+	return 0;
+}
+
+static void free_params(struct params *p)
+{
+	evhttp_clear_headers(&p->q);
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!s || !*s || strlen(s) > 20 || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end || n > max)
+		return false;
+	*v = n;
+	return true;
+}
+
+/* The run parameters, checked: 0, or 400 with why. */
+static int query_of(struct server *sv, const struct params *p, bool explore, struct srv_query *q,
+		    char *why, size_t wlen)
+{
+	memset(q, 0, sizeof(*q));
+	if (p->kernel) {
+		bool known = false;
+
+		for (size_t i = 0; i < sv->nkernels; i++)
+			known |= !strcmp(p->kernel, sv->kernels[i]);
+		if (!known) {
+			snprintf(why, wlen, "unknown kernel '%.64s' (GET /api/scenarios lists them)",
+				 p->kernel);
+			return 400;
+		}
+		q->kernel = p->kernel;
+	}
+	if (p->strategy) {
+		bool ok = explore ? !strcmp(p->strategy, "random") || !strcmp(p->strategy, "pct") ||
+				    !strcmp(p->strategy, "pos") || !strcmp(p->strategy, "dfs") ||
+				    !strcmp(p->strategy, "portfolio")
+				  : !strcmp(p->strategy, "faithful") || !strcmp(p->strategy, "random");
+
+		if (!ok) {
+			snprintf(why, wlen, "unknown strategy '%.64s' (%s)", p->strategy,
+				 explore ? "random, pct, pos, dfs or portfolio" : "faithful or random");
+			return 400;
+		}
+		q->strategy = p->strategy;
+	}
+	if (p->seed) {
+		if (!parse_u64(p->seed, LONG_MAX, &q->seed)) {
+			snprintf(why, wlen, "seed must be a number from 0 to %ld, not '%.64s'", LONG_MAX,
+				 p->seed);
+			return 400;
+		}
+		q->has_seed = true;
+		if (!explore && !q->strategy)
+			q->strategy = "random";	/* a seed means random, as on the command line */
+	}
+	if (p->replay) {
+		if (strcmp(p->replay, "1") || explore || p->kernel || p->strategy || p->seed) {
+			snprintf(why, wlen, "replay=1 alone: a replay's settings are its schedule's");
+			return 400;
+		}
+		q->replay = true;
+	}
+	uint64_t ms;
+
+	if (p->ms && !parse_u64(p->ms, SRV_MAX_PACE_MS, &ms)) {
+		snprintf(why, wlen, "ms must be a number from 0 to %d, not '%.64s'", SRV_MAX_PACE_MS,
+			 p->ms);
+		return 400;
+	}
+	if (p->live && strcmp(p->live, "0") && strcmp(p->live, "1")) {
+		snprintf(why, wlen, "live must be 0 or 1, not '%.64s'", p->live);
+		return 400;
+	}
+	q->runs = 100;
+	if (p->runs && (!explore || !parse_u64(p->runs, SRV_MAX_RUNS, &q->runs) || !q->runs)) {
+		snprintf(why, wlen, "runs must be a number from 1 to %d (explore only)", SRV_MAX_RUNS);
+		return 400;
+	}
+	return 0;
+}
+
+/* --- scenarios by name -------------------------------------------------------------------------- */
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Keep an edited text (the oldest dropped past SRV_MAX_EDITS); its id. */
+static const char *keep_edit(struct server *sv, const char *text, size_t len)
+{
+	char id[20];
+	struct edit *e;
+
+	snprintf(id, sizeof(id), "e%016llx", (unsigned long long)fnv(text, len));
+	for (size_t i = 0; i < SRV_MAX_EDITS; i++)
+		if (sv->edits[i].text && !strcmp(sv->edits[i].id, id))
+			return sv->edits[i].id;
+	e = &sv->edits[sv->next_edit++ % SRV_MAX_EDITS];
+	free(e->text);
+	e->text = malloc(len + 1);
+	if (!e->text)
+		abort();
+	memcpy(e->text, text, len);
+	e->text[len] = '\0';
+	e->len = len;
+	strcpy(e->id, id);
+	return e->id;
+}
+
+/*
+ * The scenario a request names: its text (malloc'd), the path its messages
+ * name, and its id; or a 4xx status with why.
+ */
+struct named {
+	char *text;
+	size_t len;
+	char path[SRV_MAX_VALUE + 16];
+	const char *id;
+	bool edit;
+};
+
+static int named(struct server *sv, const struct params *p, struct named *n, char *why,
+		 size_t wlen)
+{
+	memset(n, 0, sizeof(*n));
+	if (!p->file == !p->edit) {
+		snprintf(why, wlen, "name the scenario with file=ROOT/NAME.kws or edit=ID");
+		return 400;
+	}
+	if (p->file) {
+		char *real = srv_resolve(sv->roots, sv->nroots, p->file, why, wlen);
+
+		if (!real)
+			return strstr(why, "no scenario") ? 404 : 400;
+		n->text = srv_read_file(real, &n->len, why, wlen);
+		free(real);
+		if (!n->text)
+			return 422;
+		snprintf(n->path, sizeof(n->path), "%s", p->file);
+		n->id = p->file;
+		return 0;
+	}
+	for (size_t i = 0; i < SRV_MAX_EDITS; i++) {
+		const struct edit *e = &sv->edits[i];
+
+		if (e->text && !strcmp(e->id, p->edit)) {
+			n->text = malloc(e->len + 1);
+			if (!n->text)
+				abort();
+			memcpy(n->text, e->text, e->len + 1);
+			n->len = e->len;
+			snprintf(n->path, sizeof(n->path), "edit");
+			n->id = e->id;
+			n->edit = true;
+			return 0;
+		}
+	}
+	snprintf(why, wlen, "no edit '%.32s' (the server keeps the last %d)", p->edit,
+		 SRV_MAX_EDITS);
+	return 404;
+}
+
+/* --- playback: the run's account as server-sent events -------------------------------------------- */
+
+struct stream {
+	struct server *sv;
+	struct evhttp_request *req;
+	struct evhttp_connection *evcon;
+	struct event *timer;
+	struct srv_result res;
+	size_t pos;			/* bytes of res.lines sent */
+	bool head_sent;
+	struct timeval every;
+	struct stream *next;
+};
+
+static void stream_free(struct stream *st)
+{
+	struct stream **pp = &st->sv->streams;
+
+	while (*pp != st)
+		pp = &(*pp)->next;
+	*pp = st->next;
+	st->sv->nstreams--;
+	event_free(st->timer);
+	srv_result_free(&st->res);
+	free(st);
+}
+
+/*
+ * The client left (or timed out) mid-playback: evhttp 2.1 has let go of
+ * the request, unfinished, and frees it when it is ended.
+ */
+static void stream_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct stream *st = arg;
+
+	evhttp_send_reply_end(st->req);
+	stream_free(st);
+}
+
+/* One SSE event; data's lines each as a data: line. */
+static void sse(struct evbuffer *b, const char *event, const char *data, size_t len)
+{
+	evbuffer_add_printf(b, "event: %s\n", event);
+	while (len) {
+		const char *nl = memchr(data, '\n', len);
+		size_t n = nl ? (size_t)(nl - data) : len;
+
+		evbuffer_add(b, "data: ", 6);
+		evbuffer_add(b, data, n);
+		evbuffer_add(b, "\n", 1);
+		n += nl != NULL;
+		data += n;
+		len -= n;
+	}
+	evbuffer_add(b, "\n", 1);
+}
+
+static void stream_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct stream *st = arg;
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(st->evcon);
+	const struct srv_buf *recs = &st->res.records;
+	struct evbuffer *b;
+
+	/* a client that does not read is waited for, not buffered for */
+	if (bev && evbuffer_get_length(bufferevent_get_output(bev)) > SSE_BACKLOG) {
+		evtimer_add(st->timer, &st->every);
+		return;
+	}
+	b = evbuffer_new();
+	if (!st->head_sent) {
+		sse(b, "doc-head", st->res.head.data, st->res.head.len);
+		st->head_sent = true;
+	} else if (st->pos < recs->len) {
+		/* up to SSE_CHUNK records, an array: "rec,\nrec" is data: lines */
+		evbuffer_add_printf(b, "event: records\ndata: [");
+		for (int i = 0; i < SSE_CHUNK && st->pos < recs->len; i++) {
+			const char *at = recs->data + st->pos;
+			const char *nl = memchr(at, '\n', recs->len - st->pos);
+
+			if (i)
+				evbuffer_add_printf(b, ",\ndata: ");
+			/* each record but the last ends ",\n" */
+			evbuffer_add(b, at, nl ? (size_t)(nl - at) - 1 : recs->len - st->pos);
+			st->pos = nl ? (size_t)(nl - recs->data) + 1 : recs->len;
+		}
+		evbuffer_add_printf(b, "]\n\n");
+	} else {
+		sse(b, "end", st->res.end.data, st->res.end.len);
+		evhttp_send_reply_chunk(st->req, b);
+		evbuffer_free(b);
+		evhttp_connection_set_closecb(st->evcon, NULL, NULL);
+		evhttp_send_reply_end(st->req);
+		stream_free(st);
+		return;
+	}
+	evhttp_send_reply_chunk(st->req, b);
+	evbuffer_free(b);
+	evtimer_add(st->timer, &st->every);
+}
+
+/* --- routes ----------------------------------------------------------------------------------- */
+
+/* ms and live are the page's: it passes its query on to /api/play or /api/run */
+static const char *const run_keys[] = { "file", "edit", "kernel", "strategy", "seed", "replay",
+					"ms", "live", NULL };
+static const char *const explore_keys[] = { "file", "edit", "kernel", "strategy", "seed", "runs",
+					    NULL };
+static const char *const page_keys[] = { "file", "edit", NULL };
+static const char *const no_keys[] = { NULL };
+static const char *const edit_keys[] = { "text", "kernel", "strategy", "seed", NULL };
+
+static void route_index(struct server *sv, struct evhttp_request *req)
+{
+	struct srv_buf b = { 0 };
+	char **ids;
+	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	FILE *f = srv_buf_open(&b);
+
+	page_index(f, ids, n);
+	fclose(f);
+	reply_buf(req, "text/html; charset=utf-8", &b);
+	srv_buf_free(&b);
+	srv_list_free(ids, n);
+}
+
+static void route_list(struct server *sv, struct evhttp_request *req)
+{
+	struct srv_buf b = { 0 };
+	char **ids;
+	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	FILE *f = srv_buf_open(&b);
+
+	fputs("{\"scenarios\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, ids[i]);
+	}
+	fputs("],\"kernels\":[", f);
+	for (size_t i = 0; i < sv->nkernels; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, sv->kernels[i]);
+	}
+	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":"
+	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\"]}\n", f);
+	fclose(f);
+	reply_buf(req, "application/json", &b);
+	srv_buf_free(&b);
+	srv_list_free(ids, n);
+}
+
+static void route_file(struct server *sv, struct evhttp_request *req, const char *id)
+{
+	char why[512], *real = srv_resolve(sv->roots, sv->nroots, id, why, sizeof(why)), *text;
+	size_t len;
+
+	if (!real) {
+		refuse(sv, req, strstr(why, "no scenario") ? 404 : 400, "%s", why);
+		return;
+	}
+	text = srv_read_file(real, &len, why, sizeof(why));
+	free(real);
+	if (!text) {
+		refuse(sv, req, 422, "%s", why);
+		return;
+	}
+	reply(req, 200, "OK", "text/plain; charset=utf-8", text, len);
+	free(text);
+}
+
+/* The parser's messages as the page shows them, each at its line. */
+static size_t page_errors(const char *msg, const char *path, struct page_error *errs, size_t max,
+			  char *copy)
+{
+	size_t n = 0;
+
+	strcpy(copy, msg);
+	for (char *line = strtok(copy, "\n"); line && n < max; line = strtok(NULL, "\n"))
+		errs[n++] = (struct page_error){ srv_error_line(line, path), line };
+	return n;
+}
+
+/* The scenario's page: with errors (from msg) when it does not parse. */
+static void scenario_page(struct server *sv, struct evhttp_request *req, const struct named *n,
+			  const char *kernel, int code)
+{
+	struct srv_buf b = { 0 }, msg = { .limit = 1 << 16 };
+	FILE *err = srv_buf_open(&msg), *f;
+	struct scn *s = scn_parse(n->path, n->text, n->len, err);
+	struct page_error errs[64];
+	char *copy, title[SRV_MAX_VALUE + 64];
+	struct page_scn p = { .title = title, .id = n->id, .edit = n->edit, .text = n->text,
+			      .len = n->len, .kernels = sv->kernels, .nkernels = sv->nkernels,
+			      .kernel = kernel, .errors = errs };
+
+	fclose(err);
+	copy = malloc(msg.len + 1);
+	if (!copy)
+		abort();
+	p.nerrors = msg.len ? page_errors(msg.data, n->path, errs, 64, copy) : 0;
+	p.has_schedule = s && s->has_schedule;
+	if (s && !kernel)
+		p.kernel = kw_model_find(s->kernel)->name;
+	snprintf(title, sizeof(title), "%s%s", n->edit ? "edited scenario " : "", n->id);
+	f = srv_buf_open(&b);
+	page_scenario(f, &p);
+	fclose(f);
+	reply(req, code, reason_of(code), "text/html; charset=utf-8", b.data, b.len);
+	srv_buf_free(&b);
+	srv_buf_free(&msg);
+	free(copy);
+	scn_free(s);
+}
+
+static void route_scenario(struct server *sv, struct evhttp_request *req, const struct params *p)
+{
+	struct named n;
+	char why[1024];
+	int code = named(sv, p, &n, why, sizeof(why));
+
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+		return;
+	}
+	scenario_page(sv, req, &n, NULL, 200);
+	free(n.text);
+}
+
+/* Run what p names as it asks: the result in res, or a refusal sent (false). */
+static bool run_named(struct server *sv, struct evhttp_request *req, const struct params *p,
+		      struct srv_result *res)
+{
+	struct srv_query q;
+	struct named n;
+	char why[1024];
+	int code = query_of(sv, p, false, &q, why, sizeof(why));
+
+	if (!code)
+		code = named(sv, p, &n, why, sizeof(why));
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+		return false;
+	}
+	srv_run(n.path, n.text, n.len, &q, res);
+	free(n.text);
+	if (res->status != 200) {
+		refuse(sv, req, res->status, "%s", res->msg.data ? res->msg.data : "the run failed");
+		srv_result_free(res);
+		return false;
+	}
+	return true;
+}
+
+/* The run document, whole (/api/run), or the result as kwsim run --json prints it (/api/result). */
+static void route_run(struct server *sv, struct evhttp_request *req, const struct params *p,
+		      bool result)
+{
+	struct srv_result res;
+	struct srv_buf b = { .limit = 2 * SRV_MAX_OUTPUT };
+
+	if (!run_named(sv, req, p, &res))
+		return;
+	if (result) {
+		reply_buf(req, "application/json", &res.json);
+	} else {
+		/* html.h: the head left open, the records, then ],"end":{...}} */
+		srv_buf_add(&b, res.whole_head.data, res.whole_head.len);
+		srv_buf_add(&b, res.records.data ? res.records.data : "", res.records.len);
+		srv_buf_add(&b, "\n],\"end\":", 9);
+		srv_buf_add(&b, res.end.data, res.end.len);
+		srv_buf_add(&b, "}", 1);
+		reply_buf(req, "application/json", &b);
+		srv_buf_free(&b);
+	}
+	srv_result_free(&res);
+}
+
+
+static void route_play_events(struct server *sv, struct evhttp_request *req,
+			      const struct params *p)
+{
+	struct stream *st;
+	uint64_t ms = 100;	/* between chunks; query_of() checked it */
+
+	if (p->ms)
+		(void)parse_u64(p->ms, SRV_MAX_PACE_MS, &ms);
+	if (sv->nstreams >= SRV_MAX_STREAMS) {
+		refuse(sv, req, 429, "%d playbacks are in progress: try again when one ends",
+		       SRV_MAX_STREAMS);
+		return;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		abort();
+	if (!run_named(sv, req, p, &st->res)) {
+		free(st);
+		return;
+	}
+	st->sv = sv;
+	st->req = req;
+	st->evcon = evhttp_request_get_connection(req);
+	st->every = (struct timeval){ (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+	st->timer = evtimer_new(sv->base, stream_tick, st);
+	st->next = sv->streams;
+	sv->streams = st;
+	sv->nstreams++;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  "text/event-stream");
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-store");
+	evhttp_send_reply_start(req, 200, "OK");
+	evhttp_connection_set_closecb(st->evcon, stream_closed, st);
+	event_active(st->timer, EV_TIMEOUT, 0);
+}
+
+static void route_play_page(struct server *sv, struct evhttp_request *req, const struct params *p)
+{
+	struct srv_query q;
+	struct named n;
+	char why[1024];
+	int code = query_of(sv, p, false, &q, why, sizeof(why));
+	struct srv_buf b = { 0 };
+	FILE *f;
+
+	if (!code)
+		code = named(sv, p, &n, why, sizeof(why));
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+		return;
+	}
+	free(n.text);
+	f = srv_buf_open(&b);
+	/* the timeline page without a document: it plays /api/play + its query */
+	html_write_page(f, p->file ? p->file : "edited scenario", NULL);
+	fclose(f);
+	reply_buf(req, "text/html; charset=utf-8", &b);
+	srv_buf_free(&b);
+}
+
+static void route_explore(struct server *sv, struct evhttp_request *req, const struct params *p,
+			  bool api)
+{
+	struct srv_query q;
+	struct named n;
+	struct srv_result res;
+	struct srv_explored *files;
+	size_t nfiles;
+	char why[1024];
+	int code = query_of(sv, p, true, &q, why, sizeof(why));
+
+	if (!code)
+		code = named(sv, p, &n, why, sizeof(why));
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+		return;
+	}
+	srv_explore(n.path, n.text, n.len, &q, &res, &files, &nfiles);
+	if (res.status != 200) {
+		refuse(sv, req, res.status, "%s", res.msg.data ? res.msg.data : "the exploration failed");
+	} else if (api) {
+		reply_buf(req, "application/json", &res.json);
+	} else {
+		/* the first SRV_MAX_EDITS findings are kept as edits, to play; the rest are listed */
+		size_t nplay = nfiles < SRV_MAX_EDITS ? nfiles : SRV_MAX_EDITS;
+		char (*ids)[sizeof(sv->edits[0].id)] = calloc(nplay + 1, sizeof(*ids));
+		const char **idp = calloc(nplay + 1, sizeof(*idp));
+		const char **whats = calloc(nplay + 1, sizeof(*whats));
+		struct srv_buf b = { 0 };
+		FILE *f;
+		char title[SRV_MAX_VALUE + 32];
+
+		if (!ids || !idp || !whats)
+			abort();
+		for (size_t i = 0; i < nplay; i++) {
+			strcpy(ids[i], keep_edit(sv, files[i].text, strlen(files[i].text)));
+			idp[i] = ids[i];
+			whats[i] = files[i].what;
+		}
+		snprintf(title, sizeof(title), "explored %s", n.id);
+		f = srv_buf_open(&b);
+		page_explored(f, title, res.json.data, idp, whats, nplay);
+		fclose(f);
+		reply_buf(req, "text/html; charset=utf-8", &b);
+		srv_buf_free(&b);
+		free(ids);
+		free(idp);
+		free(whats);
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].text);
+		free(files[i].what);
+	}
+	free(files);
+	srv_result_free(&res);
+	free(n.text);
+}
+
+/* POST /edit: the edited text parses, and runs; or its page, errors at their lines. */
+static void route_edit(struct server *sv, struct evhttp_request *req)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	const char *type = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+	size_t len = evbuffer_get_length(in);
+	struct params p = { 0 };
+	struct srv_query q;
+	struct named n = { 0 };
+	char why[1024], *body;
+	int code;
+
+	if (!type || strncmp(type, "application/x-www-form-urlencoded", 33)) {
+		refuse(sv, req, 415, "POST /edit takes a form (application/x-www-form-urlencoded)");
+		return;
+	}
+	body = malloc(len + 1);
+	if (!body)
+		abort();
+	evbuffer_copyout(in, body, len);
+	body[len] = '\0';
+	code = memchr(body, '\0', len) ? 400 : parse_params(body, &p, edit_keys, why, sizeof(why));
+	if (code == 400 && memchr(body, '\0', len))
+		snprintf(why, sizeof(why), "the form holds a NUL byte");
+	if (!code && !p.text) {
+		code = 400;
+		snprintf(why, sizeof(why), "the form has no text field");
+	}
+	if (!code)
+		code = query_of(sv, &p, false, &q, why, sizeof(why));
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+	} else {
+		struct srv_buf msg = { .limit = 1 << 16 };
+		FILE *err = srv_buf_open(&msg);
+		struct scn *s = scn_parse("edit", p.text, strlen(p.text), err);
+
+		fclose(err);
+		n.id = keep_edit(sv, p.text, strlen(p.text));
+		n.text = (char *)p.text;
+		n.len = strlen(p.text);
+		n.edit = true;
+		strcpy(n.path, "edit");
+		if (!s) {
+			scenario_page(sv, req, &n, q.kernel, 400);
+		} else {
+			struct srv_buf loc = { 0 };
+			FILE *f = srv_buf_open(&loc);
+
+			fprintf(f, "/play?edit=%s&live=1", n.id);
+			if (q.kernel)
+				fprintf(f, "&kernel=%s", q.kernel);
+			if (q.strategy)
+				fprintf(f, "&strategy=%s", q.strategy);
+			if (q.has_seed)
+				fprintf(f, "&seed=%llu", (unsigned long long)q.seed);
+			fclose(f);
+			evhttp_add_header(evhttp_request_get_output_headers(req), "Location", loc.data);
+			reply(req, 303, "See Other", "text/plain; charset=utf-8", loc.data, loc.len);
+			srv_buf_free(&loc);
+		}
+		scn_free(s);
+		srv_buf_free(&msg);
+	}
+	free_params(&p);
+	free(body);
+}
+
+/*
+ * Bound to the loopback address, the server answers only requests that
+ * name it so: a page elsewhere that gets a browser to resolve its own name
+ * to 127.0.0.1 (DNS rebinding) sends that name as Host, and is refused.
+ */
+static bool host_ok(const struct server *sv, struct evhttp_request *req)
+{
+	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Host");
+	size_t n;
+
+	if (!sv->loopback || !h)
+		return true;	/* HTTP/1.0 may send none */
+	if (h[0] == '[') {
+		n = strcspn(h, "]");
+		if (h[n] != ']')
+			return false;
+		n++;
+	} else {
+		n = strcspn(h, ":");
+	}
+	if (h[n] && (h[n] != ':' || strspn(h + n + 1, "0123456789") != strlen(h + n + 1)))
+		return false;
+	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
+	       (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) &&
+		strspn(h, "0123456789.") == n);
+}
+
+static void handle(struct evhttp_request *req, void *arg)
+{
+	struct server *sv = arg;
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	const char *target = evhttp_request_get_uri(req);
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *raw = uri ? evhttp_uri_get_path(uri) : NULL, *query;
+	const char *const *keys = no_keys;
+	struct params p = { 0 };
+	char why[1024], *path = NULL;
+	size_t plen;
+	int code;
+
+	sv->served++;
+	if (!(cmd & KNOWN_METHODS)) {
+		refuse(sv, req, 400, "not an HTTP method this server knows");
+		return;
+	}
+	for (struct evkeyval *h = evhttp_request_get_input_headers(req)->tqh_first; h;
+	     h = h->next.tqe_next) {
+		if (!*h->key || h->key[strspn(h->key, "!#$%&'*+-.^_`|~0123456789"
+						 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")]) {
+			refuse(sv, req, 400, "a header's name is not a token");
+			return;
+		}
+	}
+	if (!host_ok(sv, req)) {
+		refuse(sv, req, 400, "the Host header names another machine: this server answers "
+		       "127.0.0.1, localhost and [::1] only");
+		return;
+	}
+	if (strlen(target) > SRV_MAX_URI) {
+		refuse(sv, req, 414, "the request's target is longer than %d bytes", SRV_MAX_URI);
+		return;
+	}
+	if (!uri || !raw || raw[0] != '/') {
+		refuse(sv, req, 400, "the request's target is not a path");
+		return;
+	}
+	if (bad_encoding(raw)) {
+		refuse(sv, req, 400, "the path has %s", bad_encoding(raw));
+		return;
+	}
+	path = evhttp_uridecode(raw, 0, &plen);
+	if (!path || plen != strlen(path)) {
+		free(path);
+		refuse(sv, req, 400, "the path does not decode");
+		return;
+	}
+	query = evhttp_uri_get_query(uri);
+	if (cmd == EVHTTP_REQ_POST) {
+		if (strcmp(path, "/edit"))
+			refuse(sv, req, 405, "POST is for /edit only");
+		else if (query)
+			refuse(sv, req, 400, "POST /edit takes its fields in the body");
+		else
+			route_edit(sv, req);
+		free(path);
+		return;
+	}
+	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
+		refuse(sv, req, 405, "only GET, HEAD and POST (to /edit) are served");
+		free(path);
+		return;
+	}
+	if (evbuffer_get_length(evhttp_request_get_input_buffer(req))) {
+		refuse(sv, req, 400, "a GET has no body");
+		free(path);
+		return;
+	}
+	if (!strcmp(path, "/api/run") || !strcmp(path, "/api/result"))
+		keys = run_keys;
+	else if (!strcmp(path, "/api/play") || !strcmp(path, "/play"))
+		keys = run_keys;
+	else if (!strcmp(path, "/explore") || !strcmp(path, "/api/explore"))
+		keys = explore_keys;
+	else if (!strcmp(path, "/scenario"))
+		keys = page_keys;
+	code = parse_params(query, &p, keys, why, sizeof(why));
+	if (code)
+		refuse(sv, req, code, "%s", why);
+	else if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
+		route_index(sv, req);
+	else if (!strcmp(path, "/api/scenarios"))
+		route_list(sv, req);
+	else if (!strncmp(path, "/files/", 7))
+		route_file(sv, req, path + 7);
+	else if (!strcmp(path, "/scenario"))
+		route_scenario(sv, req, &p);
+	else if (!strcmp(path, "/api/run") || !strcmp(path, "/api/result"))
+		route_run(sv, req, &p, !strcmp(path, "/api/result"));
+	else if (!strcmp(path, "/api/play"))
+		route_play_events(sv, req, &p);
+	else if (!strcmp(path, "/play"))
+		route_play_page(sv, req, &p);
+	else if (!strcmp(path, "/explore") || !strcmp(path, "/api/explore"))
+		route_explore(sv, req, &p, path[1] == 'a');
+	else
+		refuse(sv, req, 404, "no route '%.200s' (GET / lists the scenarios)", path);
+	free_params(&p);
+	free(path);
+}
+
+/* --- the server ------------------------------------------------------------------------------- */
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	event_base_loopbreak(arg);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "kwsim serve: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try 'kwsim help')\n");
+	return 2;
+}
+
+/* The repository's scenarios/: beside the binary's tree, else where it was built from. */
+static char *library_dir(void)
+{
+	char self[PATH_MAX], *slash, *dir;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			/* build/kwsim -> build/../scenarios */
+			if (asprintf(&dir, "%s/../scenarios", self) < 0)
+				abort();
+			char *real = realpath(dir, NULL);
+
+			free(dir);
+			if (real)
+				return real;
+		}
+	}
+	return realpath(KWSIM_SCENARIOS, NULL);
+}
+
+static void server_free(struct server *sv)
+{
+	/* playbacks in progress end here; evhttp_free() then frees their connections */
+	while (sv->streams) {
+		evhttp_connection_set_closecb(sv->streams->evcon, NULL, NULL);
+		evhttp_send_reply_end(sv->streams->req);
+		stream_free(sv->streams);
+	}
+	if (sv->http)
+		evhttp_free(sv->http);
+	for (size_t i = 0; i < SRV_MAX_EDITS; i++)
+		free(sv->edits[i].text);
+	for (size_t i = 0; i < sv->nroots; i++)
+		free(sv->roots[i].dir);
+}
+
+int kwsim_serve(int argc, char **argv)
+{
+	const char *bind = "127.0.0.1", *root = NULL;
+	uint64_t port = 8080;
+	struct server sv = { 0 };
+	struct event *sigint, *sigterm;
+	struct evhttp_bound_socket *sock;
+
+	/* every option but --help takes a value */
+	for (int i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: kwsim serve [--port P] [--bind ADDR] [--root DIR]\n"
+			       "(README \"kwsim serve\" lists its pages and bounds)\n");
+			return 0;
+		}
+		if (strcmp(a, "--port") && strcmp(a, "--bind") && strcmp(a, "--root"))
+			return usage_error("unknown option '%s'", a);
+		if (!v)
+			return usage_error("option %s needs a value", a);
+		if (!strcmp(a, "--port") && !parse_u64(v, 65535, &port))
+			return usage_error("--port wants a number from 0 to 65535, not '%s'", v);
+		if (!strcmp(a, "--bind"))
+			bind = v;
+		if (!strcmp(a, "--root"))
+			root = v;
+	}
+	sv.roots[0] = (struct srv_root){ "lib", library_dir() };
+	sv.nroots = 1;
+	if (root) {
+		sv.roots[1] = (struct srv_root){ "root", realpath(root, NULL) };
+		sv.nroots = 2;
+		if (!sv.roots[1].dir) {
+			fprintf(stderr, "kwsim serve: --root %s: %s\n", root, strerror(errno));
+			server_free(&sv);
+			return 2;
+		}
+	}
+	if (!sv.roots[0].dir)
+		fprintf(stderr, "kwsim serve: the scenario library (%s) is not there: serving "
+			"--root only\n", KWSIM_SCENARIOS);
+	for (size_t i = 0; i < kw_model_count() && sv.nkernels < 64; i++)
+		sv.kernels[sv.nkernels++] = kw_model_get(i)->name;
+	for (size_t i = 0; i < kw_tree_count() && sv.nkernels < 64; i++)
+		sv.kernels[sv.nkernels++] = kw_tree_get(i)->name;
+
+	signal(SIGPIPE, SIG_IGN);
+	sv.base = event_base_new();
+	sv.http = evhttp_new(sv.base);
+	if (!sv.base || !sv.http)
+		abort();
+	evhttp_set_max_body_size(sv.http, SRV_MAX_BODY);
+	evhttp_set_max_headers_size(sv.http, SRV_MAX_HEADERS);
+	evhttp_set_timeout(sv.http, SRV_TIMEOUT_S);
+	/*
+	 * Every method reaches handle(), which answers 405 or 400 with a reason:
+	 * evhttp would answer a method it does not know with a 501 of its own.
+	 */
+	evhttp_set_allowed_methods(sv.http, KNOWN_METHODS | EVHTTP_REQ_UNKNOWN);
+	evhttp_set_gencb(sv.http, handle, &sv);
+	sock = evhttp_bind_socket_with_handle(sv.http, bind, (ev_uint16_t)port);
+	if (!sock) {
+		fprintf(stderr, "kwsim serve: cannot listen on %s port %llu: %s\n", bind,
+			(unsigned long long)port, strerror(errno));
+		server_free(&sv);
+		event_base_free(sv.base);
+		return 2;
+	}
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		char host[256] = "?";
+		unsigned int p = 0;
+
+		getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl);
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+			sv.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+			evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+			p = ntohs(in->sin_port);
+			printf("http://%s:%u/\n", host, p);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+			sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+			evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+			p = ntohs(in6->sin6_port);
+			printf("http://[%s]:%u/\n", host, p);
+		}
+		fflush(stdout);
+	}
+	sigint = evsignal_new(sv.base, SIGINT, on_signal, sv.base);
+	sigterm = evsignal_new(sv.base, SIGTERM, on_signal, sv.base);
+	evsignal_add(sigint, NULL);
+	evsignal_add(sigterm, NULL);
+	event_base_dispatch(sv.base);
+	fprintf(stderr, "kwsim serve: stopped after %lu requests, %lu refused\n", sv.served,
+		sv.refused);
+	event_free(sigint);
+	event_free(sigterm);
+	server_free(&sv);
+	event_base_free(sv.base);
+	libevent_global_shutdown();
+	return 0;
+}
