@@ -113,13 +113,13 @@ static bool refrigerator_v49(bool check_kthr_stop)
 			break;
 		if (!was_frozen)
 			sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen",
-				  sim_intern(p->comm));
+				  sim_task_comm(p));
 		was_frozen = true;
 		sim_block("refrigerator", NULL, NULL);
 	}
 	set_current_state(save);
 	if (was_frozen)
-		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_intern(p->comm));
+		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_task_comm(p));
 	return was_frozen;
 }
 
@@ -136,7 +136,7 @@ bool __refrigerator(bool check_kthr_stop)
 		if (!freezing(p) || (check_kthr_stop && p->should_stop))
 			break;
 		/* each sleep here follows the first entry or a thaw that a new freeze overtook */
-		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen", sim_intern(p->comm));
+		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "frozen", sim_task_comm(p));
 		p->frozen = true;
 		was_frozen = true;
 		sim_block("refrigerator", NULL, NULL);
@@ -144,7 +144,7 @@ bool __refrigerator(bool check_kthr_stop)
 	p->frozen = false;
 	__set_current_state(TASK_RUNNING);
 	if (was_frozen)
-		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_intern(p->comm));
+		sim_trace(REC_FREEZER, (uint64_t)p->pid, 0, 0, 0, "thawed", sim_task_comm(p));
 	return was_frozen;
 }
 

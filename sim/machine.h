@@ -279,6 +279,8 @@ void sim_block(const char *what, const void *obj, const struct sim_site *site);
 /* Preempt the running task of c: to the tail of its run queue, and switch. */
 void sim_preempt_task(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
+/* p's comm, interned for a trace record: looked up again only when it changed. */
+const char *sim_task_comm(struct task_struct *p);
 /* Each blocked context, a line each, every line starting with "\n". */
 void sim_report_blocked(char *buf, size_t len);
 /* The first context sim_report_blocked() lists, or NULL. */

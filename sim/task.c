@@ -50,6 +50,13 @@ bool task_curr(const struct task_struct *p)
 	return sim.cpus[p->cpu].curr == p;
 }
 
+const char *sim_task_comm(struct task_struct *p)
+{
+	if (!p->comm_interned || strcmp(p->comm_interned, p->comm))
+		p->comm_interned = sim_intern(p->comm);
+	return p->comm_interned;
+}
+
 int smp_processor_id(void)
 {
 	return sim_this_cpu();
@@ -99,7 +106,7 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 	coro_prepare(&p->ctx.coro, task_main, p);
 	list_add_tail(&p->all_node, &sim.tasks);
 	sim.stats.tasks++;
-	sim_trace(REC_TASK_NEW, (uint64_t)p->pid, 0, 0, 0, sim_intern(p->comm), NULL);
+	sim_trace(REC_TASK_NEW, (uint64_t)p->pid, 0, 0, 0, sim_task_comm(p), NULL);
 	return p;
 }
 
@@ -143,8 +150,8 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 	c->irqs_disabled = true;
 	c->preempt_count = (count & ~PREEMPT_MASK) | 2;
 	sim_trace_on(c, REC_SCHED_SWITCH, (uint64_t)prev->pid, prev->__state, (uint64_t)next->pid,
-		     preempted ? TRACE_SWITCH_PREEMPT : 0, sim_intern(prev->comm),
-		     sim_intern(next->comm));
+		     preempted ? TRACE_SWITCH_PREEMPT : 0, sim_task_comm(prev),
+		     sim_task_comm(next));
 	c->irqs_disabled = irqs;
 	if (!(prev->flags & PF_IDLE))
 		prev->preempt_saved = count;
@@ -283,10 +290,10 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 		sim_handover(c, p->woken_at);
 		p->woken_at = c->clock;
 		sim_trace_on(c, REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
-			     sim_intern(p->comm), NULL);
+			     sim_task_comm(p), NULL);
 	} else {
 		sim_trace(REC_SCHED_WAKING, (uint64_t)p->pid, (uint64_t)prev, 0, 0,
-			  sim_intern(p->comm), NULL);
+			  sim_task_comm(p), NULL);
 	}
 	p->__state = TASK_RUNNING;
 	sim_footprint_cpu(c);		/* its run queue, need_resched */

@@ -67,6 +67,7 @@ struct task_struct {
 	unsigned int preempt_saved;	/* preempt count while switched out */
 	uint64_t blocked_since;		/* when it last left the CPU asleep */
 	uint64_t woken_at;		/* the waker's clock at its last wake-up */
+	const char *comm_interned;	/* comm as the trace holds it (sim_task_comm) */
 	unsigned int sleep_seq;		/* counts sleeps, for the hung-task check */
 	const void *wait_obj;		/* what it sleeps on, for deadlock reports */
 	const char *wait_what;
