@@ -60,8 +60,10 @@ const char *xc_token_strategy(const struct xs *x, const struct xs_params *p, uin
 	char name[96];
 
 	xs_run_name(x, r, name, sizeof(name));
+	/* "portfolio:pct(d=2)": the member after the portfolio's own parameters */
 	if (p->kind == XS_PORTFOLIO)
-		snprintf(buf, len, "portfolio(d=%u,k=%u)/%s", p->depth, p->preemptions, name);
+		snprintf(buf, len, "portfolio(d=%u,k=%u)/%s", p->depth, p->preemptions,
+			 strncmp(name, "portfolio:", 10) ? name : name + 10);
 	else
 		snprintf(buf, len, "%s", name);
 	return buf;
