@@ -9,7 +9,8 @@
  * deletes, replaces, swaps and duplicates tokens, taking new ones from a
  * dictionary of the language's keywords, API names, settings, predicates
  * and finding kinds (from the parser's own tables) and from the tokens of
- * the inputs it has mutated. One mutation in eight is libFuzzer's own.
+ * the inputs it has mutated. A share of the mutations is libFuzzer's own
+ * (BYTE_SHARE).
  *
  * Environment: KWSIM_FUZZ_ABORT_ON (fuzz.h); KWSIM_FUZZ_BYTES=1 uses
  * libFuzzer's byte mutations only (the baseline README's table compares
@@ -34,6 +35,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 /* --- the dictionary ------------------------------------------------------------ */
 
+#define BYTE_SHARE	25
 #define DICT_MAX	8192
 #define TOKEN_MAX	64
 
@@ -246,6 +248,12 @@ static size_t join(uint8_t *out, size_t max, const struct piece *pc, size_t n)
 }
 
 static bool bytes_only;
+/*
+ * The share of mutations, in percent, left to libFuzzer's own: they bring
+ * what its comparison tracing learns (the parser's strcmp()s of names) and
+ * the lexer's byte-level paths. KWSIM_FUZZ_BYTE_SHARE changes it.
+ */
+static uint32_t byte_share = BYTE_SHARE;
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
@@ -258,7 +266,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	if (bytes_only || size > sizeof(copy))
 		return LLVMFuzzerMutate(data, size, max_size);
 	rng = (uint64_t)seed * 0x9e3779b97f4a7c15ull + 1;
-	if (rnd(8) == 0)
+	if (rnd(100) < byte_share)
 		return LLVMFuzzerMutate(data, size, max_size);
 	memcpy(copy, data, size);
 	nt = tokenize(copy, size, t, TOKS_MAX - 8);
@@ -355,6 +363,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(0);
 	}
 	bytes_only = getenv("KWSIM_FUZZ_BYTES") && strcmp(getenv("KWSIM_FUZZ_BYTES"), "0");
+	if (getenv("KWSIM_FUZZ_BYTE_SHARE"))
+		byte_share = (uint32_t)strtoul(getenv("KWSIM_FUZZ_BYTE_SHARE"), NULL, 10);
 	atexit(at_exit);
 	return 0;
 }

@@ -111,10 +111,13 @@ static void write_seeds(const char *dir)
 {
 	for (size_t i = 0; i < nraces; i++) {
 		const struct scn *s = races[i].s;
+		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
 		char path[4096];
 		FILE *f;
 
-		snprintf(path, sizeof(path), "%s/race-%02zu", dir, i);
+		/* race-NN-NAME: its index (the first byte), then the file's name */
+		snprintf(path, sizeof(path), "%s/race-%02zu-%.*s", dir, i,
+			 (int)(strlen(base) - 4), base);
 		f = fopen(path, "wb");
 		if (!f) {
 			perror(path);
