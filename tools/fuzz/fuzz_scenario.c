@@ -9,7 +9,9 @@
  * deletes, replaces, swaps and duplicates tokens, taking new ones from a
  * dictionary of the language's keywords, API names, settings, predicates
  * and finding kinds (from the parser's own tables) and from the tokens of
- * the inputs it has mutated. A share of the mutations is libFuzzer's own
+ * the inputs it has mutated; a replaced token is mostly one of the same
+ * class (a name for a name), and whole statements seen in the inputs are
+ * inserted after a ';' or a brace. A share of the mutations is libFuzzer's own
  * (BYTE_SHARE).
  *
  * Environment: KWSIM_FUZZ_ABORT_ON (fuzz.h); KWSIM_FUZZ_BYTES=1 uses
@@ -223,13 +225,92 @@ static struct piece pick_new(const uint8_t *d, const struct span *t, size_t nt)
 	return pc;
 }
 
-/* Remember the names and numbers of an input (its objects, its times). */
+/* What a token is: a name, a number or time, a string, a comment, punctuation. */
+static int token_class(struct piece pc)
+{
+	if (!pc.len)
+		return 4;
+	if (isalpha((unsigned char)pc.p[0]) || pc.p[0] == '_')
+		return 0;
+	if (isdigit((unsigned char)pc.p[0]))
+		return 1;
+	if (pc.p[0] == '"')
+		return 2;
+	if (pc.len > 1 && (!memcmp(pc.p, "(*", 2) || !memcmp(pc.p, "//", 2)))
+		return 3;
+	return 4;
+}
+
+/*
+ * A token to put in another's place: mostly one of its class (a name for a
+ * name, a time for a time), so the statement still parses and takes
+ * another path; sometimes any.
+ */
+static struct piece pick_like(struct piece old, const uint8_t *d, const struct span *t, size_t nt)
+{
+	int want = token_class(old);
+	struct piece pc = pick_new(d, t, nt);
+
+	if (rnd(4) == 0)
+		return pc;
+	for (int tries = 0; tries < 32 && token_class(pc) != want; tries++)
+		pc = pick_new(d, t, nt);
+	return pc;
+}
+
+/*
+ * Statements and declarations seen in the inputs (the tokens from after a
+ * ';', '{' or '}' to the next ';'), to insert whole: a call with its
+ * arguments, a declaration, a setting.
+ */
+#define SNIP_MAX	2048
+#define SNIP_LEN	128
+
+static char snip[SNIP_MAX][SNIP_LEN];
+static uint64_t snip_hash[SNIP_MAX];
+static size_t nsnip;
+
+static bool is_punct(const uint8_t *d, const struct span *t, char c)
+{
+	return t->len == 1 && d[t->start] == (uint8_t)c;
+}
+
+static void learn_snippets(const uint8_t *d, const struct span *t, size_t nt)
+{
+	size_t from = 0;
+
+	for (size_t i = 0; i < nt && nsnip < SNIP_MAX; i++) {
+		if (is_punct(d, &t[i], '{') || is_punct(d, &t[i], '}')) {
+			from = i + 1;
+		} else if (is_punct(d, &t[i], ';')) {
+			size_t a = t[from].start, len = t[i].start + 1 - a;
+			uint64_t h = 14695981039346656037ull;
+			bool seen = false;
+
+			from = i + 1;
+			if (len >= SNIP_LEN)
+				continue;
+			for (size_t k = 0; k < len; k++)
+				h = (h ^ d[a + k]) * 1099511628211ull;
+			for (size_t k = 0; k < nsnip && !seen; k++)
+				seen = snip_hash[k] == h;
+			if (seen)
+				continue;
+			memcpy(snip[nsnip], d + a, len);
+			snip[nsnip][len] = '\0';
+			snip_hash[nsnip++] = h;
+		}
+	}
+}
+
+/* Remember the names and numbers of an input (its objects, its times), and its statements. */
 static void learn(const uint8_t *d, const struct span *t, size_t nt)
 {
 	for (size_t i = 0; i < nt && ndict < DICT_MAX; i++) {
 		if (t[i].len < 24 && ident_char(d[t[i].start]))
 			dict_add((const char *)d + t[i].start, t[i].len);
 	}
+	learn_snippets(d, t, nt);
 }
 
 /* Join pieces with single spaces into out; 0 if they do not fit. */
@@ -273,7 +354,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 	learn(copy, t, nt);
 	for (size_t i = 0; i < nt; i++)
 		pc[np++] = (struct piece){ (const char *)copy + t[i].start, t[i].len };
-	op = nt ? rnd(6) : 0;
+	op = nt ? rnd(7) : 0;
 	at = rnd((uint32_t)np + 1);
 	switch (op) {
 	case 0:	/* insert a token */
@@ -289,10 +370,21 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 		memmove(pc + at, pc + at + span, (np - at - span) * sizeof(pc[0]));
 		np -= span;
 		break;
-	case 2:	/* replace a token */
+	case 2:	/* replace a token, mostly by one of its class */
 	case 3:
 		at = rnd((uint32_t)np);
-		pc[at] = pick_new(copy, t, nt);
+		pc[at] = pick_like(pc[at], copy, t, nt);
+		break;
+	case 6:	/* insert a statement seen before, after a ';', '{' or '}' */
+		while (at < np && !(pc[at].len == 1 && strchr(";{}", pc[at].p[0])))
+			at++;
+		at += at < np;
+		if (!nsnip)
+			break;
+		memmove(pc + at + 1, pc + at, (np - at) * sizeof(pc[0]));
+		pc[at].p = snip[rnd((uint32_t)nsnip)];
+		pc[at].len = strlen(pc[at].p);
+		np++;
 		break;
 	case 4:	/* swap two tokens */
 		at = rnd((uint32_t)np);
