@@ -69,6 +69,18 @@ START_TEST(checker_finds_each_kind)
 	struct sim_rec no_cause[] = {
 		rec(REC_TIMER_EXPIRE_ENTRY, 99, 1, 9, 0, NULL),
 	};
+	struct sim_rec taken_early[] = {	/* the hand-over: taken before the release */
+		rec(REC_LOCK_ACQUIRE, 100, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 200, 0, 3, 0, "l"),
+		rec(REC_LOCK_ACQUIRE, 150, 1, 3, 0, "l"),
+	};
+	struct sim_rec released_elsewhere[] = {
+		rec(REC_LOCK_ACQUIRE, 100, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 200, 1, 3, 0, "l"),
+	};
+	struct sim_rec never_taken[] = {
+		rec(REC_LOCK_RELEASE, 200, 1, 3, 0, "l"),
+	};
 
 	ck_assert_uint_eq(check(queue_late, 2, first), 1);
 	ck_assert_ptr_nonnull(strstr(first, "execute_start"));
@@ -83,6 +95,14 @@ START_TEST(checker_finds_each_kind)
 	ck_assert_uint_eq(check(machine, 2, first), 1);
 	ck_assert_uint_eq(check(no_cause, 1, first), 1);
 	ck_assert_ptr_nonnull(strstr(first, "has no timer_start"));
+	ck_assert_uint_eq(check(taken_early, 3, first), 1);
+	ck_assert_ptr_nonnull(strstr(first, "lock_acquire of 0x3 at 150 ns on cpu1 comes before "
+					  "its lock_release at 200 ns on cpu0"));
+	ck_assert_uint_eq(check(released_elsewhere, 2, first), 1);
+	ck_assert_ptr_nonnull(strstr(first, "lock_release of 0x3 at 200 ns on cpu1, its "
+					  "lock_acquire on cpu0"));
+	ck_assert_uint_eq(check(never_taken, 1, first), 1);
+	ck_assert_ptr_nonnull(strstr(first, "has no lock_acquire"));
 }
 END_TEST
 
@@ -102,6 +122,11 @@ START_TEST(checker_accepts_what_machines_do)
 		rec(REC_MODEL, 410, 1, 7, 0, "sched_kthread_work_execute_start"),
 		rec(REC_MODEL, 460, 1, 7, 0, "sched_kthread_work_execute_start"),
 		rec(REC_TIMER_EXPIRE_ENTRY, 500, 1, 9, 0, NULL),
+		/* a lock's first acquire has no release before it; a hand-over at the release */
+		rec(REC_LOCK_ACQUIRE, 600, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 700, 0, 3, 0, "l"),
+		rec(REC_LOCK_ACQUIRE, 700, 1, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 710, 1, 3, 0, "l"),
 	};
 	ck_assert_msg(check(ok, sizeof(ok) / sizeof(ok[0]), first) == 0, "%s", first);
 }
