@@ -15,9 +15,11 @@
  * answered and makes later pairs compare against an earlier queueing: the
  * check gets weaker, never wrong.
  *
- * A lock's release answers its acquire, on the same CPU (a spinlock holder
- * cannot migrate); an acquire comes after the lock's previous release, if
- * any: the lock word hands time on with the lock.
+ * A lock's release answers its acquire when made on the acquire's CPU (a
+ * spinlock holder cannot migrate); a release by another context, or of a
+ * lock not held, is the program's unbalanced unlock, lockdep's to report,
+ * not a question of time. An acquire comes after the lock's previous
+ * release, if any: the lock word hands time on with the lock.
  */
 #include <sim/causal.h>
 #include <sim/sim.h>
@@ -167,15 +169,21 @@ static void effect(struct sim_causal *cc, enum cause c, uint64_t id, const struc
 		s->head = (s->head + 1) % PENDING;
 		s->n--;
 	}
-	if (c == CAUSE_ACQUIRE && cpu != r->cpu)
-		violation(cc, "record %zu: %s of %#llx at %llu ns on cpu%u, its %s on cpu%u",
-			  cc->nrecs, what, (unsigned long long)id, (unsigned long long)r->time,
-			  r->cpu, cause_name[c], cpu);
+	if (c == CAUSE_ACQUIRE)		/* answered: a second release is unbalanced */
+		s->n = 0;
 	if (r->time < t)
 		violation(cc, "record %zu: %s of %#llx at %llu ns on cpu%u comes before its %s "
 			  "at %llu ns on cpu%u", cc->nrecs, what, (unsigned long long)id,
 			  (unsigned long long)r->time, r->cpu, cause_name[c],
 			  (unsigned long long)t, cpu);
+}
+
+/* The lock is held, taken on r's CPU. */
+static bool held_here(struct sim_causal *cc, const struct sim_rec *r)
+{
+	struct seen *s = find(cc, key_of(CAUSE_ACQUIRE, r->a), 0);
+
+	return s && s->n && s->cpu[s->head] == r->cpu;
 }
 
 static bool is_event(const struct sim_rec *r, const char *name)
@@ -221,7 +229,8 @@ void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 		cause(cc, CAUSE_ACQUIRE, r->a, r);
 		break;
 	case REC_LOCK_RELEASE:
-		effect(cc, CAUSE_ACQUIRE, r->a, r, "lock_release");
+		if (held_here(cc, r))
+			effect(cc, CAUSE_ACQUIRE, r->a, r, "lock_release");
 		cause(cc, CAUSE_RELEASE, r->a, r);
 		break;
 	case REC_MODEL:
