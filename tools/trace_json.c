@@ -946,6 +946,8 @@ static const char *rec_cat(const struct sim_rec *r)
 		return "kthread_work";
 	case REC_PRINTK:
 		return "printk";
+	case REC_LOCK_ACQUIRE: case REC_LOCK_RELEASE:
+		return "lock";
 	default:
 		return "kwsim";
 	}
@@ -1019,6 +1021,11 @@ static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *
 	case REC_TIMER_CANCEL:
 	case REC_TIMER_EXPIRE_EXIT:
 		json_addr(out, "timer", r->a);
+		break;
+	case REC_LOCK_RELEASE:	/* unbalanced: not held in this context */
+		json_addr(out, "lock", r->a);
+		fputs(",\"name\":", out);
+		json_vstr(out, r->s);
 		break;
 	case REC_FINDING:
 		fputs("\"kind\":", out);
