@@ -14,6 +14,12 @@
  * be queued again in between. A queueing that a cancel took back is never
  * answered and makes later pairs compare against an earlier queueing: the
  * check gets weaker, never wrong.
+ *
+ * A lock's release answers its acquire when made on the acquire's CPU (a
+ * spinlock holder cannot migrate); a release by another context, or of a
+ * lock not held, is the program's unbalanced unlock, lockdep's to report,
+ * not a question of time. An acquire comes after the lock's previous
+ * release, if any: the lock word hands time on with the lock.
  */
 #include <sim/causal.h>
 #include <sim/sim.h>
@@ -23,14 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum cause { CAUSE_QUEUE, CAUSE_WAKE, CAUSE_ARM };
+enum cause { CAUSE_QUEUE, CAUSE_WAKE, CAUSE_ARM, CAUSE_ACQUIRE, CAUSE_RELEASE };
 
-static const char *const cause_name[] = { "queue_work", "sched_waking", "timer_start" };
+static const char *const cause_name[] = { "queue_work", "sched_waking", "timer_start",
+					  "lock_acquire", "lock_release" };
 
 #define PENDING 8		/* queueings of one work not yet answered, at most */
 
 struct seen {
-	uint64_t key;		/* (cause << 62) ^ id, plus one: 0 is an empty slot */
+	uint64_t key;		/* (cause << 61) ^ id, plus one: 0 is an empty slot */
 	uint64_t time[PENDING];	/* a ring: the oldest at head */
 	uint16_t cpu[PENDING];
 	unsigned int head, n;
@@ -67,7 +74,7 @@ void sim_causal_free(struct sim_causal *cc)
 
 static uint64_t key_of(enum cause c, uint64_t id)
 {
-	return (((uint64_t)c << 62) ^ id) + 1;
+	return (((uint64_t)c << 61) ^ id) + 1;
 }
 
 static size_t slot_of(uint64_t key, size_t cap)
@@ -162,11 +169,21 @@ static void effect(struct sim_causal *cc, enum cause c, uint64_t id, const struc
 		s->head = (s->head + 1) % PENDING;
 		s->n--;
 	}
+	if (c == CAUSE_ACQUIRE)		/* answered: a second release is unbalanced */
+		s->n = 0;
 	if (r->time < t)
 		violation(cc, "record %zu: %s of %#llx at %llu ns on cpu%u comes before its %s "
 			  "at %llu ns on cpu%u", cc->nrecs, what, (unsigned long long)id,
 			  (unsigned long long)r->time, r->cpu, cause_name[c],
 			  (unsigned long long)t, cpu);
+}
+
+/* The lock is held, taken on r's CPU. */
+static bool held_here(struct sim_causal *cc, const struct sim_rec *r)
+{
+	struct seen *s = find(cc, key_of(CAUSE_ACQUIRE, r->a), 0);
+
+	return s && s->n && s->cpu[s->head] == r->cpu;
 }
 
 static bool is_event(const struct sim_rec *r, const char *name)
@@ -205,6 +222,16 @@ void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 		break;
 	case REC_TIMER_EXPIRE_ENTRY:
 		effect(cc, CAUSE_ARM, r->a, r, "timer_expire_entry");
+		break;
+	case REC_LOCK_ACQUIRE:
+		if (find(cc, key_of(CAUSE_RELEASE, r->a), 0))	/* not its first */
+			effect(cc, CAUSE_RELEASE, r->a, r, "lock_acquire");
+		cause(cc, CAUSE_ACQUIRE, r->a, r);
+		break;
+	case REC_LOCK_RELEASE:
+		if (held_here(cc, r))
+			effect(cc, CAUSE_ACQUIRE, r->a, r, "lock_release");
+		cause(cc, CAUSE_RELEASE, r->a, r);
 		break;
 	case REC_MODEL:
 		if (is_event(r, "sched_kthread_work_queue_work"))

@@ -6,6 +6,11 @@
  * lock word carries time as it carries ownership: whoever finds it taken or
  * free has seen the acquire or release that made it so, and comes after it.
  *
+ * The trace has lock.h's lock_acquire when the lock is taken (after
+ * kwsim_lock_contended, if it was spun on: where lockdep's lock_acquired
+ * would come) and lock_release as the unlock begins, so a holding is the
+ * span between the two on the holder's CPU.
+ *
  * Who gets a contended lock (cfg.spinlock):
  * - fifo, the default: qspinlock, x86's spinlock since 4.2 (and arm64's
  *   since 4.19). The first waiter sets the pending bit, later ones queue on
@@ -76,6 +81,8 @@ static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 		sim_lockdep_trylocked(l, site);
 	else
 		sim_lockdep_acquired(l, site);
+	sim_trace(REC_LOCK_ACQUIRE, sim_fake_addr(l), trylock ? TRACE_LOCK_TRY : 0, 0, 0, l->name,
+		  NULL);
 }
 
 /*
@@ -166,6 +173,7 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 
 	sim_lockdep_release(l, site);
 	sim_footprint_touch(l, true);
+	sim_trace(REC_LOCK_RELEASE, sim_fake_addr(l), 0, 0, 0, l->name, NULL);
 	l->handed_at = sim_now();
 	l->owner = NULL;
 	l->owner_site = NULL;

@@ -229,6 +229,12 @@ static void end_quiet(void)
 	else
 		sim_ctx_site(first, &site);
 	sim_report_blocked(buf, sizeof(buf));
+	/*
+	 * The machine reports at the latest clock (the finding's time): its
+	 * record goes on the blocked one's CPU, whose clock may lag behind the
+	 * watermark already promised.
+	 */
+	sim_handover(first->cpu, sim_max_time());
 	sim_report_for(first, SIM_F_DEADLOCK, site.file ? &site : NULL,
 		       "deadlock: nothing can run and nothing is pending%s", buf);
 	finish(SIM_END_DEADLOCK);

@@ -296,6 +296,8 @@ const char *sim_rec_type_name(enum sim_rec_type type)
 		[REC_TASK_EXIT] = "sched_process_exit",
 		[REC_MODEL] = "model",
 		[REC_PRINTK] = "console",
+		[REC_LOCK_ACQUIRE] = "lock_acquire",
+		[REC_LOCK_RELEASE] = "lock_release",
 	};
 	return type < REC__COUNT ? names[type] : "?";
 }

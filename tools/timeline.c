@@ -5,9 +5,10 @@
  *
  *  - per CPU, a lane: which context runs (a letter per task, '.' idle, H
  *    hardirq, S softirq, '~' spinning on a lock), under it the works it
- *    executes (a letter per work function) and marks for what happens at a
- *    point (queueings, timers armed, cancelled and firing, wake-ups,
- *    freezing, findings);
+ *    executes (a letter per work function), where it holds a lock ('#'
+ *    from lock_acquire to lock_release, any lock), and marks for what
+ *    happens at a point (queueings, timers armed, cancelled and firing,
+ *    wake-ups, freezing, findings);
  *  - per task on request: running, running a work, spinning, runnable,
  *    blocked (D), sleeping (S), frozen;
  *  - a machine lane when the run suspends (freezing, thawing); the
@@ -50,7 +51,7 @@
 #define NSEC_PER_SEC	1000000000ULL
 
 enum kind {
-	K_HARDIRQ, K_SOFTIRQ, K_SPIN, K_RUN,			/* on a CPU */
+	K_HARDIRQ, K_SOFTIRQ, K_SPIN, K_RUN, K_HELD,		/* on a CPU */
 	K_RUNNABLE, K_BLOCKED, K_SLEEP, K_FROZEN,		/* a task waiting */
 	K_SUSPEND, K_FREEZE, K_THAW,				/* the machine */
 	K_NKINDS
@@ -90,6 +91,8 @@ struct cpu {
 	int32_t pid;		/* running: 0 idle */
 	int hardirq, softirq;	/* nesting */
 	uint64_t since;
+	int held;		/* locks held */
+	uint64_t held_since;	/* the first of them taken */
 	struct cell *cells;
 };
 
@@ -590,6 +593,15 @@ static void take(struct trace_timeline *t, const struct sim_rec *r)
 			t->locks[t->nlocks++] = trace_view_str(r->s);
 		break;
 	}
+	case REC_LOCK_ACQUIRE:
+		if (!c->held++)
+			c->held_since = r->time;
+		break;
+	case REC_LOCK_RELEASE:
+		/* in any order: the row shows that some lock is held */
+		if (c->held && !--c->held)
+			paint(t, c->cells, c->held_since, r->time, K_HELD, -1, -1);
+		break;
 	case REC_FINDING: {
 		struct task *k = task_get(t, (uint64_t)r->pid);
 
@@ -612,7 +624,7 @@ static void take(struct trace_timeline *t, const struct sim_rec *r)
 
 /* --- drawing ------------------------------------------------------------------------- */
 
-enum row { ROW_RUN, ROW_WORK, ROW_MARK, ROW_TASK, ROW_MACHINE };
+enum row { ROW_RUN, ROW_WORK, ROW_HELD, ROW_MARK, ROW_TASK, ROW_MACHINE };
 
 /* A time for people: "0", "750ns", "13.035us", "2ms": three decimals at most. */
 static void human(char *buf, size_t len, uint64_t ns)
@@ -693,6 +705,8 @@ static char cell_char(const struct trace_timeline *t, const struct cell *c, enum
 	case ROW_WORK:
 		*idx = w;
 		return w < 0 ? ' ' : w == MAX_WORKS ? '+' : t->wsym[w];
+	case ROW_HELD:
+		return c->present & 1U << K_HELD ? '#' : ' ';
 	case ROW_MARK:
 		return c->mark ? c->mark : ' ';
 	case ROW_TASK:
@@ -735,7 +749,7 @@ static const char *colour(enum row row, char ch, int idx)
 	switch (ch) {
 	case '.': case 'w':
 		return "2";
-	case 'H': case '~':
+	case 'H': case '~': case '#':
 		return "1;33";
 	case 'S': case '*':
 		return "1;34";
@@ -914,6 +928,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			"letters: works (below)", "the first to begin in the column",
 			"else the longest",
 		};
+		static const char *const held[] = { "# holding a lock (lock_acquire to lock_release)" };
 		static const char *const marks[] = {
 			"! finding", "T timer fires", "x timer cancelled", "t timer armed",
 			"q work queued", "* a task froze or thawed", "w wake-up",
@@ -922,6 +937,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 
 		draw_items(out, t, "cpuN", run, 6, ", ");
 		draw_items(out, t, "  works", works, 3, ", ");
+		draw_items(out, t, "  locks", held, 1, ", ");
 		draw_items(out, t, "  events", marks, 8, ", ");
 	}
 	if (t->o.task_lanes) {
@@ -1014,6 +1030,7 @@ static void draw(FILE *out, const struct trace_timeline *t)
 		snprintf(label, sizeof(label), "cpu%zu", i);
 		draw_row(out, t, &f, t->cpu[i].cells, ROW_RUN, label, true);
 		draw_row(out, t, &f, t->cpu[i].cells, ROW_WORK, "  works", false);
+		draw_row(out, t, &f, t->cpu[i].cells, ROW_HELD, "  locks", false);
 		draw_row(out, t, &f, t->cpu[i].cells, ROW_MARK, "  events", false);
 	}
 	for (size_t i = 0; i < t->ntlane; i++) {
@@ -1082,8 +1099,11 @@ void trace_timeline_end(struct trace_timeline *t, FILE *out)
 {
 	release(t, 0, true);
 	/* what was still going on goes on to the last record */
-	for (size_t i = 0; i < t->ncpu; i++)
+	for (size_t i = 0; i < t->ncpu; i++) {
 		cpu_close(t, &t->cpu[i], t->end);
+		if (t->cpu[i].held)
+			paint(t, t->cpu[i].cells, t->cpu[i].held_since, t->end, K_HELD, -1, -1);
+	}
 	for (size_t pid = 1; pid < t->ntask; pid++)
 		task_close(t, &t->task[pid], t->end);
 	for (size_t i = 0; i < NSTEPS; i++)

@@ -60,7 +60,7 @@ static const char *event_system(const char *ev)
 	static const struct { const char *prefix, *sys; } tab[] = {
 		{ "sched_", "sched" }, { "timer_", "timer" }, { "irq_handler_", "irq" },
 		{ "softirq_", "irq" }, { "task_", "task" }, { "console", "printk" },
-		{ "suspend_resume", "power" },
+		{ "suspend_resume", "power" }, { "lock_", "lock" },
 	};
 
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)

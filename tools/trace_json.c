@@ -6,11 +6,17 @@
  *    ran when (from sched_switch), its thread "irq" the hardirq, softirq and
  *    timer-callback slices and whatever those contexts recorded;
  *  - a process per task (pid = tid = the task's pid, as each kthread is its
- *    own thread group): the work executions it ran, the locks it spun on,
- *    its timers, wake-ups and printk. A task keeps one track wherever it
+ *    own thread group): the work executions it ran, the locks it spun on
+ *    and held, its timers, wake-ups and printk. A task keeps one track wherever it
  *    runs, so a work that migrates mid-execution is still one slice;
  *  - flow arrows from each sched_kthread_work_queue_work to the execution
  *    that consumed it; findings as global instants.
+ *
+ * A lock held is a slice from lock_acquire to lock_release on the holder's
+ * track (its task's, or its CPU's irq thread). Slices on a track must nest,
+ * and locks need not be released in the order taken (spin_unlock(&a) with b
+ * still held): the locks taken after the one released are cut there and go
+ * on in a new piece each, so every piece nests.
  *
  * CPU processes take pids from PID_MAX_LIMIT up, which no task pid reaches,
  * so Perfetto never mistakes one for a task's thread.
@@ -60,6 +66,7 @@ enum jev_kind {
 	JK_SOFTIRQ,
 	JK_TIMER_CB,
 	JK_LOCK,
+	JK_HOLD,	/* a lock held: r its lock_acquire, r2 its lock_release */
 	JK_INSTANT,	/* any other record, on its context's track */
 	JK_GLOBAL,	/* an instant across the whole trace */
 };
@@ -128,6 +135,15 @@ struct open_exec {
 	struct held q;
 };
 
+/* A lock held, in the order taken: a track's are a stack but for out-of-order releases. */
+struct open_hold {
+	uint64_t lock;
+	uint32_t pid, tid;
+	struct sim_rec acq;
+	uint64_t from, seq;	/* as in struct held */
+	bool continued;
+};
+
 struct jcpu {
 	struct held run;		/* the switch that put the running task on */
 	struct held irq, softirq, timer;
@@ -149,6 +165,8 @@ struct trace_json {
 	struct amap timers;		/* timer: its function */
 	struct open_exec *open;
 	size_t nopen, capopen;
+	struct open_hold *holds;
+	size_t nholds, capholds;
 	struct jcpu *cpu;
 	bool written;			/* an event is out: the next needs a comma */
 	uint64_t queueings;		/* queue_work records so far, shown or not */
@@ -310,6 +328,7 @@ static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, u
 			   .pid = pid, .tid = tid, .kind = (uint8_t)kind };
 	switch (kind) {
 	case JK_RUN: case JK_WORK: case JK_IRQ: case JK_SOFTIRQ: case JK_TIMER_CB: case JK_LOCK:
+	case JK_HOLD:
 		e->rank = RANK_SLICE;
 		break;
 	case JK_FLOW_F:
@@ -404,6 +423,25 @@ static void split_held(struct trace_json *w, struct held *h, enum jev_kind kind,
 	h->seq = w->seq;
 }
 
+/* Cut the holdings open on a track at t (from index `above` on): they go on in new pieces. */
+static void split_holds(struct trace_json *w, uint32_t pid, uint32_t tid, size_t above, uint64_t t)
+{
+	for (size_t i = above; i < w->nholds; i++) {
+		struct open_hold *h = &w->holds[i];
+		struct jev *e;
+
+		if (h->pid != pid || h->tid != tid || h->from >= t)
+			continue;
+		e = emit(w, JK_HOLD, h->from, t, pid, tid, &h->acq);
+		e->continued = h->continued;
+		e->continues = true;
+		e->end_type = REC_LOCK_RELEASE;
+		h->from = t;
+		h->seq = w->seq;
+		h->continued = true;
+	}
+}
+
 static bool too_long(const struct trace_json *w, const struct held *h)
 {
 	return h->on && w->seq - h->seq > SPLIT_EVENTS;
@@ -423,11 +461,14 @@ static void split_long(struct trace_json *w, const struct sim_rec *r)
 		split_held(w, &c->irq, JK_IRQ, pid, irq, r->time, REC_IRQ_EXIT);
 		split_held(w, &c->softirq, JK_SOFTIRQ, pid, irq, r->time, REC_SOFTIRQ_EXIT);
 		split_held(w, &c->timer, JK_TIMER_CB, pid, irq, r->time, REC_TIMER_EXPIRE_EXIT);
+		split_holds(w, pid, irq, 0, r->time);
 	}
 	if (r->pid <= 0)
 		return;
 	for (size_t i = 0; i < w->nopen; i++)
 		any |= w->open[i].pid == (uint32_t)r->pid && w->seq - w->open[i].seq > SPLIT_EVENTS;
+	if (any)
+		split_holds(w, (uint32_t)r->pid, (uint32_t)r->pid, 0, r->time);
 	for (size_t i = 0; any && i < w->nopen; i++) {
 		struct open_exec *x = &w->open[i];
 		struct jev *e;
@@ -591,6 +632,41 @@ static void close_handler(struct trace_json *w, struct held *slot, enum jev_kind
 	slot->on = false;
 }
 
+static void on_lock_acquire(struct trace_json *w, const struct sim_rec *r)
+{
+	struct open_hold *h;
+
+	w->holds = grow(w->holds, &w->capholds, w->nholds + 1, sizeof(*w->holds));
+	h = &w->holds[w->nholds++];
+	*h = (struct open_hold){ .lock = r->a, .acq = *r, .from = r->time, .seq = w->seq };
+	ctx_track(r, &h->pid, &h->tid);
+}
+
+static void on_lock_release(struct trace_json *w, const struct sim_rec *r)
+{
+	uint32_t pid, tid;
+	size_t k = w->nholds;
+	struct jev *e;
+
+	ctx_track(r, &pid, &tid);
+	while (k > 0 && (w->holds[k - 1].lock != r->a || w->holds[k - 1].pid != pid ||
+			 w->holds[k - 1].tid != tid))
+		k--;
+	if (!k) {	/* taken in another context: no slice to end */
+		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		return;
+	}
+	k--;
+	/* what was taken after it and is still held is cut here, and goes on */
+	split_holds(w, pid, tid, k + 1, r->time);
+	e = emit(w, JK_HOLD, w->holds[k].from, r->time, pid, tid, &w->holds[k].acq);
+	e->r2 = *r;
+	e->has_r2 = true;
+	e->continued = w->holds[k].continued;
+	memmove(&w->holds[k], &w->holds[k + 1], (w->nholds - k - 1) * sizeof(*w->holds));
+	w->nholds--;
+}
+
 static void on_record(struct trace_json *w, const struct sim_rec *r)
 {
 	struct jcpu *c = &w->cpu[r->cpu];
@@ -634,6 +710,12 @@ static void on_record(struct trace_json *w, const struct sim_rec *r)
 		/* the record comes when the lock is got: the spinning went before it */
 		emit_ctx(w, JK_LOCK, r->time > r->b ? r->time - r->b : 0, r->time, r);
 		break;
+	case REC_LOCK_ACQUIRE:
+		on_lock_acquire(w, r);
+		break;
+	case REC_LOCK_RELEASE:
+		on_lock_release(w, r);
+		break;
 	case REC_FINDING:
 		emit(w, JK_GLOBAL, r->time, r->time, CPU_PID(r->cpu), CPU_PID(r->cpu), r);
 		break;
@@ -668,6 +750,12 @@ static void close_all(struct trace_json *w)
 	}
 	while (w->nopen)
 		close_exec(w, 0, NULL);
+	for (size_t i = 0; i < w->nholds; i++) {
+		struct open_hold *h = &w->holds[i];
+
+		emit(w, JK_HOLD, h->from, w->end, h->pid, h->tid, &h->acq)->continued = h->continued;
+	}
+	w->nholds = 0;
 }
 
 static int jev_cmp(const struct jev *a, const struct jev *b)
@@ -813,6 +901,21 @@ static void write_lock(FILE *out, const struct jev *e)
 	fprintf(out, ",\"spun_ns\":%llu}}", (unsigned long long)e->r.b);
 }
 
+static void write_hold(FILE *out, const struct jev *e)
+{
+	fputs("{\"name\":", out);
+	json_str2(out, "lock held: ", e->r.s);
+	json_head(out, "lock", 'X', e);
+	json_addr(out, "lock", e->r.a);
+	fputs(",\"name\":", out);
+	json_vstr(out, e->r.s);
+	if (e->r.b & TRACE_LOCK_TRY)
+		fputs(",\"trylock\":true", out);
+	fprintf(out, ",\"cpu\":%u", (unsigned int)e->r.cpu);
+	write_pieces(out, e);
+	fputs("}}", out);
+}
+
 static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
 	unsigned long now = trace_view_jiffies(r->time, hz);
@@ -843,6 +946,8 @@ static const char *rec_cat(const struct sim_rec *r)
 		return "kthread_work";
 	case REC_PRINTK:
 		return "printk";
+	case REC_LOCK_ACQUIRE: case REC_LOCK_RELEASE:
+		return "lock";
 	default:
 		return "kwsim";
 	}
@@ -917,6 +1022,11 @@ static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *
 	case REC_TIMER_EXPIRE_EXIT:
 		json_addr(out, "timer", r->a);
 		break;
+	case REC_LOCK_RELEASE:	/* unbalanced: not held in this context */
+		json_addr(out, "lock", r->a);
+		fputs(",\"name\":", out);
+		json_vstr(out, r->s);
+		break;
 	case REC_FINDING:
 		fputs("\"kind\":", out);
 		json_vstr(out, r->s);
@@ -982,6 +1092,9 @@ static void write_event(FILE *out, const struct jev *e, struct trace_json *w)
 		break;
 	case JK_LOCK:
 		write_lock(out, e);
+		break;
+	case JK_HOLD:
+		write_hold(out, e);
 		break;
 	default:
 		write_instant(out, e, w);
@@ -1096,6 +1209,9 @@ static uint64_t open_since(const struct trace_json *w, uint64_t t)
 	for (size_t i = 0; i < w->nopen; i++)
 		if (w->open[i].from < t)
 			t = w->open[i].from;
+	for (size_t i = 0; i < w->nholds; i++)
+		if (w->holds[i].from < t)
+			t = w->holds[i].from;
 	return t;
 }
 
@@ -1267,6 +1383,7 @@ done:
 	free(w->works.v);
 	free(w->timers.v);
 	free(w->open);
+	free(w->holds);
 	free(w->cpu);
 	free(w);
 	return rc;

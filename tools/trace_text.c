@@ -392,6 +392,13 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 		fprintf(out, "kwsim_lock_contended: lock=%016llx name=%s spun_ns=%llu\n", a,
 			trace_view_str(r->s), b);
 		break;
+	case REC_LOCK_ACQUIRE:	/* lock.h's "%p %s%s%s": flags, then the lockdep name */
+		fprintf(out, "lock_acquire: %016llx %s%s%s\n", a, (b & TRACE_LOCK_TRY) ? "try " : "",
+			(b & TRACE_LOCK_READ) ? "read " : "", trace_view_str(r->s));
+		break;
+	case REC_LOCK_RELEASE:
+		fprintf(out, "lock_release: %016llx %s\n", a, trace_view_str(r->s));
+		break;
 	case REC_IRQ_ENTRY:
 		fprintf(out, "irq_handler_entry: irq=%d name=%s\n", (int)a, trace_view_str(r->s));
 		break;
@@ -455,6 +462,8 @@ const char *trace_view_event_name(const struct sim_rec *r)
 	case REC_TASK_EXIT: return "sched_process_exit";
 	case REC_MODEL: return trace_view_str(r->s);
 	case REC_PRINTK: return "console";
+	case REC_LOCK_ACQUIRE: return "lock_acquire";
+	case REC_LOCK_RELEASE: return "lock_release";
 	default: return "kwsim_unknown";
 	}
 }

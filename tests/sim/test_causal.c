@@ -69,6 +69,16 @@ START_TEST(checker_finds_each_kind)
 	struct sim_rec no_cause[] = {
 		rec(REC_TIMER_EXPIRE_ENTRY, 99, 1, 9, 0, NULL),
 	};
+	struct sim_rec taken_early[] = {	/* the hand-over: taken before the release */
+		rec(REC_LOCK_ACQUIRE, 100, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 200, 0, 3, 0, "l"),
+		rec(REC_LOCK_ACQUIRE, 150, 1, 3, 0, "l"),
+	};
+	struct sim_rec released_early[] = {	/* on the holder's CPU, in a later stream */
+		rec(REC_LOCK_ACQUIRE, 100, 0, 3, 0, "l"),
+		rec(REC_IRQ_ENTRY, 50, 1, 0, 0, NULL),
+		rec(REC_LOCK_RELEASE, 90, 0, 3, 0, "l"),
+	};
 
 	ck_assert_uint_eq(check(queue_late, 2, first), 1);
 	ck_assert_ptr_nonnull(strstr(first, "execute_start"));
@@ -83,6 +93,10 @@ START_TEST(checker_finds_each_kind)
 	ck_assert_uint_eq(check(machine, 2, first), 1);
 	ck_assert_uint_eq(check(no_cause, 1, first), 1);
 	ck_assert_ptr_nonnull(strstr(first, "has no timer_start"));
+	ck_assert_uint_eq(check(taken_early, 3, first), 1);
+	ck_assert_ptr_nonnull(strstr(first, "lock_acquire of 0x3 at 150 ns on cpu1 comes before "
+					  "its lock_release at 200 ns on cpu0"));
+	ck_assert_uint_eq(check(released_early, 3, first), 2);
 }
 END_TEST
 
@@ -102,6 +116,16 @@ START_TEST(checker_accepts_what_machines_do)
 		rec(REC_MODEL, 410, 1, 7, 0, "sched_kthread_work_execute_start"),
 		rec(REC_MODEL, 460, 1, 7, 0, "sched_kthread_work_execute_start"),
 		rec(REC_TIMER_EXPIRE_ENTRY, 500, 1, 9, 0, NULL),
+		/* a lock's first acquire has no release before it; a hand-over at the release */
+		rec(REC_LOCK_ACQUIRE, 600, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 700, 0, 3, 0, "l"),
+		rec(REC_LOCK_ACQUIRE, 700, 1, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 710, 1, 3, 0, "l"),
+		/* unbalanced unlocks (lockdep reports them): not held, or by another CPU */
+		rec(REC_LOCK_RELEASE, 720, 0, 3, 0, "l"),
+		rec(REC_LOCK_ACQUIRE, 730, 1, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 740, 0, 3, 0, "l"),
+		rec(REC_LOCK_RELEASE, 750, 1, 3, 0, "l"),
 	};
 	ck_assert_msg(check(ok, sizeof(ok) / sizeof(ok[0]), first) == 0, "%s", first);
 }

@@ -94,7 +94,7 @@ class Driver:
 
 
 # What the library's pages show between them: every kind of item the page draws.
-KINDS = {'run', 'work', 'call', 'queue', 'sleep', 'timer', 'timercb', 'softirq', 'irq', 'lock',
+KINDS = {'run', 'work', 'call', 'queue', 'sleep', 'timer', 'timercb', 'softirq', 'irq', 'lock', 'held',
          'frozen', 'suspend', 'freeze', 'finding'}
 
 

@@ -406,6 +406,19 @@ static struct case_line *all_types(size_t *n)
 	     "lock=ffffffffc0002000 name=worker->lock spun_ns=12345",
 	     2030000000, 0, 3, "kworker/0:1", IRQS_OFF, 1, REC_LOCK_CONTENDED, LOCK, 12345, 0, 0,
 	     "worker->lock", NULL);
+	/* lock.h: "%p %s%s%s" (try, read, name), "%p %s" */
+	CASE("     kworker/0:1-3       [000] d..1.     2.030001: lock_acquire: ffffffffc0002000 "
+	     "worker->lock",
+	     2030001000, 0, 3, "kworker/0:1", IRQS_OFF, 1, REC_LOCK_ACQUIRE, LOCK, 0, 0, 0,
+	     "worker->lock", NULL);
+	CASE("     kworker/0:1-3       [000] ...1.     2.030002: lock_acquire: ffffffffc0002000 "
+	     "try worker->lock",
+	     2030002000, 0, 3, "kworker/0:1", 0, 1, REC_LOCK_ACQUIRE, LOCK, TRACE_LOCK_TRY, 0, 0,
+	     "worker->lock", NULL);
+	CASE("     kworker/0:1-3       [000] ...1.     2.030003: lock_release: ffffffffc0002000 "
+	     "worker->lock",
+	     2030003000, 0, 3, "kworker/0:1", 0, 1, REC_LOCK_RELEASE, LOCK, 0, 0, 0,
+	     "worker->lock", NULL);
 	CASE("     kworker/0:1-3       [000] .....     2.040000: console: hello world",
 	     2040000000, 0, 3, "kworker/0:1", 0, 0, REC_PRINTK, 6, 0, 0, 0, "hello world\n", NULL);
 	/* bottom halves off: 'b', and 'D' with irqs off too (trace_print_lat_fmt) */
@@ -691,6 +704,43 @@ START_TEST(json_every_record_type_is_valid)
 	free(json);
 	/* the text view takes the unknown type too */
 	free(render(trace_write_text, recs, n, &o));
+}
+END_TEST
+
+/*
+ * A taken, B taken, A let go, B let go: B's holding is cut where A's ends
+ * and goes on in a second piece, so each track's slices nest.
+ */
+START_TEST(json_locks_held_nest)
+{
+	struct trace_view_opts o = { .hz = 250, .ncpus = 1 };
+	struct sim_rec r[8];
+	size_t n = 0;
+	char *json;
+
+	r[n++] = rec(1000, 0, 5, "kw", 0, 0, REC_SCHED_SWITCH, 0, 0, 5, 0, "swapper/0", "kw");
+	r[n++] = rec(2000, 0, 5, "kw", IRQS_OFF, 1, REC_LOCK_ACQUIRE, LOCK, 0, 0, 0, "A", NULL);
+	r[n++] = rec(3000, 0, 5, "kw", IRQS_OFF, 2, REC_LOCK_ACQUIRE, LOCK + 8, TRACE_LOCK_TRY,
+		     0, 0, "B", NULL);
+	r[n++] = rec(4000, 0, 5, "kw", 0, 1, REC_LOCK_RELEASE, LOCK, 0, 0, 0, "A", NULL);
+	r[n++] = rec(6000, 0, 5, "kw", 0, 1, REC_LOCK_RELEASE, LOCK + 8, 0, 0, 0, "B", NULL);
+	r[n++] = rec(7000, 0, 5, "kw", 0, 1, REC_LOCK_ACQUIRE, LOCK, 0, 0, 0, "A", NULL);
+	json = render(trace_write_json, r, n, &o);
+	assert_json(json);
+	find_event(json, "{\"name\":\"lock held: A\",\"cat\":\"lock\",\"ph\":\"X\",\"ts\":2.000,"
+		   "\"dur\":2.000," KW ",\"args\":{\"lock\":\"0xffffffffc0002000\",\"name\":\"A\","
+		   "\"cpu\":0}}");
+	find_event(json, "{\"name\":\"lock held: B\",\"cat\":\"lock\",\"ph\":\"X\",\"ts\":3.000,"
+		   "\"dur\":1.000," KW ",\"args\":{\"lock\":\"0xffffffffc0002008\",\"name\":\"B\","
+		   "\"trylock\":true,\"cpu\":0,\"continues\":true}}");
+	find_event(json, "{\"name\":\"lock held: B\",\"cat\":\"lock\",\"ph\":\"X\",\"ts\":4.000,"
+		   "\"dur\":2.000," KW ",\"args\":{\"lock\":\"0xffffffffc0002008\",\"name\":\"B\","
+		   "\"trylock\":true,\"cpu\":0,\"continued\":true}}");
+	/* still held when the records end */
+	find_event(json, "{\"name\":\"lock held: A\",\"cat\":\"lock\",\"ph\":\"X\",\"ts\":7.000,"
+		   "\"dur\":0.000," KW ",\"args\":{\"lock\":\"0xffffffffc0002000\",\"name\":\"A\","
+		   "\"cpu\":0,\"unfinished\":true}}");
+	free(json);
 }
 END_TEST
 
@@ -1223,6 +1273,7 @@ static Suite *suite(void)
 	tcase_add_test(json, json_work_slices_and_flows);
 	tcase_add_test(json, json_every_record_type_is_valid);
 	tcase_add_test(json, json_empty);
+	tcase_add_test(json, json_locks_held_nest);
 	tcase_add_test(run, views_of_a_run);
 	tcase_add_test(run, streamed_views_are_the_views);
 	tcase_add_test(run, views_are_deterministic);

@@ -9,8 +9,11 @@
 # timer base lock, hard interrupts, TIMER_IRQSAFE callbacks) and on where it
 # has them on (softirq entry and exit, other timer callbacks' entry and
 # exit); the preempt depth counts those locks and the idle task's own
-# preempt_disable(). It is an independent reading: nothing here comes from
-# the simulator's code, only from its output and the kernel's rules.
+# preempt_disable(); a lock_acquire and lock_release are lock.h's
+# "%p %s%s%s" and "%p %s", with the lock held (preemption or bottom halves
+# off), a lock taken by one holder at a time and released on the CPU that
+# took it, under the name it was taken by. It is an independent reading:
+# nothing here comes from the simulator's code, only from its output and the kernel's rules.
 #
 # Usage: awk -f trace_text_check.awk NAME=label TRACE
 # Prints one line per mismatch and exits 1 if there was any. With -v
@@ -96,6 +99,15 @@ NR <= 12 {
 	# the task: whoever the CPU's last sched_switch put there, the idle task at first
 	cur = (cpu in curpid) ? curpid[cpu] : 0
 	curc = cur == 0 ? "<idle>" : curcomm[cpu]
+	if (name == "lock_acquire" || name == "lock_release") {
+		nw = split(ev, kv, " ")
+		if (kv[2] !~ /^[0-9a-f]+$/ || length(kv[2]) != 16 ||
+		    name == "lock_acquire" && ev !~ /^lock_acquire: [0-9a-f]+ (try )?(read )?[^ ]+$/ ||
+		    name == "lock_release" && ev !~ /^lock_release: [0-9a-f]+ [^ ]+$/)
+			fail("not lock.h's " name " text")
+		if (f_pc < 1 && f_irq != "b" && f_irq != "D")
+			fail(name " with the lock held but preemption and bottom halves on")
+	}
 	if (PARTIAL) {
 		# what the line shows by itself
 		if (name == "sched_switch" && flags != "d..2.")
@@ -152,6 +164,35 @@ NR <= 12 {
 	if (s && !h && name == "timer_cancel" && !(cpu in incb) && f_pc != softpc[cpu] + 1)
 		fail("timer_cancel in __run_timers holds the base lock: depth of softirq_entry + 1")
 
+	# one holder at a time; released where taken, under the same name
+	if (name == "lock_acquire" || name == "lock_release") {
+		nw = split(ev, kv, " ")
+		lk = kv[2]
+		lname = kv[nw]
+		# CPUs tied at one timestamp print in CPU order, so a hand-over
+		# may show the taker first: an overlap is allowed only if the
+		# holder's release comes at the taker's timestamp
+		if (name == "lock_acquire") {
+			if ((lk, cpu) in held)
+				fail("lock " lk " taken again on cpu" cpu ", which holds it")
+			for (k in held) {
+				split(k, kk, SUBSEP)
+				if (kk[1] == lk)
+					tied[k] = ts
+			}
+			held[lk, cpu] = lname
+		} else if (!((lk, cpu) in held)) {
+			fail("lock " lk " released on cpu" cpu ", which does not hold it")
+		} else {
+			if (held[lk, cpu] != lname)
+				fail("lock " lk " released as " lname ", taken as " held[lk, cpu])
+			if (((lk, cpu) in tied) && tied[lk, cpu] != ts)
+				fail("lock " lk " taken at " tied[lk, cpu] " while cpu" cpu " held it")
+			delete held[lk, cpu]
+			delete tied[lk, cpu]
+		}
+	}
+
 	# leaving a context: after its closing line
 	if (name == "irq_handler_exit")
 		hard[cpu]--
@@ -173,6 +214,11 @@ NR <= 12 {
 }
 
 END {
+	for (k in tied) {
+		split(k, kk, SUBSEP)
+		print NAME ": lock " kk[1] " taken at " tied[k] " while cpu" kk[2] " held it"
+		bad++
+	}
 	if (NR < 12) {
 		print NAME ": no 6.12 header"
 		exit 1

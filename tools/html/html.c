@@ -450,6 +450,13 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 		doc_kv(out, "name", trace_view_str(r->s));
 		fprintf(out, ",\"spun_ns\":%llu", (unsigned long long)r->b);
 		return;
+	case REC_LOCK_ACQUIRE:
+	case REC_LOCK_RELEASE:
+		doc_addr(out, "lock", r->a);
+		doc_kv(out, "name", trace_view_str(r->s));
+		if (r->type == REC_LOCK_ACQUIRE)
+			fprintf(out, ",\"try\":%s", r->b & TRACE_LOCK_TRY ? "true" : "false");
+		return;
 	case REC_IRQ_ENTRY:
 		doc_kv(out, "name", trace_view_str(r->s));
 		return;

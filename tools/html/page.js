@@ -56,6 +56,7 @@
     for (let c = 0; c < d.run.cpus; c++) { lane('cpu:' + c, 'CPU ' + c, c * 2); }
     const run = [], irq = [], soft = [], tcb = [];   // per CPU: open slices
     const sleeping = new Map(), frozen = new Map(), works = new Map(), timers = new Map();
+    const held = new Map();   // lock:cpu -> its holding
     const lastLine = new Map();   // context -> scenario line
     let suspend = null, freeze = null;
 
@@ -126,6 +127,15 @@
         case 'lock_contended':
           add(r.ctx === 'task' && r.pid ? taskLane(r.pid) : lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
             { kind: 'lock', t0: r.t - r.spun_ns, t1: r.t, r: i, label: 'spinning on ' + r.name });
+          break;
+        case 'lock_acquire':
+          // held from lock_acquire to lock_release, in the holder's lane
+          held.set(r.lock + ':' + r.cpu, add(r.ctx === 'task' && r.pid ? taskLane(r.pid) : lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
+            { kind: 'held', t0: r.t, t1: null, r: i, label: 'holding ' + r.name + (r.try ? ' (trylock)' : '') }));
+          break;
+        case 'lock_release':
+          close(held.get(r.lock + ':' + r.cpu), r.t, i);
+          held.delete(r.lock + ':' + r.cpu);
           break;
         case 'sched_kthread_work_execute_start':
           works.set(r.pid + ':' + r.work, add(taskLane(r.pid),
@@ -227,8 +237,8 @@
       el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: LANE_H }, svg);
       const g = el('g', { 'data-lane': l.key }, svg);
       let lastEnd = -1, lastRect = null;   // the last rectangle drawn in this lane
-      const drawn = l.items.filter((it) => STATE_KINDS.has(it.kind)).concat(
-        l.items.filter((it) => !STATE_KINDS.has(it.kind)));
+      const bottom = (it) => STATE_KINDS.has(it.kind) || it.kind === 'held';
+      const drawn = l.items.filter(bottom).concat(l.items.filter((it) => !bottom(it)));
       for (const it of drawn) {
         if (it.t1 < view.t0 || it.t0 > view.t1) continue;
         let x0 = Math.max(x(it.t0), LABEL_W), x1 = Math.min(x(it.t1), width);
@@ -249,7 +259,8 @@
           continue;
         }
         // bands: states along the bottom, slices above, instants across
-        const band = STATE_KINDS.has(it.kind) ? [LANE_H - 6, 5] : point ? [1, LANE_H - 2] : [2, LANE_H - 9];
+        // (a lock held: along the bottom too, a spinlock's holder does not sleep)
+        const band = bottom(it) ? [LANE_H - 6, 5] : point ? [1, LANE_H - 2] : [2, LANE_H - 9];
         const cls = 'it k-' + it.kind + (it.state ? ' ' + it.state : '') + (it === selected ? ' sel' : '');
         const rect = el('rect', { class: cls, x: x0, y: y + band[0], width: x1 - x0, height: band[1],
           'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-merged': 1 }, g);
@@ -260,7 +271,7 @@
         rect.dataset.labels = it.label;
         const title = el('title', {}, rect);
         title.textContent = it.label;
-        if (x1 - x0 > 40 && !point && !STATE_KINDS.has(it.kind)) {
+        if (x1 - x0 > 40 && !point && !bottom(it)) {
           const tx = el('text', { class: 'it-label', x: x0 + 3, y: y + band[0] + band[1] / 2 + 4 }, g);
           tx.textContent = it.label.slice(0, Math.floor((x1 - x0 - 6) / 6));
         }

@@ -29,6 +29,8 @@ enum sim_rec_type {
 	REC_TASK_EXIT,		/* a: pid, b: exit code */
 	REC_MODEL,		/* model tracepoints: s: event name, a..d its fields, s2: function */
 	REC_PRINTK,		/* a: log level (4 with no KERN_ prefix); s: the line, no newline */
+	REC_LOCK_ACQUIRE,	/* the lock taken: a: lock, b: TRACE_LOCK_TRY | TRACE_LOCK_READ; s: name */
+	REC_LOCK_RELEASE,	/* a: lock; s: lock name */
 	REC__COUNT
 };
 
@@ -47,6 +49,10 @@ struct sim_rec {
 
 /* REC_SCHED_SWITCH's d: the switch was a preemption ("R+" in prev_state). */
 #define TRACE_SWITCH_PREEMPT	0x1ULL
+
+/* REC_LOCK_ACQUIRE's b, as lock.h's lock_acquire flags. */
+#define TRACE_LOCK_TRY		0x1ULL
+#define TRACE_LOCK_READ		0x2ULL
 
 #define TRACE_FLAG_IRQS_OFF	0x01
 #define TRACE_FLAG_NEED_RESCHED	0x02
