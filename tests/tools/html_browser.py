@@ -52,7 +52,7 @@ class Driver:
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={'Content-Type': 'application/json'})
         try:
-            with urllib.request.urlopen(req, timeout=60) as res:
+            with urllib.request.urlopen(req, timeout=300) as res:
                 return json.loads(res.read() or b'{}').get('value')
         except urllib.error.HTTPError as e:
             raise RuntimeError('%s %s: %s' % (method, path, e.read().decode(errors='replace')))
@@ -84,7 +84,7 @@ class Driver:
         self.s('DELETE', '/actions')
         self.settle()
 
-    def wait(self, script, polls=200):
+    def wait(self, script, polls=2400):
         for _ in range(polls):
             v = self.js(script)
             if v:
@@ -159,7 +159,7 @@ def main():
                                 stderr=subprocess.DEVNULL)
     d = Driver(port)
     try:
-        for _ in range(200):
+        for _ in range(2400):
             try:
                 if d.call('GET', '/status').get('ready'):
                     break

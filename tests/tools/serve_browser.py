@@ -32,7 +32,7 @@ RACE = 'lib/races/flush-from-own-worker.kws'
 
 def ready(d):
     return d.wait('return document.body.dataset.ready === "1" ? 1 : '
-                  'document.body.dataset.ready === "error" ? "error" : 0', polls=600)
+                  'document.body.dataset.ready === "error" ? "error" : 0', polls=2400)
 
 
 def timeline_checks(d, what):
@@ -74,7 +74,7 @@ def main():
                                 stderr=subprocess.DEVNULL)
     d = Driver(port)
     try:
-        for _ in range(200):
+        for _ in range(2400):
             try:
                 if d.call('GET', '/status').get('ready'):
                     break
