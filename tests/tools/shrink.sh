@@ -295,7 +295,9 @@ checks=$((checks + 1))
 "$kwsim" shrink --help >"$tmp/out" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
 	head -1 "$tmp/out" | grep -q '^usage: kwsim shrink FILE' || fail "kwsim shrink --help"
 checks=$((checks + 1))
-"$kwsim" help | grep -qE '^  shrink FILE' || fail "kwsim help does not list shrink"
+# the whole help first: grep -q leaving early would make kwsim's write fail (pipefail)
+help_text=$("$kwsim" help)
+grep -qE '^  shrink FILE' <<<"$help_text" || fail "kwsim help does not list shrink"
 
 echo "$checks checks, $failed failed"
 [ "$failed" -eq 0 ]

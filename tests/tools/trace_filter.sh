@@ -234,7 +234,7 @@ if [ -x /usr/bin/time ]; then
 	rss=$(sed -n 's/^maxrss //p' "$tmp/rss")
 	# the sanitizers' shadow memory is theirs, not the view's
 	limit_kb=$((32 * 1024))
-	"$kwsim" --version | grep -q asan && limit_kb=$((256 * 1024))
+	[[ $("$kwsim" --version) == *asan* ]] && limit_kb=$((256 * 1024))
 	[ "${rss:-999999999}" -le "$limit_kb" ] || fail "--trace json of the 20 ms run: peak RSS $rss KiB"
 else
 	"$kwsim" run "$long" --trace json -o "$tmp/d.json" >"$tmp/d.out" 2>"$tmp/err"
