@@ -118,7 +118,7 @@ void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 		t->prio[i] = 0;
 	/* a random permutation of d .. d+k-1 (Fisher-Yates) */
 	for (unsigned int i = 0; i < k; i++) {
-		unsigned int j = xs_below(x, i + 1);
+		unsigned int j = rng_below(&x->rng, i + 1);
 
 		t->prio[i] = t->prio[j];
 		t->prio[j] = (int)(depth + i);
@@ -127,7 +127,7 @@ void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 	t->nchange = depth - 1;
 	t->next = 0;
 	for (unsigned int i = 1; i < depth; i++) {
-		struct xs_change c = { xs_below(x, (unsigned int)n), (int)(depth - i) };
+		struct xs_change c = { rng_below(&x->rng, (unsigned int)n), (int)(depth - i) };
 		unsigned int at = i - 1;
 
 		while (at > 0 && t->change[at - 1].step > c.step) {

@@ -59,7 +59,7 @@ static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
 	if (!valid(cpu))
 		return 0;
 	if (!(t->drawn & bit(cpu))) {
-		t->prio[cpu] = xs_next(x);
+		t->prio[cpu] = rng_next(&x->rng);
 		t->drawn |= bit(cpu);
 	}
 	return t->prio[cpu];
@@ -100,10 +100,10 @@ static unsigned int choose_irq(struct xs *x, const struct sim_question *q)
 	if (!valid(cpu))
 		return 0;
 	if (!(t->irq_drawn & bit(cpu))) {
-		t->irq_prio[cpu] = xs_next(x);
+		t->irq_prio[cpu] = rng_next(&x->rng);
 		t->irq_drawn |= bit(cpu);
 	}
-	if (t->irq_prio[cpu] > xs_next(x)) {
+	if (t->irq_prio[cpu] > rng_next(&x->rng)) {
 		t->irq_drawn &= ~bit(cpu);
 		return 0;
 	}
@@ -121,7 +121,7 @@ static unsigned int choose_pos(void *ctx, const struct sim_question *q)
 	case SIM_WHY_IRQ:
 		return choose_irq(x, q);
 	default:
-		return xs_below(x, q->n);
+		return rng_below(&x->rng, q->n);
 	}
 }
 

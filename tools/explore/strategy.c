@@ -61,59 +61,14 @@ const char *xs_kind_name(enum xs_kind kind)
 	return kind < XS__COUNT ? kind_names[kind] : "?";
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256**, as the machine's own random strategy uses */
-uint64_t xs_next(struct xs *x)
-{
-	uint64_t *s = x->rng, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-/* Uniform in [0, n) without modulo bias (Lemire's method). */
-unsigned int xs_below(struct xs *x, unsigned int n)
-{
-	uint64_t m = (xs_next(x) >> 32) * n;
-
-	if ((uint32_t)m < n) {
-		uint32_t threshold = (uint32_t)-n % n;
-
-		while ((uint32_t)m < threshold)
-			m = (xs_next(x) >> 32) * n;
-	}
-	return (unsigned int)(m >> 32);
-}
-
 static void seed_run(struct xs *x, uint64_t r)
 {
-	uint64_t z = x->p.seed ^ splitmix64(&(uint64_t){ r + 0x6b7773696dULL });
-
-	for (int i = 0; i < 4; i++)
-		x->rng[i] = splitmix64(&z);
+	rng_seed(&x->rng, x->p.seed ^ rng_splitmix64(&(uint64_t){ r + 0x6b7773696dULL }));
 }
 
 static unsigned int choose_random(void *ctx, const struct sim_question *q)
 {
-	return xs_below(ctx, q->n);
+	return rng_below(&((struct xs *)ctx)->rng, q->n);
 }
 
 /* A strategy with its parameters: what the portfolio rotates through. */

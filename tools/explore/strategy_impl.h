@@ -6,6 +6,7 @@
 #ifndef KWSIM_STRATEGY_IMPL_H
 #define KWSIM_STRATEGY_IMPL_H
 
+#include "rng.h"
 #include "strategy.h"
 
 /* pct's state for one run (pct.c). */
@@ -31,17 +32,13 @@ struct xs_pos {
 
 struct xs {
 	struct xs_params p;
-	uint64_t rng[4];		/* the current run's generator */
+	struct rng rng;			/* the current run's generator */
 	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
 	union {
 		struct xs_pct pct;
 		struct xs_pos pos;
 	} run;
 };
-
-/* The current run's generator (xoshiro256**): raw, and uniform in [0, n). */
-uint64_t xs_next(struct xs *x);
-unsigned int xs_below(struct xs *x, unsigned int n);
 
 /* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
