@@ -162,6 +162,15 @@ void kp_normalize(struct kp *p);
 /* Statements in all bodies: the program's size. */
 size_t kp_size(const struct kp *p);
 
+/*
+ * A corpus entry on disk (gen.c): p in a line-based text form of its own,
+ * "kwsim-prog 1" then a line per field and statement, that kp_load reads
+ * back into an equal program. Returns 0, or -1 (kp_load: with why in err,
+ * for a file that is not one, or out of the limits above).
+ */
+int kp_save(FILE *out, const struct kp *p);
+int kp_load(FILE *in, struct kp *p, char *err, size_t len);
+
 /* --- the scenario text (print.c) ----------------------------------------------------------- */
 
 struct kp_print_opts {
