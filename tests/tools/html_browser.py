@@ -41,9 +41,52 @@ def check(cond, what):
 
 
 class Driver:
+    """A WebDriver session of chromium under its own chromedriver (launch(), then quit())."""
+
     def __init__(self, port):
         self.base = 'http://127.0.0.1:%d' % port
         self.sid = None
+        self.proc = None
+
+    @classmethod
+    def launch(cls, chromium, chromedriver, profile, size):
+        """chromedriver on a free port, once ready a headless session of size 'W,H'."""
+        port = free_port()
+        d = cls(port)
+        d.proc = subprocess.Popen([chromedriver, '--port=%d' % port], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(2400):
+                try:
+                    if d.call('GET', '/status').get('ready'):
+                        break
+                except (OSError, RuntimeError):
+                    pass
+                time.sleep(0.05)
+            caps = {'capabilities': {'alwaysMatch': {
+                'browserName': 'chrome',
+                'goog:chromeOptions': {
+                    'binary': chromium,
+                    'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
+                             '--disable-dev-shm-usage', '--window-size=' + size,
+                             '--user-data-dir=' + profile]}}}}
+            d.sid = d.call('POST', '/session', caps)['sessionId']
+        except BaseException:
+            d.quit()
+            raise
+        return d
+
+    def quit(self):
+        try:
+            if self.sid:
+                self.s('DELETE', '')
+        except (OSError, RuntimeError):
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
     def call(self, method, path, body=None):
         if body is None and method == 'POST':
@@ -154,26 +197,8 @@ def main():
     check('http://' not in html.replace('http://www.w3.org/2000/svg', '') and
           'https://' not in html, 'the page names no network resource')
 
-    port = free_port()
-    drv_proc = subprocess.Popen([chromedriver, '--port=%d' % port], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    d = Driver(port)
+    d = Driver.launch(chromium, chromedriver, os.path.join(tmp, 'profile'), '1360,760')
     try:
-        for _ in range(2400):
-            try:
-                if d.call('GET', '/status').get('ready'):
-                    break
-            except (OSError, RuntimeError):
-                pass
-            time.sleep(0.05)
-        caps = {'capabilities': {'alwaysMatch': {
-            'browserName': 'chrome',
-            'goog:chromeOptions': {
-                'binary': chromium,
-                'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
-                         '--disable-dev-shm-usage', '--window-size=1360,760',
-                         '--user-data-dir=' + os.path.join(tmp, 'profile')]}}}}
-        d.sid = d.call('POST', '/session', caps)['sessionId']
         d.s('POST', '/url', {'url': 'file://' + page})
         ready = d.wait('return document.body.dataset.ready === "1"')
         if not check(ready, 'the page loaded its embedded document'):
@@ -304,16 +329,7 @@ def main():
               os.path.join(outdir, 'timeline.png'))
         library(d, kwsim, scenarios, tmp)
     finally:
-        try:
-            if d.sid:
-                d.s('DELETE', '')
-        except (OSError, RuntimeError):
-            pass
-        drv_proc.terminate()
-        try:
-            drv_proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            drv_proc.kill()
+        d.quit()
         shutil.rmtree(tmp, ignore_errors=True)
     print('%d check(s) failed' % len(failures) if failures else 'all checks passed')
     return 1 if failures else 0

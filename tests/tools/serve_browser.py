@@ -22,10 +22,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from html_browser import SKIP, Driver, check, failures, free_port  # noqa: E402
+from html_browser import SKIP, Driver, check, failures  # noqa: E402
 
 RACE = 'lib/races/flush-from-own-worker.kws'
 
@@ -69,26 +68,9 @@ def main():
     if not check(url.startswith('http://127.0.0.1:'), 'kwsim serve says where it listens (%s)' % url):
         server.kill()
         return 1
-    port = free_port()
-    drv_proc = subprocess.Popen([chromedriver, '--port=%d' % port], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    d = Driver(port)
+    d = None
     try:
-        for _ in range(2400):
-            try:
-                if d.call('GET', '/status').get('ready'):
-                    break
-            except (OSError, RuntimeError):
-                pass
-            time.sleep(0.05)
-        caps = {'capabilities': {'alwaysMatch': {
-            'browserName': 'chrome',
-            'goog:chromeOptions': {
-                'binary': chromium,
-                'args': ['--headless=new', '--no-sandbox', '--disable-gpu',
-                         '--disable-dev-shm-usage', '--window-size=1280,800',
-                         '--user-data-dir=' + os.path.join(tmp, 'profile')]}}}}
-        d.sid = d.call('POST', '/session', caps)['sessionId']
+        d = Driver.launch(chromium, chromedriver, os.path.join(tmp, 'profile'), '1280,800')
 
         # the index links the scenario; its page runs it, live
         d.s('POST', '/url', {'url': url})
@@ -143,16 +125,8 @@ def main():
               'the edited scenario played (%s, %s)' % (got, here))
         timeline_checks(d, 'edited')
     finally:
-        try:
-            if d.sid:
-                d.s('DELETE', '')
-        except (OSError, RuntimeError):
-            pass
-        drv_proc.terminate()
-        try:
-            drv_proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            drv_proc.kill()
+        if d:
+            d.quit()
         server.terminate()
         try:
             rc = server.wait(timeout=60)
