@@ -31,9 +31,10 @@
 #define SCN_MAX_HEIGHT	256		/* operators on one path of an expression tree */
 #define SCN_MAX_OBJS	1000000		/* declarations: workers, works, counters, ... */
 /*
- * Work functions. The trace names a work's function by its address, as the
- * kernel's %ps does, so each fn needs a C function of its own: a trampoline
- * compiled into kwsim (scn_run.c), of which there are this many. Works
+ * Work functions and timer callbacks. The trace names a work's function (a
+ * timer's callback) by its address, as the kernel's %ps does, so each fn
+ * needs a C function of its own: a trampoline compiled into kwsim
+ * (scn_run.c), of which there are this many of each type. Works and timers
  * share fns freely; only distinct fns count.
  */
 #define SCN_MAX_FNS	512
@@ -65,8 +66,16 @@ struct scn_loc {
 
 enum scn_obj_kind {
 	OBJ_WORKER, OBJ_WORK, OBJ_DWORK, OBJ_LOCK, OBJ_COMPLETION, OBJ_COUNTER, OBJ_FN,
+	OBJ_TIMER,		/* timer T = fn; a struct timer_list, fn its callback */
 	OBJ_PROGRAM,
 };
+
+/*
+ * What a fn is called as. A work's function and a timer's callback have
+ * different types in the kernel (struct kthread_work * and struct
+ * timer_list *): one fn is one or the other, never both.
+ */
+enum scn_fn_use { FN_UNUSED, FN_WORK, FN_TIMER };
 
 struct scn_expr;
 struct scn_stmt;
@@ -79,7 +88,9 @@ struct scn_obj {
 	int id;				/* in scn->objs: its run state's place */
 	/* declarations */
 	struct scn_expr *init;		/* worker W = kthread_create_worker(...); */
-	struct scn_obj *fn;		/* work A = fn; */
+	struct scn_obj *fn;		/* work A = fn; timer T = fn; */
+	enum scn_fn_use use;		/* fns: a work's function or a timer's callback */
+	struct scn_loc use_loc;		/* fns: where first used so */
 	struct scn_stmt *body;		/* fn bodies */
 	size_t body_at;			/* where the body starts, parsed after the init block */
 	struct scn_loc body_loc;
