@@ -508,6 +508,8 @@ static struct scn *parse_with(const char *name, const char *scenario, const char
 	return s;
 }
 
+static size_t last_findings;	/* of any kind, in broken()'s last run */
+
 /* Invariant findings of a run of s on m, faithful (seed 0) or random with seed. */
 static size_t broken(const struct scn *s, const struct kw_model *m, uint64_t seed, char *why,
 		     size_t len)
@@ -522,6 +524,7 @@ static size_t broken(const struct scn *s, const struct kw_model *m, uint64_t see
 	}
 	run.config = &cfg;
 	ck_assert_int_eq(scn_run(s, m, &run, stderr), 0);
+	last_findings = run.nfindings;
 	for (size_t i = 0; i < run.nfindings; i++)
 		if (run.findings[i].kind == SIM_F_INVARIANT) {
 			if (!n && why)
@@ -590,9 +593,13 @@ START_TEST(invariants_hold_on_the_base_program)
 
 		if (!m)
 			continue;	/* a kernel tree not built in */
-		for (uint64_t seed = 0; seed < 40; seed++, runs++)
+		for (uint64_t seed = 0; seed < 40; seed++, runs++) {
 			ck_assert_msg(broken(s, m, seed, why, sizeof(why)) == 0,
 				      "%s seed %llu: %s", kernels[k], (unsigned long long)seed, why);
+			/* it keeps the contract: the run finds nothing at all */
+			ck_assert_msg(last_findings == 0, "%s seed %llu: %zu findings", kernels[k],
+				      (unsigned long long)seed, last_findings);
+		}
 	}
 	ck_assert_uint_ge(runs, 80);
 	sim_fini();
@@ -751,6 +758,35 @@ START_TEST(invariants_see_a_misuse)
 }
 END_TEST
 
+/*
+ * And stopped-idle: api/kthread_stop.kws stops a legacy worker with a work
+ * queued (destroy-armed), which stays queued on the exited worker.
+ */
+START_TEST(invariants_see_a_stopped_worker_with_work)
+{
+	static const char *const from[] = { "W0", "A0", "A1" }, *const to[] = { "W", "S", "A" };
+	struct kp p;
+	char *inv, *inv2, *text, why[512] = "";
+	struct scn *s;
+
+	memset(&p, 0, sizeof(p));
+	p.nworkers = 1;
+	p.nworks = 2;
+	inv = invariants_of(&p);
+	inv2 = renamed(inv, from, to, 3);
+	text = read_file("api/kthread_stop.kws");
+	s = parse_with("api/kthread_stop.kws", text, inv2);
+	ck_assert_uint_eq(broken(s, kw_model_find("mainline"), 0, why, sizeof(why)), 1);
+	ck_assert_msg(strstr(why, "never (task_state(W->task) == TASK_DEAD /\\ (queued(A) \\/ delayed(A)))"),
+		      "%s", why);
+	sim_fini();
+	scn_free(s);
+	free(text);
+	free(inv2);
+	free(inv);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("contract");
@@ -774,6 +810,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, invariants_hold_on_the_library, 0,
 			    sizeof(library) / sizeof(library[0]));
 	tcase_add_test(tc, invariants_see_a_misuse);
+	tcase_add_test(tc, invariants_see_a_stopped_worker_with_work);
 	suite_add_tcase(s, tc);
 	return s;
 }

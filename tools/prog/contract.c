@@ -29,8 +29,8 @@ static const struct kp_rule_info rules[KP_RULE__COUNT] = {
 		"\"kthread_cancel_work_sync(&delayed_work->work) must not be used for "
 		"delayed_work's. Use kthread_cancel_delayed_work_sync() instead.\"" },
 	[KP_RULE_DESTROY_ARMED] = {
-		"destroy-armed", "no delayed work is armed, and no work queued, when its worker "
-		"is destroyed",
+		"destroy-armed", "no delayed work of a worker is armed when it is destroyed (or "
+		"stopped), and nothing queues on it once that has begun",
 		"kernel/kthread.c, kthread_destroy_worker() kernel-doc (6.12): \"Note that this "
 		"function is not responsible for handling delayed work, so caller should be "
 		"responsible for queuing or canceling all delayed work items before invoke this "
