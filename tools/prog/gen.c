@@ -788,6 +788,55 @@ static bool gen_ok(const struct kp *p, const struct kp_gen_opts *o)
 	return !pend_cyclic(p) && (o->misuse || !waits_cyclic(p));
 }
 
+static unsigned int count_op(const struct kp *p, enum kp_op op)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		const struct kp_body *b = body_at((struct kp *)p, where_nth(p, i));
+
+		for (unsigned int k = 0; k < b->n; k++)
+			n += b->s[k].op == op;
+	}
+	return n;
+}
+
+/*
+ * A wait just inserted in a thread: when nothing would complete it (it
+ * would not survive kp_normalize), give an irq or an earlier thread a
+ * complete() for it at the end of its body. False when none can take one.
+ */
+static bool pair_wait(struct kp *p, struct rng *r, const struct kp_gen_opts *o,
+		      struct kp_where w, uint8_t c)
+{
+	struct kp trial = *p;
+	unsigned int waits = count_op(p, KP_WAIT), cand[KP_MAX_CTX], n = 0;
+
+	kp_normalize(&trial);
+	if (count_op(&trial, KP_WAIT) == waits || o->misuse)
+		return true;
+	for (unsigned int i = 0; i < p->nctx; i++)
+		if ((p->ctx[i].kind == KP_IRQ || i < w.index) && p->ctx[i].body.n < KP_MAX_STMTS)
+			cand[n++] = i;
+	while (n) {
+		unsigned int k = rng_below(r, n), i = cand[k];
+		struct kp_stmt done = { .op = KP_COMPLETE, .a = c };
+		struct kp_where at = { KP_IN_CTX, i };
+
+		cand[k] = cand[--n];
+		if (kp_stmt_breaks(p, at, p->ctx[i].body.n, &done))
+			continue;
+		trial = *p;
+		body_insert(&trial.ctx[i].body, trial.ctx[i].body.n, &done);
+		kp_normalize(&trial);
+		if (count_op(&trial, KP_WAIT) == waits) {
+			body_insert(&p->ctx[i].body, p->ctx[i].body.n, &done);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Draw a statement for position pos of the body at w and insert it, asking
  * the contract (unless --misuse lets a breaking one through, at a rate).
@@ -818,6 +867,8 @@ static bool insert_drawn(struct kp *p, struct rng *r, const struct kp_gen_opts *
 
 			body_insert(body_at(&trial, w), pos + 1, &u);
 		}
+		if (s.op == KP_WAIT && !pair_wait(&trial, r, o, w, s.a))
+			continue;
 		if (!gen_ok(&trial, o))
 			continue;
 		*p = trial;
