@@ -54,8 +54,9 @@ static const struct kp_rule_info rules[KP_RULE__COUNT] = {
 		"own worker or that worker, and workers' works do not wait on each other in a "
 		"cycle",
 		"no kernel-doc sentence: kthread_worker_fn() runs one work at a time, so a work "
-		"waiting for its own worker waits for itself (workqueue's check_flush_dependency() "
-		"warns about the analogue, a flush from a work on its own queue)" },
+		"waiting for its own worker waits for itself (the workqueue analogue, a work "
+		"flushing itself or its ordered queue, is what the lockdep maps taken in "
+		"workqueue.c's __flush_work() and __flush_workqueue() report)" },
 	[KP_RULE_REINIT_IN_USE] = {
 		"reinit-in-use", "a work is re-initialised only when idle: by the one thread that "
 		"uses it, right after cancelling it, with the init of its kind",
