@@ -127,6 +127,8 @@ static void irq_return(struct sim_cpu *c)
 	c->preemptible_point = top_ctx(c)->below_preemptible;
 	c->depth--;
 	below = top_ctx(c);
+	if (!below)
+		c->sched_touch = c->clock;	/* back in the idle loop: the stopper can run */
 	if (below && below->kind == CTX_TASK && !c->preempt_count && !c->irqs_disabled &&
 	    sim.cfg.preempt == SIM_PREEMPT_FULL)
 		c->preemptible_point = true;
