@@ -223,7 +223,13 @@ static long call(struct env *env, const struct scn_expr *e)
 
 		if (!(w = worker_of(a[0], false)))
 			return 0;
+		/*
+		 * A legacy worker's thread sets worker->task when it first runs;
+		 * its starter holds what kthread_run() returned from the start.
+		 */
 		t = M->worker_task(w);
+		if (!t)
+			t = st_of(a[0]->obj)->task;
 		if (!t) {
 			runtime_error(&e->loc, "%s->task is NULL: the worker's thread has not "
 				      "started or has exited", a[0]->obj->name);
