@@ -10,7 +10,8 @@
  *  - printing is a function of the program; kp_save/kp_load round-trip to
  *    an equal program and equal text; kp_load refuses truncated and
  *    garbled files with a reason;
- *  - kp_normalize balances lock sections and is idempotent.
+ *  - kp_normalize balances lock sections and is idempotent; equal normal
+ *    programs are equal bytes.
  */
 #include <model.h>
 #include <scenario/scn.h>
@@ -273,6 +274,7 @@ START_TEST(save_load_round_trip)
 			      (unsigned long long)seed, err, file);
 		ck_assert_msg(kp_eq(&p, &q), "seed %llu: loaded differs\n%s", (unsigned long long)seed,
 			      file);
+		ck_assert(!memcmp(&p, &q, sizeof(p)));	/* equal normal programs are equal bytes */
 		t1 = text_of(&p, &l1);
 		t2 = text_of(&q, &l2);
 		ck_assert_uint_eq(l1, l2);
@@ -416,6 +418,7 @@ START_TEST(normalize_balances_locks)
 			q = p;
 			kp_normalize(&q);
 			ck_assert(kp_eq(&p, &q));
+			ck_assert(!memcmp(&p, &q, sizeof(p)));
 		}
 	}
 }

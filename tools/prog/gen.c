@@ -687,6 +687,54 @@ static void waits_fix(struct kp *p)
 	}
 }
 
+/*
+ * p again, field by field, into zeroed memory: padding and unused slots
+ * zero, so that equal normal programs are equal bytes (callers memcmp
+ * them: a corpus, a shrinker's "did it change").
+ */
+static void canonical(struct kp *p)
+{
+	struct kp c;
+	struct kp_body *from[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+	struct kp_body *to[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+
+	memset(&c, 0, sizeof(c));
+	c.cpus = p->cpus, c.hz = p->hz;
+	c.nworkers = p->nworkers, c.nworks = p->nworks, c.ntimers = p->ntimers;
+	c.nctx = p->nctx, c.nlocks = p->nlocks, c.ncompletions = p->ncompletions;
+	c.ncounters = p->ncounters;
+	c.suspend = p->suspend, c.suspend_at_us = p->suspend_at_us;
+	c.resume_at_us = p->resume_at_us, c.teardown = p->teardown;
+	for (unsigned int i = 0; i < p->nworkers; i++) {
+		c.worker[i].freezable = p->worker[i].freezable;
+		c.worker[i].legacy = p->worker[i].legacy;
+		c.worker[i].cpu = p->worker[i].cpu;
+	}
+	for (unsigned int i = 0; i < p->nworks; i++) {
+		c.work[i].delayed = p->work[i].delayed;
+		c.work[i].worker = p->work[i].worker;
+	}
+	for (unsigned int i = 0; i < p->nctx; i++) {
+		c.ctx[i].kind = p->ctx[i].kind;
+		c.ctx[i].cpu = p->ctx[i].cpu;
+		c.ctx[i].at_us = p->ctx[i].at_us;
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		from[i] = body_at(p, where_nth(p, i));
+		to[i] = body_at(&c, where_nth(p, i));
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		to[i]->n = from[i]->n;
+		for (unsigned int k = 0; k < from[i]->n; k++) {
+			to[i]->s[k].op = from[i]->s[k].op;
+			to[i]->s[k].a = from[i]->s[k].a;
+			to[i]->s[k].b = from[i]->s[k].b;
+			to[i]->s[k].arg = from[i]->s[k].arg;
+		}
+	}
+	memcpy(p, &c, sizeof(c));
+}
+
 void kp_normalize(struct kp *p)
 {
 	if (p->cpus < 1)
@@ -780,6 +828,7 @@ void kp_normalize(struct kp *p)
 	}
 	locks_fix(p);
 	waits_fix(p);
+	canonical(p);
 }
 
 /* --- generate -------------------------------------------------------------------------------- */
@@ -1326,7 +1375,7 @@ const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 		kp_normalize(&trial);
 		if (!gen_ok(&trial, o) || (!o->misuse && kp_contract(&trial)))
 			continue;
-		*p = trial;
+		memcpy(p, &trial, sizeof(trial));	/* its padding too (kp_normalize) */
 		return what;
 	}
 	return "none";
