@@ -367,6 +367,14 @@ static bool draw_stmt(const struct kp *p, struct rng *r, const struct kp_gen_opt
 				 ? -1 : pick_work(p, r, false);
 
 		s->b = (uint8_t)(wk >= 0 ? (unsigned int)wk : rng_below(r, p->nworks));
+		/*
+		 * A flush of a delayed work whose timer is armed sleeps for
+		 * ever (a real bug, CONTRACT.md): kept, but 2 in 3 such draws
+		 * go to a plain work, or it is most of what a campaign finds.
+		 */
+		if (op == KP_FLUSH_WORK && p->work[s->b].delayed && have_work(p, false) &&
+		    rng_below(r, 3))
+			s->b = (uint8_t)pick_work(p, r, false);
 		break;
 	}
 	case KP_CANCEL_DELAYED_WORK_SYNC:
