@@ -10,7 +10,8 @@
  *  - printing is a function of the program; kp_save/kp_load round-trip to
  *    an equal program and equal text; kp_load refuses truncated and
  *    garbled files with a reason;
- *  - kp_normalize balances lock sections and is idempotent.
+ *  - kp_normalize balances lock sections and is idempotent; equal normal
+ *    programs are equal bytes.
  */
 #include <model.h>
 #include <scenario/scn.h>
@@ -160,6 +161,86 @@ START_TEST(generated_programs_parse_and_run)
 }
 END_TEST
 
+/*
+ * Random schedules too run without a scenario error: the teardown's (and
+ * a body's) kthread_stop(W->task) of a legacy worker must not come before
+ * its thread has first run and set W->task (print.c flushes first).
+ */
+START_TEST(random_schedules_run_without_error)
+{
+	struct kp_gen_opts o = { .misuse = false, .max_cpus = 4 };
+	size_t legacy = 0;
+
+	for (uint64_t seed = 1; seed <= SEEDS / 2; seed++) {
+		struct rng r;
+		struct kp p;
+		size_t len;
+		char *t;
+		struct scn *s;
+		bool has_legacy = false;
+
+		rng_seed(&r, seed);
+		kp_generate(&p, &r, &o);
+		for (unsigned int i = 0; i < p.nworkers; i++)
+			has_legacy |= p.worker[i].legacy;
+		if (!has_legacy)
+			continue;
+		legacy++;
+		t = text_of(&p, &len);
+		s = scn_parse("gen.kws", t, len, stderr);
+		ck_assert_ptr_nonnull(s);
+		for (uint64_t sched = 1; sched <= 10; sched++) {
+			struct sim_config cfg = s->cfg;
+			struct scn_run run;
+
+			cfg.strategy = SIM_STRATEGY_RANDOM;
+			cfg.seed = sched;
+			memset(&run, 0, sizeof(run));
+			run.config = &cfg;
+			if (scn_run(s, kw_model_find("mainline"), &run, stderr))
+				ck_abort_msg("seed %llu, schedule %llu: run error:\n%s",
+					     (unsigned long long)seed, (unsigned long long)sched, t);
+			scn_run_free(&run);
+		}
+		scn_free(s);
+		free(t);
+	}
+	ck_assert_uint_gt(legacy, 20);
+	/* the smallest such program: the teardown may run before the worker's thread */
+	{
+		struct kp p;
+		size_t len;
+		char *t;
+		struct scn *s;
+
+		memset(&p, 0, sizeof(p));
+		p.cpus = 2, p.hz = 250, p.nworkers = 1, p.nworks = 1, p.nctx = 1, p.teardown = true;
+		p.worker[0].legacy = true;
+		p.ctx[0].cpu = -1;
+		p.ctx[0].body.n = 1;
+		p.ctx[0].body.s[0] = (struct kp_stmt){ .op = KP_UDELAY, .arg = 1 };
+		kp_normalize(&p);
+		t = text_of(&p, &len);
+		s = scn_parse("gen.kws", t, len, stderr);
+		ck_assert_ptr_nonnull(s);
+		for (uint64_t sched = 1; sched <= 300; sched++) {
+			struct sim_config cfg = s->cfg;
+			struct scn_run run;
+
+			cfg.strategy = SIM_STRATEGY_RANDOM;
+			cfg.seed = sched;
+			memset(&run, 0, sizeof(run));
+			run.config = &cfg;
+			if (scn_run(s, kw_model_find("mainline"), &run, stderr))
+				ck_abort_msg("schedule %llu: run error:\n%s", (unsigned long long)sched, t);
+			scn_run_free(&run);
+		}
+		scn_free(s);
+		free(t);
+	}
+}
+END_TEST
+
 START_TEST(misuse_programs_parse_and_run)
 {
 	struct kp_gen_opts o = { .misuse = true, .max_cpus = 4 };
@@ -273,6 +354,7 @@ START_TEST(save_load_round_trip)
 			      (unsigned long long)seed, err, file);
 		ck_assert_msg(kp_eq(&p, &q), "seed %llu: loaded differs\n%s", (unsigned long long)seed,
 			      file);
+		ck_assert(!memcmp(&p, &q, sizeof(p)));	/* equal normal programs are equal bytes */
 		t1 = text_of(&p, &l1);
 		t2 = text_of(&q, &l2);
 		ck_assert_uint_eq(l1, l2);
@@ -416,6 +498,7 @@ START_TEST(normalize_balances_locks)
 			q = p;
 			kp_normalize(&q);
 			ck_assert(kp_eq(&p, &q));
+			ck_assert(!memcmp(&p, &q, sizeof(p)));
 		}
 	}
 }
@@ -428,6 +511,7 @@ static Suite *prog_suite(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, generated_programs_parse_and_run);
+	tcase_add_test(tc, random_schedules_run_without_error);
 	tcase_add_test(tc, misuse_programs_parse_and_run);
 	tcase_add_test(tc, contract_holds_after_generate_and_mutations);
 	tcase_add_test(tc, printing_is_deterministic);

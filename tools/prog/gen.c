@@ -7,20 +7,23 @@
  * before a statement goes in, kp_stmt_breaks() says which rules it breaks,
  * and the draw is made again (a bounded number of times) unless --misuse
  * lets it through at some rate; a mutation is checked whole with
- * kp_contract(). The rules below are the generator's own, kept in every
- * mode, so that a run ends soon and a finding is about the kernel code:
+ * kp_contract(). Some draws are shaped so that it can say yes: a
+ * re-initialisation mostly comes with the cancel before it, a wait with a
+ * complete() added where the contract counts one (pair_wait), lock
+ * variants as its "locking" rule wants (kp_normalize, locks_fix).
+ *
+ * The generator's own rules, in every mode, so that a run ends soon and a
+ * finding is about the kernel code:
  *  - nothing makes a work or a timer pending in a cycle (work A queues B,
  *    B queues A; a timer re-arming itself), except a work requeueing
  *    itself, which the printer bounds (print.c): runs stay short, and the
  *    teardown can cancel in an order where nothing comes back;
- *  - a wait_for_completion(C) in a thread has a complete(C) in an irq or
- *    an earlier thread for it (kp_normalize drops the others): no thread
- *    waits for ever by construction;
+ *  - no more waits for a completion than the contexts that wait for
+ *    nothing complete it (kp_normalize drops the rest): no thread waits
+ *    for ever by construction;
  *  - work functions do not wait for each other in a cycle through their
  *    workers (unless --misuse: that is a deadlock of the caller's making);
- *  - lock sections are nested in index order, with the irq- or bh-safe
- *    variant wherever an irq or a timer callback takes the same lock
- *    (kp_normalize): a lock is never the deadlock.
+ *  - lock sections are nested in index order (kp_normalize).
  */
 #include "prog/prog.h"
 
@@ -152,56 +155,20 @@ static unsigned int operand_count(const struct kp *p, enum operand o)
 	return 1;
 }
 
-/* The work a statement makes pending (queue, queue_delayed, mod), or -1. */
-static int stmt_pends_work(const struct kp_stmt *s)
-{
-	if (s->op == KP_QUEUE_WORK || s->op == KP_QUEUE_DELAYED_WORK || s->op == KP_MOD_DELAYED_WORK)
-		return s->b;
-	return -1;
-}
-
 /*
- * Pending edges between works (0 .. nworks-1) and timers (KP_MAX_WORKS +
- * t): a body that queues a work or arms a timer can make it pending again.
- * A cycle other than a work's own requeue is refused (the header comment).
+ * Works and timers that make each other pending in a cycle (contract.c's
+ * queue graph: kp_quiesce_order finds no order), or a timer that re-arms
+ * itself (the graph leaves self-edges out: a work's own requeue is fine).
  */
-#define NODES (KP_MAX_WORKS + KP_MAX_TIMERS)
-
-static void pend_edges(const struct kp *p, bool edge[NODES][NODES])
-{
-	memset(edge, 0, sizeof(bool) * NODES * NODES);
-	for (unsigned int i = 0; i < p->nworks + p->ntimers; i++) {
-		unsigned int from = i < p->nworks ? i : KP_MAX_WORKS + (i - p->nworks);
-		const struct kp_body *b = i < p->nworks ? &p->work[i].fn
-							: &p->timer[i - p->nworks].fn;
-
-		for (unsigned int k = 0; k < b->n; k++) {
-			int w = stmt_pends_work(&b->s[k]);
-
-			if (w >= 0 && (unsigned int)w < p->nworks)
-				edge[from][w] = true;
-			else if (b->s[k].op == KP_MOD_TIMER && b->s[k].a < p->ntimers)
-				edge[from][KP_MAX_WORKS + b->s[k].a] = true;
-		}
-	}
-}
-
 static bool pend_cyclic(const struct kp *p)
 {
-	bool edge[NODES][NODES];
-	/* Warshall's closure over 8 nodes */
-	pend_edges(p, edge);
-	for (unsigned int i = 0; i < KP_MAX_WORKS; i++)
-		edge[i][i] = false;	/* a work's own requeue is allowed */
-	for (unsigned int k = 0; k < NODES; k++)
-		for (unsigned int i = 0; i < NODES; i++)
-			if (edge[i][k])
-				for (unsigned int j = 0; j < NODES; j++)
-					edge[i][j] |= edge[k][j];
-	for (unsigned int i = 0; i < NODES; i++)
-		if (edge[i][i])
-			return true;
-	return false;
+	struct kp_where order[KP_MAX_WORKS + KP_MAX_TIMERS];
+
+	for (unsigned int t = 0; t < p->ntimers; t++)
+		for (unsigned int k = 0; k < p->timer[t].fn.n; k++)
+			if (p->timer[t].fn.s[k].op == KP_MOD_TIMER && p->timer[t].fn.s[k].a == t)
+				return true;
+	return kp_quiesce_order(p, order) < 0;
 }
 
 /* --- drawing ---------------------------------------------------------------------------------- */
@@ -400,6 +367,14 @@ static bool draw_stmt(const struct kp *p, struct rng *r, const struct kp_gen_opt
 				 ? -1 : pick_work(p, r, false);
 
 		s->b = (uint8_t)(wk >= 0 ? (unsigned int)wk : rng_below(r, p->nworks));
+		/*
+		 * A flush of a delayed work whose timer is armed sleeps for
+		 * ever (a real bug, CONTRACT.md): kept, but 2 in 3 such draws
+		 * go to a plain work, or it is most of what a campaign finds.
+		 */
+		if (op == KP_FLUSH_WORK && p->work[s->b].delayed && have_work(p, false) &&
+		    rng_below(r, 3))
+			s->b = (uint8_t)pick_work(p, r, false);
 		break;
 	}
 	case KP_CANCEL_DELAYED_WORK_SYNC:
@@ -687,6 +662,54 @@ static void waits_fix(struct kp *p)
 	}
 }
 
+/*
+ * p again, field by field, into zeroed memory: padding and unused slots
+ * zero, so that equal normal programs are equal bytes (callers memcmp
+ * them: a corpus, a shrinker's "did it change").
+ */
+static void canonical(struct kp *p)
+{
+	struct kp c;
+	struct kp_body *from[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+	struct kp_body *to[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+
+	memset(&c, 0, sizeof(c));
+	c.cpus = p->cpus, c.hz = p->hz;
+	c.nworkers = p->nworkers, c.nworks = p->nworks, c.ntimers = p->ntimers;
+	c.nctx = p->nctx, c.nlocks = p->nlocks, c.ncompletions = p->ncompletions;
+	c.ncounters = p->ncounters;
+	c.suspend = p->suspend, c.suspend_at_us = p->suspend_at_us;
+	c.resume_at_us = p->resume_at_us, c.teardown = p->teardown;
+	for (unsigned int i = 0; i < p->nworkers; i++) {
+		c.worker[i].freezable = p->worker[i].freezable;
+		c.worker[i].legacy = p->worker[i].legacy;
+		c.worker[i].cpu = p->worker[i].cpu;
+	}
+	for (unsigned int i = 0; i < p->nworks; i++) {
+		c.work[i].delayed = p->work[i].delayed;
+		c.work[i].worker = p->work[i].worker;
+	}
+	for (unsigned int i = 0; i < p->nctx; i++) {
+		c.ctx[i].kind = p->ctx[i].kind;
+		c.ctx[i].cpu = p->ctx[i].cpu;
+		c.ctx[i].at_us = p->ctx[i].at_us;
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		from[i] = body_at(p, where_nth(p, i));
+		to[i] = body_at(&c, where_nth(p, i));
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		to[i]->n = from[i]->n;
+		for (unsigned int k = 0; k < from[i]->n; k++) {
+			to[i]->s[k].op = from[i]->s[k].op;
+			to[i]->s[k].a = from[i]->s[k].a;
+			to[i]->s[k].b = from[i]->s[k].b;
+			to[i]->s[k].arg = from[i]->s[k].arg;
+		}
+	}
+	memcpy(p, &c, sizeof(c));
+}
+
 void kp_normalize(struct kp *p)
 {
 	if (p->cpus < 1)
@@ -780,6 +803,7 @@ void kp_normalize(struct kp *p)
 	}
 	locks_fix(p);
 	waits_fix(p);
+	canonical(p);
 }
 
 /* --- generate -------------------------------------------------------------------------------- */
@@ -1326,7 +1350,7 @@ const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 		kp_normalize(&trial);
 		if (!gen_ok(&trial, o) || (!o->misuse && kp_contract(&trial)))
 			continue;
-		*p = trial;
+		memcpy(p, &trial, sizeof(trial));	/* its padding too (kp_normalize) */
 		return what;
 	}
 	return "none";

@@ -78,6 +78,13 @@ static void print_call(struct printer *pr, const struct kp_stmt *s)
 		fprintf(out, "kthread_destroy_worker(W%u);", s->a);
 		break;
 	case KP_STOP:
+		/*
+		 * W->task of a legacy worker is what its thread sets when it
+		 * first runs (kthread_worker_fn); the flush waits for that, so
+		 * the stop never reads it unset (a scenario error).
+		 */
+		if (pr->p->worker[s->a].legacy)
+			fprintf(out, "kthread_flush_worker(W%u); ", s->a);
 		fprintf(out, "kthread_stop(W%u->task);", s->a);
 		break;
 	case KP_INIT_WORK:
@@ -240,8 +247,8 @@ static void print_teardown(struct printer *pr)
 	for (unsigned int i = 0; i < p->nworkers; i++) {
 		if (pr->destroyed[i])
 			continue;
-		if (p->worker[i].legacy)
-			fprintf(out, "  kthread_stop(W%u->task);\n", i);
+		if (p->worker[i].legacy)	/* the flush: print_call's KP_STOP says why */
+			fprintf(out, "  kthread_flush_worker(W%u);\n  kthread_stop(W%u->task);\n", i, i);
 		else
 			fprintf(out, "  kthread_destroy_worker(W%u);\n", i);
 	}
