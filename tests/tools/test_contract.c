@@ -693,7 +693,7 @@ START_TEST(invariants_hold_on_the_library)
 	const struct lib *l = &library[_i];
 	struct kp p;
 	const char *from[6], *to[6];
-	char names[6][8], why[512] = "";
+	char names[6][16], why[512] = "";
 	char *inv, *inv2, *text;
 	struct scn *s;
 	int n = 0;

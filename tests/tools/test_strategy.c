@@ -246,18 +246,35 @@ END_TEST
 
 /*
  * The calibration: pct's n is at least the faithful run's decisions, and a
- * scenario whose random runs can stop on an error of its own (kthread_stop
- * of a worker's task before the thread has set it, seed 1) still calibrates.
+ * scenario whose random runs can stop on an error of its own (a delay
+ * computed negative when P1 reads n before P0 has queued, seed 1) still
+ * calibrates.
  */
+static const char calib_text[] =
+	"KW calib\n"
+	"{\n"
+	"  cpus = 2;\n"
+	"  int n = 0;\n"
+	"  fn f { }\n"
+	"  worker W = kthread_create_worker(0, \"kw\");\n"
+	"  work A = f;\n"
+	"}\n"
+	"P0 @cpu0 { n += kthread_queue_work(W, A); kthread_flush_worker(W); }\n"
+	"P1 @cpu1 { udelay(1); udelay(n - 1); }\n"
+	"P2 @cpu0 at 1ms { kthread_destroy_worker(W); }\n";
+
 START_TEST(calibration)
 {
-	const struct kw_model *m;
-	struct scn *s = load("api/kthread_stop.kws", &m);
+	struct scn *s = scn_parse("calib.kws", calib_text, strlen(calib_text), stderr);
+	const struct kw_model *m = s ? kw_model_find(s->kernel) : NULL;
 	struct scn_run run = { 0 };
 	struct xs_params est = { 0 };
-	struct sim_config cfg = s->cfg;
+	struct sim_config cfg;
 	FILE *quiet = fopen("/dev/null", "w");
 	size_t faithful;
+
+	ck_assert_ptr_nonnull(m);
+	cfg = s->cfg;
 
 	ck_assert_ptr_nonnull(quiet);
 	cfg.strategy = SIM_STRATEGY_FAITHFUL;
