@@ -134,6 +134,11 @@ struct sim_trace {			/* trace.c */
 	uint64_t next_unknown_id;
 };
 
+struct sim_rf_table {			/* readsfrom.c: each object's last writer */
+	struct rf_last *slots;		/* open addressing over object keys */
+	size_t n, cap;
+};
+
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
@@ -186,6 +191,7 @@ struct sim {
 	struct sim_suspend suspend;
 	struct sim_trace trace;
 	struct sim_lockdep lockdep;
+	struct sim_rf_table rf;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
@@ -319,6 +325,9 @@ const char *sim_timer_fn_name(const struct timer_list *timer);
 void sim_choose_init(void);
 void sim_choose_fini(bool keep);
 uint64_t sim_random(void);
+/* sim_choose_among() with where each candidate stands (struct sim_question's sites). */
+unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
+			   const struct sim_site *const *sites);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 
@@ -404,6 +413,18 @@ void sim_footprint_global(void);
 #define SIM_FP_TIMERS	((const void *)&sim.next_timer_seq)	/* the timer wheel */
 #define SIM_FP_JIFFIES	((const void *)&sim.jiffies_ns)
 #define SIM_FP_ALLOC	((const void *)&sim.slab)
+
+/* The key footprints and reads-from name obj by, alike in every run and build. */
+uint64_t sim_object_key(const void *obj);
+
+/* --- readsfrom.c ---------------------------------------------------------------- */
+void sim_rf_init(void);
+void sim_rf_fini(bool keep);
+/* The running context wrote obj at site / read it there: callers test cfg.on_rf first. */
+void sim_rf_write(const void *obj, const struct sim_site *site);
+void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via);
+/* The running context's function as a site (sim_ctx_site), for calls that take none. */
+const struct sim_site *sim_rf_here(void);
 
 /* --- clock.c -------------------------------------------------------------------- */
 unsigned long sim_jiffies(void);
