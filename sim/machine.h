@@ -137,6 +137,8 @@ struct sim_trace {			/* trace.c */
 struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	struct rf_last *slots;		/* open addressing over object keys */
 	size_t n, cap;
+	int (*last_fn)(void *);		/* a thread function, and its kind (worker or not) */
+	enum sim_rf_ctx last_kind;
 };
 
 struct sim_lockdep {			/* lockdep.c */

@@ -41,6 +41,7 @@ void sim_rf_init(void)
 	if (sim.rf.n)
 		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
+	sim.rf.last_fn = NULL;
 }
 
 void sim_rf_fini(bool keep)
@@ -112,8 +113,14 @@ static enum sim_rf_ctx ctx_kind(const struct sim_ctx *x)
 		return SIM_RF_HARDIRQ;
 	if (x->kind == CTX_SOFTIRQ)
 		return SIM_RF_SOFTIRQ;
-	fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
-	return fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ? SIM_RF_WORKER : SIM_RF_THREAD;
+	/* the last thread function looked up, for this run: a run has few */
+	if (x->task->threadfn != sim.rf.last_fn || !sim.rf.last_fn) {
+		fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
+		sim.rf.last_fn = x->task->threadfn;
+		sim.rf.last_kind = fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ?
+					   SIM_RF_WORKER : SIM_RF_THREAD;
+	}
+	return sim.rf.last_kind;
 }
 
 void sim_rf_write(const void *obj, const struct sim_site *site)
@@ -184,13 +191,17 @@ uint64_t sim_site_hash(const struct sim_site *site)
 	return mix_word(h, 1);
 }
 
-uint64_t sim_rf_hash(const struct sim_rf *rf)
+uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf)
 {
-	uint64_t h = sim_site_hash(rf->writer);
+	uint64_t h = mix_word(writer, reader);
 
-	h = mix_word(h, sim_site_hash(rf->reader));
 	h = mix_word(h, (uint64_t)rf->writer_kind << 8 | (uint64_t)rf->reader_kind);
 	return mix_word(h, (uint64_t)rf->via);
+}
+
+uint64_t sim_rf_hash(const struct sim_rf *rf)
+{
+	return sim_rf_hash_of(sim_site_hash(rf->writer), sim_site_hash(rf->reader), rf);
 }
 
 const char *sim_rf_ctx_name(enum sim_rf_ctx kind)

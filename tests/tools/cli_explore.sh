@@ -258,6 +258,8 @@ for s in 2/2 1 a/b -1/2 1/0 0/2x " 0/2"; do
 done
 expect 2 "cannot be split" explore "$race" --strategy dfs --shard 0/2
 expect 2 "cannot be split" explore "$race" --strategy dfs --jobs 2
+expect 2 "cannot be split" explore "$race" --strategy rff --shard 0/2
+expect 2 "cannot be split" explore "$race" --strategy rff --jobs 2
 expect 2 "option --runs needs a value" explore "$race" --runs
 expect 2 "one scenario file at a time" explore "$race" "$race"
 expect 2 "--token replays one run" explore "$race" --token 0000000000000000:mainline:random:0:0 --runs 5

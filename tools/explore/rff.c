@@ -120,7 +120,7 @@ static size_t slot(const struct rff *f, uint64_t h)
 }
 
 /* The pair's place, added (with no runs yet) if new. */
-static size_t pair_of(struct rff *f, uint64_t h, const struct sim_rf *rf)
+static size_t pair_of(struct rff *f, uint64_t h, uint64_t writer, uint64_t reader)
 {
 	size_t i;
 
@@ -145,7 +145,7 @@ static size_t pair_of(struct rff *f, uint64_t h, const struct sim_rf *rf)
 		f->last_seen = grow(f->last_seen, &cap, sizeof(*f->last_seen));
 	}
 	f->pairs[f->npairs] = (struct xs_rf_pair){
-		.hash = h, .writer = sim_site_hash(rf->writer), .reader = sim_site_hash(rf->reader),
+		.hash = h, .writer = writer, .reader = reader,
 	};
 	f->last_seen[f->npairs] = 0;
 	f->index[i] = ++f->npairs;
@@ -156,6 +156,8 @@ static uint64_t site_hash(struct rff *f, const struct sim_site *s)
 {
 	unsigned int i = (unsigned int)(((uintptr_t)s >> 4) & (RFF_CACHE - 1));
 
+	if (!s)
+		return sim_site_hash(NULL);
 	if (f->cache[i].site != s) {
 		f->cache[i].site = s;
 		f->cache[i].hash = sim_site_hash(s);
@@ -167,7 +169,8 @@ static void on_rf(void *arg, const struct sim_rf *rf)
 {
 	struct xs *x = arg;
 	struct rff *f = x->rff;
-	size_t k = pair_of(f, sim_rf_hash(rf), rf);
+	uint64_t w = site_hash(f, rf->writer), rd = site_hash(f, rf->reader);
+	size_t k = pair_of(f, sim_rf_hash_of(w, rd, rf), w, rd);
 	const struct xs_rf_pair *p = &f->pairs[k];
 
 	if (f->last_seen[k] != f->stamp) {

@@ -308,9 +308,11 @@ struct sim_question {
 	 * innermost of its CPU): the site of the shared access it makes when it
 	 * goes on - a spinlock it is about to take, a READ_ONCE / WRITE_ONCE
 	 * about to be done, a completion it waits for or completes - or, for
-	 * an unlock, has just made (its point follows the release). sites[i]
-	 * is NULL where unknown (any other point, an interrupt about to be
-	 * entered); sites itself is NULL for other questions.
+	 * an unlock, has just made (its point follows the release); an
+	 * interrupt may still come first (a SIM_WHY_IRQ question follows).
+	 * sites[i] is NULL where unknown (any other point); sites itself is
+	 * NULL for other questions, and when no chooser is set (the machine's
+	 * own strategies do not read it).
 	 */
 	const struct sim_site *const *sites;
 };
@@ -408,6 +410,8 @@ struct sim_rf {
  */
 uint64_t sim_site_hash(const struct sim_site *site);
 uint64_t sim_rf_hash(const struct sim_rf *rf);
+/* The same from its sites' sim_site_hash(), for a caller that keeps them. */
+uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf);
 const char *sim_rf_ctx_name(enum sim_rf_ctx kind);
 const char *sim_rf_via_name(enum sim_rf_via via);
 
