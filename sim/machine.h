@@ -139,6 +139,12 @@ struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	size_t n, cap;
 	int (*last_fn)(void *);		/* a thread function, and its kind (worker or not) */
 	enum sim_rf_ctx last_kind;
+#define SIM_RF_SITE_CACHE 256
+	struct {			/* sites' hashes by address, direct-mapped */
+		const struct sim_site *site;
+		uint64_t hash;
+	} cache[SIM_RF_SITE_CACHE];
+	bool cached;			/* the cache holds something */
 };
 
 struct sim_lockdep {			/* lockdep.c */

@@ -42,6 +42,10 @@ void sim_rf_init(void)
 		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
 	sim.rf.last_fn = NULL;
+	if (sim.rf.cached) {
+		memset(sim.rf.cache, 0, sizeof(sim.rf.cache));
+		sim.rf.cached = false;
+	}
 }
 
 void sim_rf_fini(bool keep)
@@ -135,6 +139,21 @@ void sim_rf_write(const void *obj, const struct sim_site *site)
 	w->kind = ctx_kind(sim.cur);
 }
 
+/* Site hashes by address, for this run (a site of sim_site_at() goes at the reset). */
+static uint64_t site_hash_cached(const struct sim_site *site)
+{
+	size_t i = ((uintptr_t)site >> 4) & (SIM_RF_SITE_CACHE - 1);
+
+	if (!site)
+		return sim_site_hash(NULL);
+	if (sim.rf.cache[i].site != site) {
+		sim.rf.cached = true;
+		sim.rf.cache[i].site = site;
+		sim.rf.cache[i].hash = sim_site_hash(site);
+	}
+	return sim.rf.cache[i].hash;
+}
+
 void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via)
 {
 	const struct rf_last *w;
@@ -148,7 +167,9 @@ void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via v
 	rf = (struct sim_rf){
 		.writer = w->site, .reader = site, .writer_kind = w->kind,
 		.reader_kind = ctx_kind(sim.cur), .via = via,
+		.writer_hash = site_hash_cached(w->site), .reader_hash = site_hash_cached(site),
 	};
+	rf.hash = sim_rf_hash_of(rf.writer_hash, rf.reader_hash, &rf);
 	sim.cfg.on_rf(sim.cfg.on_rf_arg, &rf);
 }
 

@@ -61,6 +61,10 @@ static void collect(void *arg, const struct sim_rf *rf)
 	struct seen *s = arg;
 	uint64_t h = sim_rf_hash(rf);
 
+	/* the machine's hashes are those of the pair's names */
+	ck_assert_uint_eq(rf->hash, h);
+	ck_assert_uint_eq(rf->writer_hash, sim_site_hash(rf->writer));
+	ck_assert_uint_eq(rf->reader_hash, sim_site_hash(rf->reader));
 	s->calls++;
 	for (size_t i = 0; i < s->n; i++)
 		if (s->p[i].hash == h)
@@ -148,7 +152,8 @@ START_TEST(hashes_are_of_names)
 	static const char fa[] = "/a/b/kthread.c", fb[] = "/elsewhere/kthread.c";
 	static char func1[] = "kthread_queue_work", func2[] = "kthread_queue_work";
 	struct sim_site a = { fa, 10, func1 }, b = { fb, 10, func2 }, c = { fa, 11, func1 };
-	struct sim_rf x = { &a, &c, SIM_RF_THREAD, SIM_RF_WORKER, SIM_RF_LOCK }, y = x;
+	struct sim_rf x = { .writer = &a, .reader = &c, .writer_kind = SIM_RF_THREAD,
+			    .reader_kind = SIM_RF_WORKER, .via = SIM_RF_LOCK }, y = x;
 
 	ck_assert_uint_eq(sim_site_hash(&a), sim_site_hash(&b));
 	ck_assert_uint_ne(sim_site_hash(&a), sim_site_hash(&c));

@@ -166,5 +166,5 @@ void xcov_point(void *arg)
 
 void xcov_rf(void *arg, const struct sim_rf *rf)
 {
-	xset_add(arg, sim_rf_hash(rf));
+	xset_add(arg, rf->hash);
 }

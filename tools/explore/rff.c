@@ -169,8 +169,7 @@ static void on_rf(void *arg, const struct sim_rf *rf)
 {
 	struct xs *x = arg;
 	struct rff *f = x->rff;
-	uint64_t w = site_hash(f, rf->writer), rd = site_hash(f, rf->reader);
-	size_t k = pair_of(f, sim_rf_hash_of(w, rd, rf), w, rd);
+	size_t k = pair_of(f, rf->hash, rf->writer_hash, rf->reader_hash);
 	const struct xs_rf_pair *p = &f->pairs[k];
 
 	if (f->last_seen[k] != f->stamp) {

@@ -395,18 +395,22 @@ enum sim_rf_via {
  * One reads-from pair: the reader at reader, in a context of kind
  * reader_kind, took what the writer at writer, in another context of kind
  * writer_kind, left last. Sites live as long as the run (a site made by
- * sim_site_at() goes at the next reset): keep sim_rf_hash(), not pointers.
+ * sim_site_at() goes at the next reset): keep hashes, not pointers. The
+ * machine hands them over computed: hash is sim_rf_hash() of the pair,
+ * writer_hash and reader_hash the sites' sim_site_hash().
  */
 struct sim_rf {
 	const struct sim_site *writer, *reader;
 	enum sim_rf_ctx writer_kind, reader_kind;
 	enum sim_rf_via via;
+	uint64_t hash, writer_hash, reader_hash;
 };
 
 /*
  * A site's and a pair's name as a number: the same in every run, build
  * and compiler (the file's base name, line and function are hashed, never
- * an address). A NULL site hashes as unknown.
+ * an address). A NULL site hashes as unknown. sim_rf_hash() reads the
+ * pair's sites, kinds and via (not its hash fields).
  */
 uint64_t sim_site_hash(const struct sim_site *site);
 uint64_t sim_rf_hash(const struct sim_rf *rf);
