@@ -140,11 +140,12 @@ struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	int (*last_fn)(void *);		/* a thread function, and its kind (worker or not) */
 	enum sim_rf_ctx last_kind;
 #define SIM_RF_SITE_CACHE 256
+	uint64_t run;			/* counts runs: a cache entry's life */
 	struct {			/* sites' hashes by address, direct-mapped */
 		const struct sim_site *site;
+		uint64_t run;		/* the run it holds for; 0: for good */
 		uint64_t hash;
 	} cache[SIM_RF_SITE_CACHE];
-	bool cached;			/* the cache holds something */
 };
 
 struct sim_lockdep {			/* lockdep.c */

@@ -42,16 +42,16 @@ void sim_rf_init(void)
 		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
 	sim.rf.last_fn = NULL;
-	if (sim.rf.cached) {
-		memset(sim.rf.cache, 0, sizeof(sim.rf.cache));
-		sim.rf.cached = false;
-	}
+	sim.rf.run++;		/* never 0: that marks a site of the program's image */
+	if (!sim.rf.run)
+		sim.rf.run++;
 }
 
 void sim_rf_fini(bool keep)
 {
 	if (keep)
 		return;
+	memset(sim.rf.cache, 0, sizeof(sim.rf.cache));
 	free(sim.rf.slots);
 	sim.rf.slots = NULL;
 	sim.rf.n = sim.rf.cap = 0;
@@ -139,19 +139,30 @@ void sim_rf_write(const void *obj, const struct sim_site *site)
 	w->kind = ctx_kind(sim.cur);
 }
 
-/* Site hashes by address, for this run (a site of sim_site_at() goes at the reset). */
-static uint64_t site_hash_cached(const struct sim_site *site)
+/* The linker's: where the program's own image (code, data, statics) begins and ends. */
+extern const char __executable_start[], _end[];
+
+/*
+ * Site hashes by address. A site of SIM_HERE is a static of the program
+ * and never changes: its entry stays. A site of sim_site_at() goes at a
+ * reset and its address may come back as another site (and the strings it
+ * pointed to, as another text): its entry holds for the run it was made in.
+ */
+uint64_t sim_site_hash_cached(const struct sim_site *site)
 {
 	size_t i = ((uintptr_t)site >> 4) & (SIM_RF_SITE_CACHE - 1);
+	__typeof__(&sim.rf.cache[0]) e = &sim.rf.cache[i];
 
 	if (!site)
 		return sim_site_hash(NULL);
-	if (sim.rf.cache[i].site != site) {
-		sim.rf.cached = true;
-		sim.rf.cache[i].site = site;
-		sim.rf.cache[i].hash = sim_site_hash(site);
+	if (e->site != site || (e->run && e->run != sim.rf.run)) {
+		bool image = (const char *)site >= __executable_start && (const char *)site < _end;
+
+		e->site = site;
+		e->run = image ? 0 : sim.rf.run;
+		e->hash = sim_site_hash(site);
 	}
-	return sim.rf.cache[i].hash;
+	return e->hash;
 }
 
 void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via)
@@ -167,7 +178,7 @@ void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via v
 	rf = (struct sim_rf){
 		.writer = w->site, .reader = site, .writer_kind = w->kind,
 		.reader_kind = ctx_kind(sim.cur), .via = via,
-		.writer_hash = site_hash_cached(w->site), .reader_hash = site_hash_cached(site),
+		.writer_hash = sim_site_hash_cached(w->site), .reader_hash = sim_site_hash_cached(site),
 	};
 	rf.hash = sim_rf_hash_of(rf.writer_hash, rf.reader_hash, &rf);
 	sim.cfg.on_rf(sim.cfg.on_rf_arg, &rf);

@@ -44,7 +44,6 @@
 
 #define RFF_CORPUS	32
 #define RFF_PATIENCE	32
-#define RFF_CACHE	256	/* site hashes by address, for the run under way */
 
 /* "The access at site first before the one at site then", as site hashes. */
 struct rff_order {
@@ -75,10 +74,6 @@ struct rff {
 	uint64_t *last_seen;		/* per pair: the stamp of the last run that counted it */
 	void (*chain)(void *arg, const struct sim_rf *rf);
 	void *chain_arg;
-	struct {
-		const struct sim_site *site;
-		uint64_t hash;
-	} cache[RFF_CACHE];
 };
 
 static void *grow(void *p, size_t *cap, size_t size)
@@ -150,19 +145,6 @@ static size_t pair_of(struct rff *f, uint64_t h, uint64_t writer, uint64_t reade
 	f->last_seen[f->npairs] = 0;
 	f->index[i] = ++f->npairs;
 	return f->npairs - 1;
-}
-
-static uint64_t site_hash(struct rff *f, const struct sim_site *s)
-{
-	unsigned int i = (unsigned int)(((uintptr_t)s >> 4) & (RFF_CACHE - 1));
-
-	if (!s)
-		return sim_site_hash(NULL);
-	if (f->cache[i].site != s) {
-		f->cache[i].site = s;
-		f->cache[i].hash = sim_site_hash(s);
-	}
-	return f->cache[i].hash;
 }
 
 static void on_rf(void *arg, const struct sim_rf *rf)
@@ -295,7 +277,7 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 
 		if (!q->sites[i])
 			continue;
-		h = site_hash(f, q->sites[i]);
+		h = sim_site_hash_cached(q->sites[i]);
 		for (unsigned int j = 0; j < f->cur.n; j++) {
 			if (f->done[j] || f->waited[j] >= RFF_PATIENCE)
 				continue;
@@ -315,7 +297,7 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 	allowed = first & ~held ? first & ~held : all & ~held;
 	pick = xs_pos_choose(x, q, allowed);
 	if (pick < n && q->sites[pick]) {
-		uint64_t h = site_hash(f, q->sites[pick]);
+		uint64_t h = sim_site_hash_cached(q->sites[pick]);
 
 		for (unsigned int j = 0; j < f->cur.n; j++)
 			if (h == f->cur.o[j].first)
@@ -332,8 +314,6 @@ void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	f->nrun_pairs = f->run_new = 0;
 	memset(f->done, 0, sizeof(f->done));
 	memset(f->waited, 0, sizeof(f->waited));
-	/* a site made at run time is gone at the next reset: its address may come back */
-	memset(f->cache, 0, sizeof(f->cache));
 	draw_schedule(x);
 	xs_pos_begin(x, cfg);
 	cfg->chooser = choose;

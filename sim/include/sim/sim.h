@@ -414,6 +414,11 @@ struct sim_rf {
  */
 uint64_t sim_site_hash(const struct sim_site *site);
 uint64_t sim_rf_hash(const struct sim_rf *rf);
+/*
+ * sim_site_hash() of a site of the run under way (a question's, a pair's),
+ * from a cache: a site compiled in is hashed once per process.
+ */
+uint64_t sim_site_hash_cached(const struct sim_site *site);
 /* The same from its sites' sim_site_hash(), for a caller that keeps them. */
 uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf);
 const char *sim_rf_ctx_name(enum sim_rf_ctx kind);
