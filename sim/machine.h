@@ -137,8 +137,12 @@ struct sim_trace {			/* trace.c */
 struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	struct rf_last *slots;		/* open addressing over object keys */
 	size_t n, cap;
-	int (*last_fn)(void *);		/* a thread function, and its kind (worker or not) */
-	enum sim_rf_ctx last_kind;
+#define SIM_RF_FNS 8
+	struct {			/* thread functions seen in the run, and their kinds */
+		int (*fn)(void *);
+		enum sim_rf_ctx kind;
+	} fns[SIM_RF_FNS];
+	unsigned int nfns;
 #define SIM_RF_SITE_CACHE 256
 	uint64_t run;			/* counts runs: a cache entry's life */
 	struct {			/* sites' hashes by address, direct-mapped */

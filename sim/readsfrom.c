@@ -41,7 +41,7 @@ void sim_rf_init(void)
 	if (sim.rf.n)
 		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
-	sim.rf.last_fn = NULL;
+	sim.rf.nfns = 0;
 	sim.rf.run++;		/* never 0: that marks a site of the program's image */
 	if (!sim.rf.run)
 		sim.rf.run++;
@@ -111,20 +111,22 @@ static int ctx_id(const struct sim_ctx *x)
 
 static enum sim_rf_ctx ctx_kind(const struct sim_ctx *x)
 {
+	enum sim_rf_ctx kind;
 	const char *fn;
 
 	if (x->kind == CTX_HARDIRQ)
 		return SIM_RF_HARDIRQ;
 	if (x->kind == CTX_SOFTIRQ)
 		return SIM_RF_SOFTIRQ;
-	/* the last thread function looked up, for this run: a run has few */
-	if (x->task->threadfn != sim.rf.last_fn || !sim.rf.last_fn) {
-		fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
-		sim.rf.last_fn = x->task->threadfn;
-		sim.rf.last_kind = fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ?
-					   SIM_RF_WORKER : SIM_RF_THREAD;
-	}
-	return sim.rf.last_kind;
+	/* the thread functions looked up in this run: a run has few */
+	for (unsigned int i = 0; i < sim.rf.nfns; i++)
+		if (sim.rf.fns[i].fn == x->task->threadfn)
+			return sim.rf.fns[i].kind;
+	fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
+	kind = fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ? SIM_RF_WORKER : SIM_RF_THREAD;
+	if (sim.rf.nfns < SIM_RF_FNS)
+		sim.rf.fns[sim.rf.nfns++] = (__typeof__(sim.rf.fns[0])){ x->task->threadfn, kind };
+	return kind;
 }
 
 void sim_rf_write(const void *obj, const struct sim_site *site)
