@@ -144,7 +144,7 @@ struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	} fns[SIM_RF_FNS];
 	unsigned int nfns;
 #define SIM_RF_SITE_CACHE 256
-	uint64_t run;			/* counts runs: a cache entry's life */
+	uint64_t run;			/* counts runs, from 1: a slot's and a cache entry's life */
 	struct {			/* sites' hashes by address, direct-mapped */
 		const struct sim_site *site;
 		uint64_t run;		/* the run it holds for; 0: for good */

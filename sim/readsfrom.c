@@ -28,18 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot is in use in the run its stamp names: a new run empties the table at no cost. */
 struct rf_last {
 	uint64_t key;
+	uint64_t run;
 	const struct sim_site *site;
 	int ctx;
 	enum sim_rf_ctx kind;
-	bool used;
 };
 
 void sim_rf_init(void)
 {
-	if (sim.rf.n)
-		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
 	sim.rf.nfns = 0;
 	sim.rf.run++;		/* never 0: that marks a site of the program's image */
@@ -61,7 +60,7 @@ static size_t slot_of(const struct rf_last *tab, size_t cap, uint64_t key)
 {
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
 
-	while (tab[i].used && tab[i].key != key)
+	while (tab[i].run == sim.rf.run && tab[i].key != key)
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -79,17 +78,17 @@ static struct rf_last *find(uint64_t key, bool add)
 		if (!sim.rf.slots)
 			abort();
 		for (size_t j = 0; j < oldcap; j++)
-			if (old[j].used)
+			if (old[j].run == sim.rf.run)
 				sim.rf.slots[slot_of(sim.rf.slots, sim.rf.cap, old[j].key)] = old[j];
 		free(old);
 	}
 	if (!sim.rf.cap)
 		return NULL;
 	i = slot_of(sim.rf.slots, sim.rf.cap, key);
-	if (!sim.rf.slots[i].used) {
+	if (sim.rf.slots[i].run != sim.rf.run) {
 		if (!add)
 			return NULL;
-		sim.rf.slots[i] = (struct rf_last){ .key = key, .used = true };
+		sim.rf.slots[i] = (struct rf_last){ .key = key, .run = sim.rf.run };
 		sim.rf.n++;
 	}
 	return &sim.rf.slots[i];
