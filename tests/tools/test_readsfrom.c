@@ -470,6 +470,73 @@ START_TEST(rff_orders_candidates)
 }
 END_TEST
 
+/*
+ * A caller's abstract schedule (xs_rf_use): the next run follows it, and
+ * its ordering acts at the questions, whichever way round it is given.
+ */
+START_TEST(rff_follows_a_given_schedule)
+{
+	const struct kw_model *m;
+	struct scn *s = load("races/queue-from-hardirq.kws", "mainline", &m);
+	struct scn_run run = { 0 };
+	struct xs_params est = { 0 };
+	const struct xs_rf_pair *p;
+	const struct sim_site *w = NULL, *rd = NULL;
+	struct xs *x;
+	size_t n;
+
+	known.n = 0;
+	ck_assert_int_eq(xs_calibrate(&est, s, m, &run, stderr), 0);
+	x = campaign(XS_RFF, 2, &est);
+	{
+		struct sim_config cfg = s->cfg;
+
+		cfg.on_rf = note_sites;
+		ck_assert(xs_begin(x, 0, &cfg));
+		ck_assert_uint_eq(xs_rf_orders(x), 0);	/* no pair known yet: plain pos */
+		run.config = &cfg;
+		ck_assert_int_eq(scn_run(s, m, &run, stderr), 0);
+		run.config = NULL;
+		xs_end(x, 0, run.log, run.nlog);
+	}
+	p = xs_rf_pairs(x, &n);
+	for (size_t i = 0; i < n && !(w && rd); i++) {
+		w = site_of(p[i].writer);
+		rd = site_of(p[i].reader);
+		if (p[i].writer == p[i].reader)
+			w = rd = NULL;
+	}
+	ck_assert_msg(w && rd, "no pair between two sites of model code in %zu pairs", n);
+	for (int flip = 0; flip < 2; flip++) {
+		struct xs_rf_order o = { sim_site_hash(flip ? rd : w), sim_site_hash(flip ? w : rd) };
+		const struct sim_site *first = flip ? rd : w, *then = flip ? w : rd;
+		const struct sim_site *held[2] = { then, NULL }, *both[2] = { then, first };
+		struct xs_rf_order got[XS_RF_MAX_ORDERS];
+		int ids[2] = { 0, 1 };
+		struct sim_question q = { .n = 2, .why = SIM_WHY_CPU, .ids = ids, .cpu = -1 };
+		struct sim_config cfg = s->cfg;
+
+		xs_rf_use(x, &o, 1);
+		ck_assert(xs_begin(x, 1 + (uint64_t)flip, &cfg));
+		ck_assert_uint_eq(xs_rf_schedule(x, got), 1);
+		ck_assert_uint_eq(got[0].first, o.first);
+		ck_assert_uint_eq(got[0].then, o.then);
+		/* the later site waits while another can go, the earlier goes first */
+		for (int k = 0; k < 4; k++) {
+			q.sites = held;
+			ck_assert_uint_eq(cfg.chooser(cfg.chooser_ctx, &q), 1);
+		}
+		q.sites = both;
+		ck_assert_uint_eq(cfg.chooser(cfg.chooser_ctx, &q), 1);
+		xs_end(x, 1 + (uint64_t)flip, NULL, 0);
+	}
+	xs_free(x);
+	scn_run_free(&run);
+	sim_fini();
+	scn_free(s);
+}
+END_TEST
+
 #define RFF_BUDGET 2000		/* runs per race, as test_strategy's for the others */
 
 START_TEST(rff_finds_every_race)
@@ -527,6 +594,7 @@ static Suite *suite(void)
 	tcase_add_test(rff, rff_is_a_function_of_its_seed);
 	tcase_add_test(rff, rff_chains_on_rf);
 	tcase_add_test(rff, rff_orders_candidates);
+	tcase_add_test(rff, rff_follows_a_given_schedule);
 	tcase_add_test(rff, rff_finds_every_race);
 	suite_add_tcase(s, rff);
 	return s;

@@ -64,6 +64,10 @@ struct rff {
 	struct rff_sched corpus[RFF_CORPUS];
 	unsigned int ncorpus, evict;
 
+	/* the caller's schedule for the next run (xs_rf_use) */
+	struct rff_sched given;
+	bool use_given;
+
 	/* the run under way */
 	uint64_t stamp;			/* r + 1 */
 	struct rff_sched cur;
@@ -172,7 +176,8 @@ static void on_rf(void *arg, const struct sim_rf *rf)
 
 static uint64_t weight(const struct rff *f, size_t pair)
 {
-	uint64_t runs = f->pairs[pair].runs;
+	/* an ordering the caller gave (xs_rf_use) names no pair: the commonest */
+	uint64_t runs = pair < f->npairs ? f->pairs[pair].runs : UINT64_MAX;
 
 	return (1ULL << 16) / (runs ? runs : 1) + 1;
 }
@@ -314,7 +319,12 @@ void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	f->nrun_pairs = f->run_new = 0;
 	memset(f->done, 0, sizeof(f->done));
 	memset(f->waited, 0, sizeof(f->waited));
-	draw_schedule(x);
+	if (f->use_given) {
+		f->cur = f->given;
+		f->use_given = false;
+	} else {
+		draw_schedule(x);
+	}
 	xs_pos_begin(x, cfg);
 	cfg->chooser = choose;
 	f->chain = cfg->on_rf;
@@ -361,4 +371,23 @@ unsigned int xs_rf_schedule(const struct xs *x, struct xs_rf_order out[XS_RF_MAX
 	for (unsigned int j = 0; j < n; j++)
 		out[j] = (struct xs_rf_order){ x->rff->cur.o[j].first, x->rff->cur.o[j].then };
 	return n;
+}
+
+void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n)
+{
+	struct rff *f = x->rff;
+
+	if (!f)
+		return;
+	f->given.n = 0;
+	for (unsigned int j = 0; j < n && j < XS_RF_MAX_ORDERS; j++) {
+		size_t pair = SIZE_MAX;
+
+		for (size_t k = 0; k < f->npairs && pair == SIZE_MAX; k++)
+			if ((f->pairs[k].writer == o[j].first && f->pairs[k].reader == o[j].then) ||
+			    (f->pairs[k].reader == o[j].first && f->pairs[k].writer == o[j].then))
+				pair = k;
+		f->given.o[f->given.n++] = (struct rff_order){ o[j].first, o[j].then, pair };
+	}
+	f->use_given = true;
 }

@@ -115,6 +115,14 @@ struct xs_rf_order {
 	uint64_t first, then;
 };
 unsigned int xs_rf_schedule(const struct xs *x, struct xs_rf_order out[XS_RF_MAX_ORDERS]);
+/*
+ * rff: the next run (its xs_begin()) follows these orderings (at most
+ * XS_RF_MAX_ORDERS; none: plain pos) instead of drawing its own, as a
+ * fuzzer that keeps abstract schedules of its own asks; the run's pos
+ * priorities still come from the seed and run number. Its pairs are counted
+ * and a schedule that showed new ones joins rff's corpus, as any run's.
+ */
+void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n);
 unsigned int xs_rf_orders(const struct xs *x);
 
 /*
