@@ -178,9 +178,15 @@ unsigned int sim_choose(unsigned int n, enum sim_why why)
 
 unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids)
 {
+	return sim_choose_at(n, why, ids, NULL);
+}
+
+unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
+			   const struct sim_site *const *sites)
+{
 	struct sim_question q = {
 		.n = n, .why = why, .ids = ids, .index = sim.choose.log_len,
-		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1,
+		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1, .sites = sites,
 	};
 	unsigned int pick = 0;
 

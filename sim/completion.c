@@ -37,8 +37,10 @@ static void sleep_once(struct completion *x, struct sim_waiter *w, const char *w
 }
 
 /* Take one unit of 'done', after the complete() that gave it. */
-static void take_done(struct completion *x)
+static void take_done(struct completion *x, const struct sim_site *site)
 {
+	if (sim.cfg.on_rf)
+		sim_rf_read(x, site ? site : sim_rf_here(), SIM_RF_COMPLETION);
 	sim_handover(this_cpu(), x->done_at);
 	if (x->done != UINT_MAX)
 		x->done--;
@@ -52,7 +54,7 @@ static void do_wait(struct completion *x, const struct sim_site *site)
 	while (!x->done)
 		sleep_once(x, &w, "wait_for_completion", site);
 	list_del_init(&w.node);
-	take_done(x);
+	take_done(x, site);
 }
 
 static void wait_no_timeout(struct completion *x, const struct sim_site *site)
@@ -60,13 +62,15 @@ static void wait_no_timeout(struct completion *x, const struct sim_site *site)
 	if (!x->done)
 		do_wait(x, site);
 	else
-		take_done(x);
+		take_done(x, site);
 }
 
 void sim_wait_for_completion(struct completion *x, const struct sim_site *site)
 {
 	sim_might_sleep(site);
+	sim.cur->at = site;
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
+	sim.cur->at = NULL;
 	sim_footprint_touch(x, true);
 	wait_no_timeout(x, site);
 }
@@ -117,7 +121,7 @@ unsigned long sim_wait_for_completion_timeout(struct completion *x, unsigned lon
 		if (!x->done)
 			return 0;
 	}
-	take_done(x);
+	take_done(x, site);
 	left = time_after(expire, jiffies) ? expire - jiffies : 0;
 	return left ? left : 1;
 }
@@ -128,7 +132,7 @@ bool try_wait_for_completion(struct completion *x)
 	sim_footprint_touch(x, true);
 	if (!x->done)
 		return false;
-	take_done(x);
+	take_done(x, NULL);
 	return true;
 }
 
@@ -154,6 +158,8 @@ void complete(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	sim_footprint_touch(x, true);
+	if (sim.cfg.on_rf)
+		sim_rf_write(x, sim_rf_here());
 	if (x->done != UINT_MAX)
 		x->done++;
 	x->done_at = sim_now();
@@ -164,6 +170,8 @@ void complete_all(struct completion *x)
 {
 	sim_point(sim.cfg.costs.completion, POINT_PLAIN);
 	sim_footprint_touch(x, true);
+	if (sim.cfg.on_rf)
+		sim_rf_write(x, sim_rf_here());
 	x->done = UINT_MAX;
 	x->done_at = sim_now();
 	while (!list_empty(&x->waiters))

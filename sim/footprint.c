@@ -44,7 +44,7 @@
  * scenario's object by its registration. What is left (the machine's and
  * the model's statics) has one address for the process's life.
  */
-static uint64_t key_of(const void *obj)
+uint64_t sim_object_key(const void *obj)
 {
 	uint64_t key;
 
@@ -67,7 +67,7 @@ void sim_footprint_touch(const void *obj, bool write)
 
 	if (!sim.cfg.footprints || !sim.steps.n || (fp = current_step())->global)
 		return;
-	key = key_of(obj);
+	key = sim_object_key(obj);
 	for (unsigned int i = 0; i < fp->n; i++) {
 		if (fp->obj[i] == key) {
 			fp->write[i] |= write;

@@ -77,6 +77,8 @@ static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
 	l->next = NULL;
 	l->owner_site = site;
 	l->spin.obj = l;
+	if (sim.cfg.on_rf)
+		sim_rf_read(l, site, SIM_RF_LOCK);
 	if (trylock)
 		sim_lockdep_trylocked(l, site);
 	else
@@ -104,6 +106,7 @@ unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
 	struct sim_cpu *c = this_cpu();
 	unsigned long flags = enter(c, how);
 
+	sim.cur->at = site;
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
 	sim_footprint_touch(l, true);	/* takes it, or joins its waiters */
 	sim_lockdep_acquire(l, site);
@@ -117,6 +120,7 @@ unsigned long sim_lock_acquire(struct sim_lock *l, enum sim_lock_how how,
 			  l->name, NULL);
 	}
 	take(l, false, site);
+	sim.cur->at = NULL;
 	sim.cur->in_call = outer;
 	return flags;
 }
@@ -129,7 +133,9 @@ int sim_lock_try(struct sim_lock *l, enum sim_lock_how how, unsigned long *flags
 	unsigned long saved = enter(c, how);
 	int ok = 0;
 
+	sim.cur->at = site;
 	sim_point(sim.cfg.costs.lock, POINT_ATOMIC);
+	sim.cur->at = NULL;
 	if (taken(l)) {
 		sim_footprint_touch(l, false);
 		sim_handover(c, l->handed_at);
@@ -174,13 +180,17 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 	sim_lockdep_release(l, site);
 	sim_footprint_touch(l, true);
 	sim_trace(REC_LOCK_RELEASE, sim_fake_addr(l), 0, 0, 0, l->name, NULL);
+	if (sim.cfg.on_rf)
+		sim_rf_write(l, site);
 	l->handed_at = sim_now();
 	l->owner = NULL;
 	l->owner_site = NULL;
 	hand_on(l);
 	sim.cur->in_call = outer;
 	leave(c, how, flags);
+	sim.cur->at = site;	/* a reader may wait for this release */
 	sim_point(sim.cfg.costs.unlock, POINT_PLAIN);
+	sim.cur->at = NULL;
 }
 
 const char *sim_spin_obj_name(const struct sim_spin_obj *obj)

@@ -293,10 +293,18 @@ static struct sim_ctx *pick_next(void)
 			n--;
 		if (n > 1) {
 			int ids[SIM_MAX_CPUS];
+			const struct sim_site *sites[SIM_MAX_CPUS];
 
 			for (unsigned int i = 0; i < n; i++)
 				ids[i] = cand[i].cpu->id;
-			k = sim_choose_among(n, SIM_WHY_CPU, ids);
+			/* only a chooser reads them */
+			if (sim.cfg.chooser)
+				for (unsigned int i = 0; i < n; i++) {
+					struct sim_ctx *t = top_ctx(cand[i].cpu);
+
+					sites[i] = t ? t->at : NULL;
+				}
+			k = sim_choose_at(n, SIM_WHY_CPU, ids, sim.cfg.chooser ? sites : NULL);
 			sim_footprint_start();
 		} else {
 			k = 0;
@@ -474,12 +482,22 @@ void sim_busy_wait(uint64_t ns)
 }
 
 /* The access comes after the point: it is the next step's. */
-void sim_once(const volatile void *p, int write)
+void sim_once(const volatile void *p, int write, const struct sim_site *site)
 {
-	if (!sim.cur)
+	struct sim_ctx *x = sim.cur;
+
+	if (!x)
 		return;
+	x->at = site;
 	sim_point(sim.cfg.costs.point, POINT_PLAIN);
+	x->at = NULL;
 	sim_footprint_touch((const void *)p, write);
+	if (sim.cfg.on_rf) {
+		if (write)
+			sim_rf_write((const void *)p, site);
+		else
+			sim_rf_read((const void *)p, site, SIM_RF_ONCE);
+	}
 }
 
 /* --- hung tasks -------------------------------------------------------------- */

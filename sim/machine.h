@@ -134,6 +134,24 @@ struct sim_trace {			/* trace.c */
 	uint64_t next_unknown_id;
 };
 
+struct sim_rf_table {			/* readsfrom.c: each object's last writer */
+	struct rf_last *slots;		/* open addressing over object keys */
+	size_t n, cap;
+#define SIM_RF_FNS 8
+	struct {			/* thread functions seen in the run, and their kinds */
+		int (*fn)(void *);
+		enum sim_rf_ctx kind;
+	} fns[SIM_RF_FNS];
+	unsigned int nfns;
+#define SIM_RF_SITE_CACHE 256
+	uint64_t run;			/* counts runs, from 1: a slot's and a cache entry's life */
+	struct {			/* sites' hashes by address, direct-mapped */
+		const struct sim_site *site;
+		uint64_t run;		/* the run it holds for; 0: for good */
+		uint64_t hash;
+	} cache[SIM_RF_SITE_CACHE];
+};
+
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
@@ -186,6 +204,7 @@ struct sim {
 	struct sim_suspend suspend;
 	struct sim_trace trace;
 	struct sim_lockdep lockdep;
+	struct sim_rf_table rf;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
@@ -319,6 +338,9 @@ const char *sim_timer_fn_name(const struct timer_list *timer);
 void sim_choose_init(void);
 void sim_choose_fini(bool keep);
 uint64_t sim_random(void);
+/* sim_choose_among() with where each candidate stands (struct sim_question's sites). */
+unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
+			   const struct sim_site *const *sites);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 
@@ -404,6 +426,18 @@ void sim_footprint_global(void);
 #define SIM_FP_TIMERS	((const void *)&sim.next_timer_seq)	/* the timer wheel */
 #define SIM_FP_JIFFIES	((const void *)&sim.jiffies_ns)
 #define SIM_FP_ALLOC	((const void *)&sim.slab)
+
+/* The key footprints and reads-from name obj by, alike in every run and build. */
+uint64_t sim_object_key(const void *obj);
+
+/* --- readsfrom.c ---------------------------------------------------------------- */
+void sim_rf_init(void);
+void sim_rf_fini(bool keep);
+/* The running context wrote obj at site / read it there: callers test cfg.on_rf first. */
+void sim_rf_write(const void *obj, const struct sim_site *site);
+void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via);
+/* The running context's function as a site (sim_ctx_site), for calls that take none. */
+const struct sim_site *sim_rf_here(void);
 
 /* --- clock.c -------------------------------------------------------------------- */
 unsigned long sim_jiffies(void);

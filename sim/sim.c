@@ -84,6 +84,7 @@ static void build(const struct sim_config *cfg)
 	sim_choose_init();
 	sim_oracles_init();
 	sim_lockdep_init();
+	sim_rf_init();
 	sim_slab_init();
 	sim_freezer_init();
 	sim_tasks_init();
@@ -98,6 +99,7 @@ static void teardown(bool keep)
 	sim_freezer_fini(keep);
 	sim_slab_fini(keep);
 	sim_lockdep_fini(keep);
+	sim_rf_fini(keep);
 	sim_oracles_fini(keep);
 	sim_choose_fini(keep);
 	sim_trace_fini(keep);

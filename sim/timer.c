@@ -329,6 +329,8 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 		rehash_neighbour(list_entry(pos, struct timer_list, node), timer);
 	list_add_tail(&timer->node, pos);
 	rearm_tick(c);
+	if (sim.cfg.on_rf)
+		sim_rf_write(timer, sim_rf_here());
 	trace_base_locked(REC_TIMER_START, sim_fake_addr(timer), expires, timer->bucket_expiry,
 			  (timer->flags | (u64)c->id) | (u64)timer->idx << 32, sim_timer_fn_name(timer));
 }
@@ -521,6 +523,10 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 		c->irqs_disabled = irqsafe;
 		sim_trace(REC_TIMER_EXPIRE_ENTRY, sim_fake_addr(timer), now, baseclk, 0,
 			  sim_timer_fn_name(timer), NULL);
+		/* the callback reads what its arming wrote: named by the callback */
+		if (sim.cfg.on_rf)
+			sim_rf_read(timer, sim_site_at(__FILE__, 0, sim_timer_fn_name(timer)),
+				    SIM_RF_TIMER);
 		if (timer->function)
 			timer->function(timer);
 		else if (timer->legacy_function)

@@ -7,9 +7,13 @@
 #define _LINUX_COMPILER_H
 
 #include <linux/types.h>
+#include <sim/site.h>
 
-/* The scheduling point of a READ_ONCE / WRITE_ONCE of *p, then the access's footprint. */
-void sim_once(const volatile void *p, int write);
+/*
+ * The scheduling point of a READ_ONCE / WRITE_ONCE of *p at site, then the
+ * access's footprint and reads-from.
+ */
+void sim_once(const volatile void *p, int write, const struct sim_site *site);
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -32,12 +36,12 @@ void sim_once(const volatile void *p, int write);
 #define __cold		__attribute__((cold))
 
 #define READ_ONCE(x) ({						\
-	sim_once(&(x), 0);					\
+	sim_once(&(x), 0, SIM_HERE);					\
 	*(const volatile __typeof__(x) *)&(x);			\
 })
 
 #define WRITE_ONCE(x, val) do {					\
-	sim_once(&(x), 1);					\
+	sim_once(&(x), 1, SIM_HERE);					\
 	*(volatile __typeof__(x) *)&(x) = (val);		\
 } while (0)
 

@@ -51,6 +51,8 @@ struct sim_ctx {
 	/* where it is, for a fault's report (sim_ctx_site) */
 	const struct sim_site *in_call;	/* the lock call it is inside, or NULL */
 	const char *work_fn;		/* the work function it executes, or NULL */
+	/* the shared access it stands at, for a strategy (struct sim_question's sites) */
+	const struct sim_site *at;
 };
 
 #endif

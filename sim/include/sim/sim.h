@@ -35,6 +35,7 @@ enum sim_strategy {
 };
 
 struct sim_question;
+struct sim_rf;
 
 /*
  * A strategy of the caller's own (an explorer's PCT, POS, systematic
@@ -96,6 +97,14 @@ struct sim_config {
 	 */
 	void (*on_point)(void *arg);
 	void *on_point_arg;
+	/*
+	 * Called each time a context reads what another context wrote last
+	 * (sim/readsfrom.c says what counts): coverage of communication. It
+	 * must not block or reach a scheduling point; it changes no run. NULL:
+	 * nothing is recorded and nothing is paid.
+	 */
+	void (*on_rf)(void *arg, const struct sim_rf *rf);
+	void *on_rf_arg;
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
 	/* kernel.watchdog_thresh: a CPU that does not schedule for twice this is a soft lockup */
 	uint64_t watchdog_thresh_ns;	/* 0: no soft-lockup detector */
@@ -294,6 +303,18 @@ struct sim_question {
 	const int *ids;		/* NULL: candidate i is i */
 	size_t index;		/* its place in the run's decision log */
 	int cpu;		/* the CPU that last ran (-1 before any) */
+	/*
+	 * For SIM_WHY_CPU, where candidate i's running context stands (the
+	 * innermost of its CPU): the site of the shared access it makes when it
+	 * goes on - a spinlock it is about to take, a READ_ONCE / WRITE_ONCE
+	 * about to be done, a completion it waits for or completes - or, for
+	 * an unlock, has just made (its point follows the release); an
+	 * interrupt may still come first (a SIM_WHY_IRQ question follows).
+	 * sites[i] is NULL where unknown (any other point); sites itself is
+	 * NULL for other questions, and when no chooser is set (the machine's
+	 * own strategies do not read it).
+	 */
+	const struct sim_site *const *sites;
 };
 
 /* Every choice the machine makes goes through here. Returns 0 .. n-1. */
@@ -351,6 +372,57 @@ const struct sim_footprint *sim_step_footprints(size_t *n);
 bool sim_footprints_conflict(const struct sim_footprint *a, const struct sim_footprint *b);
 /* A touch of shared state of the caller's own (a scenario's counter) by the running step. */
 void sim_footprint_touch(const void *obj, bool write);
+
+/* --- reads-from: communication between contexts (sim/readsfrom.c) ------ */
+
+/*
+ * Who ran it, as coverage tells contexts apart: a thread (a kthread_worker's
+ * own thread apart, by its thread function kthread_worker_fn), a hard
+ * interrupt handler, a softirq (timer callbacks).
+ */
+enum sim_rf_ctx { SIM_RF_THREAD, SIM_RF_WORKER, SIM_RF_HARDIRQ, SIM_RF_SOFTIRQ, SIM_RF__COUNT };
+
+/* How the value went from one context to the other. */
+enum sim_rf_via {
+	SIM_RF_LOCK,		/* a spinlock: its last release -> its acquire */
+	SIM_RF_ONCE,		/* WRITE_ONCE -> READ_ONCE of the same object */
+	SIM_RF_COMPLETION,	/* complete() -> the waiter's return */
+	SIM_RF_TIMER,		/* a timer armed -> its callback running */
+	SIM_RF_VIA__COUNT
+};
+
+/*
+ * One reads-from pair: the reader at reader, in a context of kind
+ * reader_kind, took what the writer at writer, in another context of kind
+ * writer_kind, left last. Sites live as long as the run (a site made by
+ * sim_site_at() goes at the next reset): keep hashes, not pointers. The
+ * machine hands them over computed: hash is sim_rf_hash() of the pair,
+ * writer_hash and reader_hash the sites' sim_site_hash().
+ */
+struct sim_rf {
+	const struct sim_site *writer, *reader;
+	enum sim_rf_ctx writer_kind, reader_kind;
+	enum sim_rf_via via;
+	uint64_t hash, writer_hash, reader_hash;
+};
+
+/*
+ * A site's and a pair's name as a number: the same in every run, build
+ * and compiler (the file's base name, line and function are hashed, never
+ * an address). A NULL site hashes as unknown. sim_rf_hash() reads the
+ * pair's sites, kinds and via (not its hash fields).
+ */
+uint64_t sim_site_hash(const struct sim_site *site);
+uint64_t sim_rf_hash(const struct sim_rf *rf);
+/*
+ * sim_site_hash() of a site of the run under way (a question's, a pair's),
+ * from a cache: a site compiled in is hashed once per process.
+ */
+uint64_t sim_site_hash_cached(const struct sim_site *site);
+/* The same from its sites' sim_site_hash(), for a caller that keeps them. */
+uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf);
+const char *sim_rf_ctx_name(enum sim_rf_ctx kind);
+const char *sim_rf_via_name(enum sim_rf_via via);
 
 /* --- the trace ------------------------------------------------------------ */
 
