@@ -120,7 +120,7 @@ static void hidden(FILE *out, const struct page_scn *p)
 }
 
 static const char *const run_strategies[] = { "faithful", "random" };
-static const char *const explore_strategies[] = { "portfolio", "random", "pct", "pos", "dfs" };
+static const char *const explore_strategies[] = { "portfolio", "random", "pct", "pos", "dfs", "rff" };
 
 /* The source with line numbers, the parser's messages under the lines they name. */
 static void source(FILE *out, const struct page_scn *p)
@@ -188,7 +188,8 @@ void page_scenario(FILE *out, const struct page_scn *p)
 		fputs("kernel <select name=\"kernel\">", out);
 		options(out, p->kernels, p->nkernels, p->kernel);
 		fputs("</select> strategy <select name=\"strategy\">", out);
-		options(out, explore_strategies, 5, "portfolio");
+		options(out, explore_strategies, sizeof(explore_strategies) / sizeof(explore_strategies[0]),
+		"portfolio");
 		fprintf(out, "</select> seed <input name=\"seed\" size=\"8\" value=\"0\"> runs "
 			"<input name=\"runs\" size=\"6\" value=\"100\"> (at most %d) "
 			"<button>Explore</button></form></fieldset>\n", SRV_MAX_RUNS);
