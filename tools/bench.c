@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,8 +435,10 @@ static int bench_long(unsigned int minutes, const char *trace)
 
 static void bench_usage(FILE *f)
 {
-	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json]]\n"
+	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]\n"
 		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
+		   "  --races    the exploration figures only, over DIR's scenarios instead of the race\n"
+		   "             library (e.g. kwsim fuzz --out's findings); targets not enforced\n"
 		   "  --long     peak RSS of a per-jiffy work run for 1, 10 and 60 simulated minutes\n"
 		   "             (=MINUTES: that long only), with the trace view streamed too if given\n");
 }
@@ -452,7 +455,7 @@ int kwsim_bench(int argc, char **argv)
 	char b1[32], b2[32];
 
 	unsigned int minutes[3] = { 1, 10, 60 }, nminutes = 0;
-	const char *trace = NULL;
+	const char *trace = NULL, *races = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--long")) {
@@ -470,6 +473,17 @@ int kwsim_bench(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "text") || !strcmp(argv[i + 1], "json"))) {
 			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--races")) {
+			DIR *d = i + 1 < argc ? opendir(argv[i + 1]) : NULL;
+
+			if (!d) {
+				fprintf(stderr, "kwsim bench: --races wants a directory of scenarios%s%s%s\n",
+					i + 1 < argc ? " (" : "", i + 1 < argc ? argv[i + 1] : "",
+					i + 1 < argc ? ": cannot read it)" : "");
+				return 2;
+			}
+			closedir(d);
+			races = argv[++i];
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
 			sz = &quick_sizes;
@@ -486,6 +500,17 @@ int kwsim_bench(int argc, char **argv)
 	if (trace && !nminutes) {
 		fprintf(stderr, "kwsim bench: --trace goes with --long\n");
 		return 2;
+	}
+	if (races) {
+		if (nminutes) {
+			fprintf(stderr, "kwsim bench: --races and --long measure different things: "
+				"one at a time\n");
+			return 2;
+		}
+		if (!(explore = bench_explore_measure(races, quick)))
+			return 1;
+		bench_explore_print(explore, false, &missed);
+		return 0;
 	}
 	if (nminutes) {
 		/* shortest first: the process's peak RSS only grows */
@@ -504,7 +529,7 @@ int kwsim_bench(int argc, char **argv)
 	if (bench_switches(sz, &sw_rate) || bench_decisions(sz, &dec_rate, &decisions) ||
 	    bench_events(sz, &ev_rate) || bench_runs(sz, &reset, &fresh))
 		return 1;
-	explore = bench_explore_measure(KWSIM_SCENARIOS, quick);
+	explore = bench_explore_measure(KWSIM_SCENARIOS "/races", quick);
 	if (!explore)
 		return 1;
 

@@ -8,7 +8,7 @@ int kwsim_bench(int argc, char **argv);
 #include <stdbool.h>
 
 /*
- * The exploration figures over DIR/races (bench_explore.c): measured
+ * The exploration figures over DIR's *.kws (bench_explore.c): measured
  * first (NULL when a run went wrong), so that the realistic decisions/s
  * (0 when there was no library to explore) goes beside the micro figure;
  * then printed, setting *missed when a target is missed, and freed.

@@ -11,6 +11,10 @@
  *    median over campaigns with seeds 1 .. 20, each bounded by 10,000 runs,
  *    and how many of them found it. A race whose condition is forall must
  *    hold in every run: it has nothing to find and is only timed.
+ * With `kwsim bench --races DIR`, the same figures over DIR's files instead:
+ * a file with no condition and a schedule section (what kwsim fuzz --out
+ * and kwsim explore --out write) is found by a run that shows the finding
+ * its own schedule shows (the same kind, kernel function:line and context).
  * rff learns across runs: its campaigns run 0, 1, 2, ... in order, as the
  * others' do here, so its figures are those of `kwsim explore --strategy rff`.
  */
@@ -56,7 +60,13 @@ struct race {
 	const struct kw_model *m;
 	struct scn_run run;
 	struct xs_params est;	/* the calibration's n and k */
-	bool to_find;		/* exists: a race to find */
+	bool to_find;		/* exists, or a finding to find */
+	/*
+	 * A file with no condition and a schedule (kwsim fuzz's, kwsim
+	 * explore --out's): the finding its schedule shows, xf_bug()'s text;
+	 * a run finds the race when it shows that finding. Empty: the condition.
+	 */
+	char target[200];
 	double decisions;	/* per run, under random */
 	double rate[NSTRATEGIES];
 	/* first finding: median runs and seconds (found or not: +inf), seeds that found it */
@@ -99,7 +109,32 @@ static void free_races(struct race *races, size_t n)
 	free(races);
 }
 
-/* Every DIR/races/ *.kws, in name order, parsed and calibrated. */
+/*
+ * The finding s's own schedule shows first, into r->target: 0, or -1 when
+ * its replay shows none.
+ */
+static int replay_target(struct race *r, const char *path)
+{
+	struct sim_config cfg = r->s->cfg;
+	int rc;
+
+	/* as kwsim replay: the log alone decides, unless the schedule names its strategy */
+	if (!r->s->log_strategy)
+		cfg.strategy = SIM_STRATEGY_REPLAY;
+	r->s->replay = true;
+	r->run.config = &cfg;
+	rc = scn_run(r->s, r->m, &r->run, stderr);
+	r->run.config = NULL;
+	r->s->replay = false;
+	if (rc || !r->run.nfindings) {
+		fprintf(stderr, "kwsim bench: %s: its schedule shows no finding to look for\n", path);
+		return -1;
+	}
+	xf_bug(&r->run.findings[0], r->target, sizeof(r->target));
+	return 0;
+}
+
+/* Every DIR/ *.kws, in name order, parsed and calibrated. */
 static int load_races(const char *dir, struct race **out, size_t *nout)
 {
 	char path[4096], **names = NULL;
@@ -109,8 +144,7 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 	DIR *d;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "%s/races", dir);
-	d = opendir(path);
+	d = opendir(dir);
 	if (!d)
 		return 1;
 	while ((e = readdir(d))) {
@@ -136,7 +170,7 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 	for (size_t i = 0; i < n; i++) {
 		struct race *r = &races[i];
 
-		snprintf(path, sizeof(path), "%s/races/%s", dir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		r->s = scn_load(path, stderr);
 		r->m = r->s ? kw_model_find(r->s->kernel) : NULL;
 		if (!r->m) {
@@ -145,12 +179,16 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 			break;
 		}
 		r->s->cfg.keep_trace = false;
+		if (r->s->quant == Q_NONE && r->s->has_schedule && replay_target(r, path)) {
+			rc = -1;
+			break;
+		}
 		r->s->cfg.drop_decisions = true;
 		if (xs_calibrate(&r->est, r->s, r->m, &r->run, stderr)) {
 			rc = -1;
 			break;
 		}
-		r->to_find = r->s->quant == Q_EXISTS;
+		r->to_find = r->s->quant == Q_EXISTS || r->target[0];
 		snprintf(r->name, sizeof(r->name), "%.*s (%s)", (int)(strlen(names[i]) - 4), names[i],
 			 r->m->name);
 	}
@@ -193,6 +231,14 @@ static int one_run(struct race *race, struct xs *x, uint64_t r)
 	}
 	race->run.config = NULL;
 	xs_end(x, r, race->run.log, race->run.nlog);
+	if (race->target[0]) {
+		char key[200];
+
+		for (size_t i = 0; i < race->run.nfindings; i++)
+			if (!strcmp(xf_bug(&race->run.findings[i], key, sizeof(key)), race->target))
+				return 1;
+		return 0;
+	}
 	return xf_condition_witness(race->s, &race->run);
 }
 
@@ -305,7 +351,7 @@ static void print_header(const char *first)
 struct bench_explore {
 	const char *dir;
 	bool quick;
-	int absent;		/* 1: no DIR/races, 2: no scenario in it */
+	int absent;		/* 1: no DIR, 2: no scenario in it */
 	struct race *races;
 	size_t n;
 	uint64_t decisions;	/* random's, over the library */
@@ -357,7 +403,7 @@ void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed)
 	char b1[32], b2[32];
 
 	if (e->absent) {
-		printf("exploration: not measured, %s/races %s\n", dir,
+		printf("exploration: not measured, %s %s\n", dir,
 		       e->absent == 1 ? "cannot be read" : "holds no scenario");
 		if (e->races)
 			free_races(e->races, e->n);
@@ -368,7 +414,7 @@ void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed)
 	v = calloc(n, sizeof(*v));
 	if (!v)
 		abort();
-	printf("exploration schedules/s (%s/races; one core, in process, the machine reset "
+	printf("exploration schedules/s (%s; one core, in process, the machine reset "
 	       "between runs; %ld runs per strategy and race, seed 1):\n", dir, sz->runs);
 	print_header("race (kernel)                                                  decisions");
 	for (size_t i = 0; i < n; i++) {

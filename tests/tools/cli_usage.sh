@@ -100,7 +100,7 @@ for cmd in run replay; do
 	done
 done
 
-ok bench --help && out_has "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json]]"
+ok bench --help && out_has "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]"
 
 # --- bench --quick: small sizes, every figure printed ----------------------------------
 
@@ -113,6 +113,34 @@ if ok bench --quick; then
 	done
 	grep -q "^FAIL" "$tmp/out" && fail "--quick enforces no target, but a line says FAIL"
 fi
+
+# --- bench --races DIR: the exploration figures over DIR's files ---------------------------
+# A race with a condition, and a finding's replay file (no condition, a schedule
+# section): a run finds it when it shows the finding the schedule shows.
+mkdir -p "$tmp/races"
+cp "$here/../../scenarios/races/flush-from-own-worker.kws" "$tmp/races/a-race.kws"
+cat >"$tmp/self.kws" <<'EOF'
+KW self-flush
+{
+  fn selfish { kthread_flush_work(A); }
+  worker W = kthread_create_worker(0, "kw");
+  work A = selfish;
+}
+P0 { kthread_queue_work(W, A); }
+EOF
+"$kwsim" run "$tmp/self.kws" --save-schedule "$tmp/races/b-finding.kws" >/dev/null 2>&1
+if ok bench --races "$tmp/races" --quick; then
+	for name in "a-race \(mainline\)" "b-finding \(mainline\)"; do
+		grep -qE "^  $name +[0-9]+ .* 1/1 +[0-9]" "$tmp/out" ||
+			fail "no 'runs to the first finding' row found by every strategy for $name"
+	done
+	grep -q "^coroutine switches/s" "$tmp/out" && fail "--races measures exploration only"
+fi
+usage_error "kwsim bench: --races wants a directory of scenarios" bench --races
+usage_error "kwsim bench: --races wants a directory of scenarios ($tmp/none: cannot read it)" \
+	bench --races "$tmp/none"
+usage_error "kwsim bench: --races and --long measure different things: one at a time" \
+	bench --races "$tmp/races" --long
 
 # --- usage errors: exit 2 and a message on stderr, never a crash -----------------------
 
