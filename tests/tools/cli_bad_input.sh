@@ -415,7 +415,7 @@ accepted "the longest delay in jiffies" "$(scn qdlong 'P0 { r0 = kthread_queue_d
 exists (0:r0 == true /\ ran(f) == 0)')"
 
 # --- the model's state in conditions; always/never invariants -----------------------------------
-bad "timer_pending() of a work" "timer_pending\(\) takes a delayed_work: 'A' is a work, which has no timer" \
+bad "timer_pending() of a work" "timer_pending\(\) takes a timer or a delayed_work: 'A' is a work, which has no timer" \
 	run "$(scn tpwork 'P0 { }
 exists (timer_pending(A))')"
 bad "pending() of a worker" "pending\(\) takes a work or delayed_work: 'W' is a worker" \
@@ -464,6 +464,48 @@ forall (n == 0)')"
 bad "an invariant in a program" "expected a program .*an invariant \(always, never\) or the condition" \
 	run "$(scn invmissing 'P0 { }
 sometimes (n == 0)')"
+# --- timers: timer T = fn; mod_timer, del_timer, del_timer_sync, timer_pending(T) -------------
+bad "a timer's fn that is a work's" "fn f is a work's function \(line 7\), so it cannot be a timer's callback: the kernel's types differ" \
+	run "$(scn timerworkfn 'P0 { }' 'timer T = f;')"
+bad "a work's fn that is a timer's" "fn g is a timer's callback \(line 9\), so it cannot be a work's function" \
+	run "$(scn worktimerfn 'P0 { }' 'fn g { } timer T = g; work B = g;')"
+bad "a timer's fn given to kthread_init_work" "fn g is a timer's callback \(line 9\), so it cannot be a work's function" \
+	run "$(scn initworktimerfn 'P0 { kthread_init_work(A, g); }' 'fn g { } timer T = g;')"
+bad "a timer's fn given to kthread_init_delayed_work first" "fn g is a work's function \(line 9\), so it cannot be a timer's callback" \
+	run "$(scn initdworktimerfn 'P0 { }' 'fn g { } kthread_init_delayed_work(D, g); timer T = g;')"
+bad "a timer without a fn" "a timer needs its function: timer T = fn_name;" \
+	run "$(scn timernofn 'P0 { }' 'timer T;')"
+bad "a timer of a work" "a timer is initialised with a fn name" \
+	run "$(scn timerwork 'P0 { }' 'timer T = A;')"
+bad "a timer called timer" "expected a name, found 'timer'|'timer' is a keyword" \
+	run "$(scn timertimer 'P0 { }' 'int timer = 0;')"
+bad "mod_timer of a delayed_work" "type error: argument 1 of mod_timer must be a timer" \
+	run "$(scn modtimerdw 'P0 { mod_timer(D, jiffies + 1); }')"
+bad "mod_timer with a truth value" "type error: argument 2 of mod_timer must be a number, not true or false" \
+	run "$(scn modtimerbool 'P0 { mod_timer(T, true); }' 'fn g { } timer T = g;')"
+bad "mod_timer with one argument" "mod_timer takes 2 arguments, not 1" \
+	run "$(scn modtimer1 'P0 { mod_timer(T); }' 'fn g { } timer T = g;')"
+bad "del_timer of a work" "type error: argument 1 of del_timer must be a timer" \
+	run "$(scn deltimerwork 'P0 { del_timer(A); }')"
+bad "del_timer_sync of a worker" "type error: argument 1 of del_timer_sync must be a timer" \
+	run "$(scn deltimersyncw 'P0 { del_timer_sync(W); }')"
+bad "kthread_queue_work of a timer" "type error: argument 2 of kthread_queue_work must be a work" \
+	run "$(scn queuetimer 'P0 { kthread_queue_work(W, T); }' 'fn g { } timer T = g;')"
+bad "a timer as a value" "type error: 'T' is a timer, not a number or truth value" \
+	run "$(scn timervalue 'P0 { n = T; }' 'fn g { } timer T = g;')"
+bad "pending() of a timer" "pending\(\) takes a work or delayed_work: 'T' is a timer" \
+	run "$(scn pendtimer 'P0 { }
+exists (pending(T))' 'fn g { } timer T = g;')"
+bad "timer_pending() of a worker" "timer_pending\(\) takes a timer or a delayed_work: 'W' is a worker" \
+	run "$(scn tpworker 'P0 { }
+exists (timer_pending(W))')"
+bad "at in a timer callback" "'at' waits are for programs, not work functions or timer callbacks" \
+	run "$(scn attimer 'P0 { }' 'fn g { at 5ms; } timer T = g;')"
+bad "a timer declared in a fn body" "missing '}' to close the block opened at line" \
+	run "$(scn timerinfn 'P0 { }' 'fn g { timer T = g; }')"
+holds "timer_pending() of a timer and of a delayed_work; ran() of a timer" "$(scn tpboth 'P0 @cpu0 { r0 = mod_timer(T, jiffies + 1); r1 = kthread_queue_delayed_work(W, D, 1); }
+never (timer_pending(T) /\ timer_pending(D))
+exists (r0 == false /\ r1 == true /\ invariant == 1 /\ ~timer_pending(T) /\ ran(T) == 1)' 'fn g { } timer T = g;')"
 holds "invariants before and after the condition, a counter called pending" "$(scn invorder 'P0 { kthread_queue_work(W, A); pending = 1; }
 always (pending == 0 \/ pending == 1)
 exists (pending == 1 /\ ~queued(A) /\ current_work(W) != A /\ task_state(P0) == TASK_DEAD)

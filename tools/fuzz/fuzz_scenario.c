@@ -42,7 +42,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 #define TOKEN_MAX	64
 
 static const char *const keywords[] = {
-	"KW", "worker", "work", "delayed_work", "fn", "lock", "spinlock", "completion", "int",
+	"KW", "worker", "work", "delayed_work", "timer", "fn", "lock", "spinlock", "completion", "int",
 	"task", "if", "else", "repeat", "while", "at", "log", "irq", "suspend", "resume",
 	"schedule", "decisions", "always", "never", "exists", "forall", "ran", "before", "true",
 	"false", "NULL", "none", "KTW_FREEZABLE", "kthread_worker_fn", "freeze_processes",

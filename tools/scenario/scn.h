@@ -65,8 +65,16 @@ struct scn_loc {
 
 enum scn_obj_kind {
 	OBJ_WORKER, OBJ_WORK, OBJ_DWORK, OBJ_LOCK, OBJ_COMPLETION, OBJ_COUNTER, OBJ_FN,
+	OBJ_TIMER,		/* timer T = fn; a struct timer_list, fn its callback */
 	OBJ_PROGRAM,
 };
+
+/*
+ * What a fn is called as. A work's function and a timer's callback have
+ * different types in the kernel (struct kthread_work * and struct
+ * timer_list *): one fn is one or the other, never both.
+ */
+enum scn_fn_use { FN_UNUSED, FN_WORK, FN_TIMER };
 
 struct scn_expr;
 struct scn_stmt;
@@ -79,7 +87,9 @@ struct scn_obj {
 	int id;				/* in scn->objs: its run state's place */
 	/* declarations */
 	struct scn_expr *init;		/* worker W = kthread_create_worker(...); */
-	struct scn_obj *fn;		/* work A = fn; */
+	struct scn_obj *fn;		/* work A = fn; timer T = fn; */
+	enum scn_fn_use use;		/* fns: a work's function or a timer's callback */
+	struct scn_loc use_loc;		/* fns: where first used so */
 	struct scn_stmt *body;		/* fn bodies */
 	size_t body_at;			/* where the body starts, parsed after the init block */
 	struct scn_loc body_loc;

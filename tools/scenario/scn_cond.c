@@ -3,7 +3,7 @@
  * number of always/never invariants, over registers (P0:r0, 0:r0, r0),
  * findings (warn, warn("fn"): the function must be one a finding can
  * name), ran(f), before(f, g), the model's state (pending(D), queued(D),
- * delayed(D), running(D), canceling(D), timer_pending(D), current_work(W)
+ * delayed(D), running(D), canceling(D), timer_pending(D or T), current_work(W)
  * == A, task_state(T) == TASK_..., task_curr(T)), and C's operators joined
  * with /\ and \/.
  */
@@ -197,15 +197,16 @@ static struct scn_obj *pred_obj(struct parser *p, enum scn_pred pred, bool work,
 		lex_next(p);
 		return o;
 	}
+	const char *want = worker ? "a worker" : pred == PRED_TIMER_PENDING ?
+		"a timer or a delayed_work" : "a work or delayed_work";
+
 	if (o && pred == PRED_TIMER_PENDING && o->kind == OBJ_WORK)
-		fail(p, "timer_pending() takes a delayed_work: '%s' is a work, which has no timer",
-		     o->name);
+		fail(p, "timer_pending() takes a timer or a delayed_work: '%s' is a work, which has "
+		     "no timer", o->name);
 	if (o)
-		fail(p, "%s() takes %s: '%s' is a %s", pred_names[pred],
-		     worker ? "a worker" : dwork && !work ? "a delayed_work" :
-		     "a work or delayed_work", o->name, decl_kind_name(o->kind));
-	fail(p, "%s() takes %s, found %s", pred_names[pred], worker ? "a worker" :
-	     dwork && !work ? "a delayed_work" : "a work or delayed_work", lex_tok_text(p));
+		fail(p, "%s() takes %s: '%s' is a %s", pred_names[pred], want, o->name,
+		     decl_kind_name(o->kind));
+	fail(p, "%s() takes %s, found %s", pred_names[pred], want, lex_tok_text(p));
 }
 
 /* A task in task_state(T) and task_curr(T): a worker's W->task, or a thread P0. */
@@ -303,8 +304,19 @@ static struct scn_expr *parse_pred(struct parser *p, enum scn_pred pred)
 		pred_task(p, e);
 		lex_expect(p, T_RPAREN, "')'");
 		break;
+	case PRED_TIMER_PENDING:
+		/* a timer's own, or a delayed_work's */
+		if (p->tok == T_IDENT && decl_find(p, p->ident) &&
+		    decl_find(p, p->ident)->kind == OBJ_TIMER) {
+			e->obj = decl_find(p, p->ident);
+			lex_next(p);
+		} else {
+			e->obj = pred_obj(p, pred, false, true, false);
+		}
+		lex_expect(p, T_RPAREN, "')'");
+		break;
 	default:
-		e->obj = pred_obj(p, pred, pred != PRED_TIMER_PENDING, true, false);
+		e->obj = pred_obj(p, pred, true, true, false);
 		lex_expect(p, T_RPAREN, "')'");
 		break;
 	}
@@ -364,8 +376,9 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 				if (i)
 					lex_expect(p, T_COMMA, "','");
 				if (p->tok != T_IDENT || !(o = decl_find(p, p->ident)) ||
-				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK))
-					fail(p, "expected a fn, work or delayed_work name");
+				    (o->kind != OBJ_FN && o->kind != OBJ_WORK && o->kind != OBJ_DWORK &&
+				     o->kind != OBJ_TIMER))
+					fail(p, "expected a fn, work, delayed_work or timer name");
 				if (o->kind != OBJ_FN)
 					o = o->fn;
 				if (i)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const keywords[] = {
-	"fn", "worker", "work", "delayed_work", "spinlock", "completion", "int", "if", "else",
+	"fn", "worker", "work", "delayed_work", "timer", "spinlock", "completion", "int", "if", "else",
 	"repeat", "while", "at", "log", "true", "false", "exists", "forall", "irq", "suspend",
 	"resume", "schedule", "KTW_FREEZABLE", "kthread_worker_fn",
 };
@@ -126,8 +126,27 @@ struct scn_obj *decl_new(struct parser *p, enum scn_obj_kind kind)
 const char *decl_kind_name(enum scn_obj_kind k)
 {
 	static const char *const names[] = { "worker", "work", "delayed_work", "spinlock",
-					     "completion", "int", "fn", "program" };
+					     "completion", "int", "fn", "timer", "program" };
 	return names[k];
+}
+
+void decl_fn_use(struct parser *p, struct scn_obj *fn, enum scn_fn_use use, struct scn_loc at)
+{
+	if (fn->use == FN_UNUSED) {
+		fn->use = use;
+		fn->use_loc = at;
+		return;
+	}
+	if (fn->use == use)
+		return;
+	if (use == FN_TIMER)
+		lex_fail_at(p, at, "fn %s is a work's function (line %d), so it cannot be a timer's "
+			    "callback: the kernel's types differ (struct kthread_work *, struct "
+			    "timer_list *); give the timer a fn of its own", fn->name,
+			    fn->use_loc.line);
+	lex_fail_at(p, at, "fn %s is a timer's callback (line %d), so it cannot be a work's "
+		    "function: the kernel's types differ (struct timer_list *, struct "
+		    "kthread_work *); give the work a fn of its own", fn->name, fn->use_loc.line);
 }
 
 int decl_find_reg(struct scn_prog *prog, const char *name, bool create)

@@ -173,6 +173,8 @@ static bool arg_fits(enum scn_arg want, const struct scn_expr *e)
 		return e->kind == EX_TASK_OF;
 	case ARG_WORKER_FN:
 		return e->kind == EX_OBJ && !e->obj && e->value == -1;
+	case ARG_TIMER:
+		return e->kind == EX_OBJ && k == OBJ_TIMER;
 	}
 	return false;
 }
@@ -182,7 +184,7 @@ static const char *arg_name(enum scn_arg a)
 	static const char *const names[] = {
 		"a number", "a string", "a worker", "a work", "a delayed_work",
 		"a work or delayed_work", "a fn", "a spinlock", "a completion",
-		"a task (W->task)", "kthread_worker_fn", "a number of nanoseconds",
+		"a task (W->task)", "kthread_worker_fn", "a timer", "a number of nanoseconds",
 		"a number of microseconds", "a number of milliseconds", "a number of milliseconds",
 		"a number of jiffies",
 	};
@@ -235,6 +237,9 @@ struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 		/* a constant time is checked now; a computed one when the call is made */
 		if (constant(a, &v) && !scn_api_arg_fits(api, e->nargs, v, why, sizeof(why)))
 			lex_fail_at(p, at, "%s", why);
+		/* kthread_init_work(A, f): f is a work's function from here on */
+		if (api->args[e->nargs] == ARG_FN)
+			decl_fn_use(p, a->obj, FN_WORK, at);
 		e->args[e->nargs++] = a;
 		if (p->tok != T_RPAREN)
 			lex_expect(p, T_COMMA, "',' or ')'");

@@ -81,7 +81,7 @@ static struct scn_stmt *parse_stmt_at(struct parser *p)
 	}
 	if (lex_is_word(p, "at")) {
 		if (p->in_fn)
-			fail(p, "'at' waits are for programs, not work functions");
+			fail(p, "'at' waits are for programs, not work functions or timer callbacks");
 		st = new_stmt(p, ST_AT);
 		lex_next(p);
 		st->ns = parse_time(p);
@@ -298,7 +298,7 @@ static void skip_fn_body(struct parser *p, struct scn_obj *o)
 		/* declarations belong to the init block: a fn body cannot hold one */
 		if (depth && (starts_part(p) || lex_is_word(p, "fn") || lex_is_word(p, "worker") ||
 			      lex_is_word(p, "work") || lex_is_word(p, "delayed_work") ||
-			      lex_is_word(p, "spinlock") || lex_is_word(p, "completion") ||
+			      lex_is_word(p, "timer") || lex_is_word(p, "spinlock") || lex_is_word(p, "completion") ||
 			      lex_is_word(p, "int")))
 			missing_brace(p, opened[depth - 1]);
 		if (p->tok == T_LBRACE) {
@@ -352,10 +352,12 @@ static void parse_init(struct parser *p)
 			o = decl_new(p, OBJ_FN);
 			skip_fn_body(p, o);
 		} else if (lex_is_word(p, "worker") || lex_is_word(p, "work") || lex_is_word(p, "delayed_work") ||
-			   lex_is_word(p, "spinlock") || lex_is_word(p, "completion") || lex_is_word(p, "int")) {
+			   lex_is_word(p, "timer") || lex_is_word(p, "spinlock") ||
+			   lex_is_word(p, "completion") || lex_is_word(p, "int")) {
 			static const struct { const char *w; enum scn_obj_kind k; } decls[] = {
 				{ "worker", OBJ_WORKER }, { "work", OBJ_WORK },
-				{ "delayed_work", OBJ_DWORK }, { "spinlock", OBJ_LOCK },
+				{ "delayed_work", OBJ_DWORK }, { "timer", OBJ_TIMER },
+				{ "spinlock", OBJ_LOCK },
 				{ "completion", OBJ_COMPLETION }, { "int", OBJ_COUNTER },
 			};
 			enum scn_obj_kind k = OBJ_WORKER;
@@ -381,11 +383,12 @@ static void parse_init(struct parser *p)
 					st->e = e;
 					*tail = st;
 					tail = &st->next;
-				} else if (k == OBJ_WORK || k == OBJ_DWORK) {
+				} else if (k == OBJ_WORK || k == OBJ_DWORK || k == OBJ_TIMER) {
 					if (e->kind != EX_OBJ || !e->obj || e->obj->kind != OBJ_FN)
 						lex_fail_at(p, at, "a %s is initialised with a fn name",
 							decl_kind_name(k));
 					o->fn = e->obj;
+					decl_fn_use(p, o->fn, k == OBJ_TIMER ? FN_TIMER : FN_WORK, at);
 				} else if (k == OBJ_COUNTER) {
 					if (e->kind != EX_INT && !(e->kind == EX_UNARY &&
 								   e->lhs->kind == EX_INT))
@@ -394,7 +397,7 @@ static void parse_init(struct parser *p)
 				} else {
 					lex_fail_at(p, at, "a %s takes no initial value", decl_kind_name(k));
 				}
-			} else if (k == OBJ_WORK || k == OBJ_DWORK) {
+			} else if (k == OBJ_WORK || k == OBJ_DWORK || k == OBJ_TIMER) {
 				fail(p, "a %s needs its function: %s %s = fn_name;", decl_kind_name(k),
 				     decl_kind_name(k), o->name);
 			}

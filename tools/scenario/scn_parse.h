@@ -26,6 +26,8 @@ struct scn_obj *decl_new(struct parser *p, enum scn_obj_kind kind);
 /* "unknown WHAT 'ident'", with a suggestion if one is near. */
 __attribute__((noreturn)) void decl_unknown(struct parser *p, const char *what);
 const char *decl_kind_name(enum scn_obj_kind k);
+/* fn is used at 'at' as a work's function or a timer's callback: never both. */
+void decl_fn_use(struct parser *p, struct scn_obj *fn, enum scn_fn_use use, struct scn_loc at);
 /* A program's register by name, made if create and there is room; -1 if none. */
 int decl_find_reg(struct scn_prog *prog, const char *name, bool create);
 bool decl_is_reg(const char *s);		/* r0, r1, ... */

@@ -24,6 +24,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -147,6 +148,8 @@ static const char *yes(long v)
 }
 
 static kw_work_fn trampoline(int i);
+typedef void (*scn_timer_fn)(struct timer_list *);
+static scn_timer_fn timer_trampoline(int i);
 
 /* Each call of the kernel API, by its kernel name. */
 static const struct sim_site *scn_site(const struct scn_expr *e)
@@ -354,6 +357,24 @@ static long call(struct env *env, const struct scn_expr *e)
 		return (long)msecs_to_jiffies((unsigned int)t);
 	case API_JIFFIES:
 		return (long)jiffies;
+	case API_MOD_TIMER: {
+		unsigned long expires = (unsigned long)eval(env, a[1]);
+
+		if (R->failed)
+			return 0;
+		v = mod_timer(st_of(a[0]->obj)->ptr, expires);
+		note("mod_timer(%s, %lu) = %s", a[0]->obj->name, expires, yes(v));
+		return v;
+	}
+	case API_DEL_TIMER:
+		v = del_timer(st_of(a[0]->obj)->ptr);
+		note("del_timer(%s) = %s", a[0]->obj->name, yes(v));
+		return v;
+	case API_DEL_TIMER_SYNC:
+		note("del_timer_sync(%s) begins", a[0]->obj->name);
+		v = del_timer_sync((struct timer_list *)st_of(a[0]->obj)->ptr);
+		note("del_timer_sync(%s) = %s", a[0]->obj->name, yes(v));
+		return v;
 	}
 	/* the worker constructors */
 	if (IS_ERR((void *)v))
@@ -516,7 +537,7 @@ static void exec(struct env *env, const struct scn_stmt *st)
  * every declaration.
  */
 struct scn_work_ref {
-	const struct kthread_work *work;
+	const void *work;		/* a struct kthread_work, or a timer's struct timer_list */
 	const struct scn_obj *obj;
 };
 
@@ -528,7 +549,7 @@ static int by_work(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const char *work_name(struct kthread_work *w)
+static const char *work_name(const void *w)
 {
 	struct scn_work_ref key = { w, NULL };
 	struct scn_work_ref *found = bsearch(&key, R->works, R->nworks, sizeof(*R->works),
@@ -553,6 +574,23 @@ static void run_fn(int i, struct kthread_work *w)
 }
 
 /*
+ * A timer's callback: the timer softirq calls it (sim_run_timer_softirq()),
+ * which checks the context it leaves, as call_timer_fn() does.
+ */
+static void run_timer_fn(int i, struct timer_list *timer)
+{
+	const struct scn_obj *fn = S->fns[i];
+	struct scn_run_obj *run = st_of(fn);
+	struct env env = { NULL, NULL };
+
+	run->count++;
+	if (!run->first_start)
+		run->first_start = sim_now() + 1;
+	note("timer %s runs %s", work_name(timer), fn->name);
+	exec(&env, fn->body);
+}
+
+/*
  * SCN_MAX_FNS of them. Each index is spelt in octal digits with a leading 0
  * (00 ... 0777), so that the token pasted into the name is also, as a C
  * literal, the trampoline's place in the table.
@@ -566,6 +604,13 @@ T512
 #define T(i) scn_fn_##i,
 static const kw_work_fn trampolines[] = { T512 };
 #undef T
+/* and as many timer callbacks: a fn is one or the other (enum scn_fn_use) */
+#define T(i) static void scn_timer_fn_##i(struct timer_list *t) { run_timer_fn(i, t); }
+T512
+#undef T
+#define T(i) scn_timer_fn_##i,
+static const scn_timer_fn timer_trampolines[] = { T512 };
+#undef T
 #undef T8
 #undef T64
 #undef T512
@@ -575,6 +620,11 @@ _Static_assert(sizeof(trampolines) / sizeof(trampolines[0]) == SCN_MAX_FNS,
 static kw_work_fn trampoline(int i)
 {
 	return trampolines[i];
+}
+
+static scn_timer_fn timer_trampoline(int i)
+{
+	return timer_trampolines[i];
 }
 
 /* --- programs ------------------------------------------------------------------------------ */
@@ -689,8 +739,20 @@ static void make_objects(void)
 			init_completion(p);
 			sim_register_object(p, sizeof(struct completion), o->name);
 			break;
+		case OBJ_TIMER:
+			p = zalloc(sizeof(struct timer_list));
+			sim_register_object(p, sizeof(struct timer_list), o->name);
+			/* timer_setup(&T, fn, 0), at its declaration's line */
+			sim_timer_init(p, timer_trampoline(o->fn->index), NULL, 0, 0,
+				       sim_site_at(S->path, o->loc.line, "timer_setup"));
+			R->works[R->nworks++] = (struct scn_work_ref){ p, o };
+			break;
 		case OBJ_FN:
-			sim_register_symbol((const void *)trampoline(o->index), o->name);
+			if (o->use == FN_TIMER)
+				sim_register_symbol((const void *)timer_trampoline(o->index),
+						    o->name);
+			else
+				sim_register_symbol((const void *)trampoline(o->index), o->name);
 			break;
 		case OBJ_COUNTER:
 		case OBJ_PROGRAM:
@@ -959,6 +1021,8 @@ static long state_now(const struct scn_run *run, const struct scn_expr *e)
 
 	switch ((enum scn_pred)e->value) {
 	case PRED_TIMER_PENDING:
+		if (e->obj->kind == OBJ_TIMER)
+			return timer_pending(run->objs[e->obj->id].ptr);
 		return m->dwork_timer_pending(run->objs[e->obj->id].ptr);
 	case PRED_PENDING:
 		return m->work_pending(state_work(run, e->obj));
