@@ -176,8 +176,13 @@ static void corpus_add(struct fz *z, const struct kp *p, const uint64_t *feats, 
 		       uint64_t program)
 {
 	struct fz_corpus *c = z->c;
+	uint64_t key = fz_prog_key(p);
 	struct fz_entry *e;
 
+	/* a program the corpus has: its coverage is counted, the entry stays one */
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].key == key)
+			return;
 	if (c->n >= z->o->corpus_max) {
 		/* evict the least useful: the least weight, the oldest of equals */
 		size_t worst = 0;
@@ -203,6 +208,7 @@ static void corpus_add(struct fz *z, const struct kp *p, const uint64_t *feats, 
 	}
 	memset(e, 0, sizeof(*e));
 	e->p = *p;
+	e->key = key;
 	e->added = program;
 	e->nfeats = n < FZ_ENTRY_FEATS ? n : FZ_ENTRY_FEATS;
 	memcpy(e->feats, feats, e->nfeats * sizeof(*feats));
@@ -340,13 +346,14 @@ static void feature(struct fz *z, struct feats *fs, uint64_t h, int kind)
 			z->r->st.tuples++;
 		else if (kind == F_RF)
 			z->r->st.rf_pairs++;
-		/* new ones first: they make the entry's energy */
-		if (fs->n == FZ_ENTRY_FEATS)
-			fs->n--;
-		if (fs->nnew < fs->n)
-			fs->v[fs->n] = fs->v[fs->nnew];
-		fs->v[fs->nnew++] = h;
-		fs->n++;
+		/* new ones first: they make the entry's energy; an old one makes room */
+		if (fs->nnew < FZ_ENTRY_FEATS) {
+			if (fs->n < FZ_ENTRY_FEATS && fs->n > fs->nnew)
+				fs->v[fs->n] = fs->v[fs->nnew];
+			fs->n += fs->n < FZ_ENTRY_FEATS;
+			fs->v[fs->nnew++] = h;
+		}
+		xset_add(&fs->seen, h);
 	} else if (xset_add(&fs->seen, h) && fs->n < FZ_ENTRY_FEATS) {
 		fs->v[fs->n++] = h;
 	}

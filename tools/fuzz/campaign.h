@@ -62,6 +62,7 @@ struct sim_finding;
 
 struct fz_entry {
 	struct kp p;
+	uint64_t key;		/* fz_prog_key(&p) */
 	uint64_t feats[FZ_ENTRY_FEATS];
 	unsigned int nfeats;
 	uint64_t added;		/* the program that added it */
@@ -73,6 +74,8 @@ struct fz_corpus {
 	size_t n, cap;
 };
 void fz_corpus_free(struct fz_corpus *c);
+/* A program's name: FNV-1a 64 of its kp_save() text (equal programs, equal keys). */
+uint64_t fz_prog_key(const struct kp *p);
 
 /* Another variant the shrunk scenario was explored on. */
 struct fz_cross {

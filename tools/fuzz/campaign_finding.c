@@ -416,7 +416,7 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	struct kp cur = *p, q;
 	struct scn *fs = NULL;
 	struct xshrink_result sh = { 0 };
-	char target[512], loose[1400], strat[64], *rules, *ct, *comment = NULL, *text = NULL;
+	char target[512], loose[1400], strat[64], *rules, *ct, *comment = NULL, *text = NULL, *name;
 	size_t tlen = 0;
 	FILE *mem;
 	int jj, rc = 0;
@@ -504,7 +504,7 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		add_cross(nf, text, m, loose, o, &ps.quiet);
 	rules = rules_text(nf->rules);
 	ct = cross_text(nf);
-	nf->file = file_name(r->nf, f);
+	name = file_name(r->nf, f);
 	mem = open_memstream(&comment, &tlen);
 	if (!mem)
 		abort();
@@ -523,9 +523,11 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		"schedule as found (xshrink would cut statements the contract needs)");
 	if (nf->depth >= 0)
 		fprintf(mem, ", bug depth %d", nf->depth);
-	fprintf(mem, "\n   replay: kwsim replay %s\n", nf->file);
-	fprintf(mem, "   campaign: kwsim fuzz --kernel %s --seed %llu --runs %llu --schedules %u%s\n",
-		m->name, (unsigned long long)o->seed, (unsigned long long)i + 1, o->schedules,
+	fprintf(mem, "\n   replay: kwsim replay %s\n", name);
+	fprintf(mem, "   campaign: kwsim fuzz --kernel %s --seed %llu --runs %llu --schedules %u "
+		"--max-steps %llu --cpus %u --corpus-max %zu%s\n", m->name,
+		(unsigned long long)o->seed, (unsigned long long)i + 1, o->schedules,
+		(unsigned long long)o->max_steps, o->max_cpus, o->corpus_max,
 		o->misuse ? " --misuse" : "");
 	if (o->njobs > 1)
 		fprintf(mem, "   (job %u of --jobs %u)\n", o->job, o->njobs);
@@ -546,10 +548,14 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	}
 	if (!replays(nf->text, m, id, ps.quiet.f))
 		fprintf(err, "kwsim fuzz: warning: %s does not replay\n", nf->file);
-	if (o->out_dir)
+	if (o->out_dir) {
+		nf->file = name;
+		name = NULL;
 		rc = write_file(o, nf, err);
+	}
 	if (o->on_finding)
 		o->on_finding(o->on_finding_arg, nf);
+	free(name);
 	free(rules);
 	free(ct);
 	free(comment);

@@ -62,7 +62,7 @@ static void print_section(FILE *out, const struct fz_result *r, bool misuse, con
 		fputc('\n', out);
 		if (f->file)
 			fprintf(out, "      file: %s%s%s\n", dir ? dir : "", dir ? "/" : "", f->file);
-		else
+		else if (dir)
 			fprintf(out, "      file: none (it did not show again)\n");
 		if (f->ncross) {
 			fprintf(out, "      variants: %s yes", r->kernel);
@@ -251,15 +251,16 @@ int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 				abort();
 		}
 		memset(&c->e[c->n], 0, sizeof(c->e[0]));
+		c->e[c->n].key = fz_prog_key(&p);
 		c->e[c->n++].p = p;
 	}
 	free_names(names, n);
 	return rc;
 }
 
-static char *entry_name(const struct kp *p)
+uint64_t fz_prog_key(const struct kp *p)
 {
-	char *text = NULL, buf[64];
+	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -271,7 +272,14 @@ static char *entry_name(const struct kp *p)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
 	free(text);
-	snprintf(buf, sizeof(buf), "prog-%016" PRIx64 ".kwp", h);
+	return h;
+}
+
+static char *entry_name(const struct kp *p)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "prog-%016" PRIx64 ".kwp", fz_prog_key(p));
 	return fz_strdup(buf);
 }
 
