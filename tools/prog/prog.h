@@ -203,6 +203,9 @@ enum kp_rule {
 	KP_RULE_LEGACY_DESTROY,		/* a kthread_init_worker() worker is stopped, not destroyed */
 	KP_RULE_LEAK,			/* every worker is destroyed (or stopped) */
 	KP_RULE_TIMER_TEARDOWN,		/* a timer is stopped before what its callback uses goes */
+	KP_RULE_QUEUE_CYCLE,		/* no works (or timers) whose functions queue each other */
+	KP_RULE_LOCKING,		/* locks nest in one order, irq-safe where irqs take them */
+	KP_RULE_WAIT,			/* every wait ends: completions completed, bounded sleeps */
 	KP_RULE__COUNT
 };
 
@@ -221,10 +224,23 @@ uint64_t kp_stmt_breaks(const struct kp *p, struct kp_where w, unsigned int pos,
 			const struct kp_stmt *s);
 /* The rules p breaks, a bit per rule (0: p respects the contract). */
 uint64_t kp_contract(const struct kp *p);
+/*
+ * The order the teardown quiesces works and timers in: each after every
+ * work or timer whose function can queue or arm it (a work queueing
+ * itself is no obstacle: cancel_sync blocks its requeue). Fills order
+ * (KP_IN_WORK or KP_IN_TIMER, at most KP_MAX_WORKS + KP_MAX_TIMERS) and
+ * returns how many, or -1 when they queue each other in a cycle
+ * (KP_RULE_QUEUE_CYCLE: no order quiesces them).
+ */
+int kp_quiesce_order(const struct kp *p, struct kp_where *order);
 
 /* --- kthread_worker invariants (invariants.c; sources in CONTRACT.md) --------------------- */
 
 /*
+ * Names as kp_print writes them (the invariants use them too): worker i is
+ * W<i>, work i is A<i> if plain and D<i> if delayed (i its index in
+ * p->work, whatever its kind), timer i T<i>.
+ *
  * Write the always/never clauses of the kthread_worker invariants for p's
  * works and workers (e.g. `never (queued(A) /\ delayed(A))`: a work is on
  * at most one list), each after a comment naming the invariant.
