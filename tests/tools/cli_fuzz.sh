@@ -43,7 +43,7 @@ expect() {
 
 # The v4.9 campaign every check below builds on: its run count is where this
 # seed reliably finds an implementation finding (measured; see README).
-V49="fuzz --kernel v4.9 --seed 1 --runs ${KWSIM_FUZZ_RUNS:-300} --schedules 6 --cross-runs 50"
+V49="fuzz --kernel v4.9 --seed 1 --runs ${KWSIM_FUZZ_RUNS:-100} --schedules 6 --cross-runs 50"
 
 # --- a bounded v4.9 campaign finds, shrinks and writes an implementation finding -------------
 expect 1 "" $V49 --out "$tmp/found"
