@@ -551,7 +551,7 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		nf->text = full;
 	}
 	if (!replays(nf->text, m, id, ps.quiet.f))
-		fprintf(err, "kwsim fuzz: warning: %s does not replay\n", nf->file);
+		fprintf(err, "kwsim fuzz: warning: the file of %s does not replay\n", id);
 	if (o->out_dir) {
 		nf->file = name;
 		name = NULL;
