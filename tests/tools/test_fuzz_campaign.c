@@ -63,6 +63,13 @@ START_TEST(identity)
 	ck_assert_str_ne(a, fz_identity(&w3, b, sizeof(b)));
 	ck_assert_str_ne(a, fz_identity(&t, b, sizeof(b)));
 	ck_assert_ptr_nonnull(strstr(b, "thread"));
+	/* a finding at an API call of the program: the call, not its line */
+	struct sim_finding s1 = finding(SIM_F_MIGHT_SLEEP, "kthread_stop", 24, "hardirq", "BUG", "");
+	struct sim_finding s2 = finding(SIM_F_MIGHT_SLEEP, "kthread_stop", 26, "hardirq", "BUG", "");
+
+	s1.site.file = s2.site.file = "fuzz.kws";
+	ck_assert_str_eq(fz_identity(&s1, a, sizeof(a)), fz_identity(&s2, b, sizeof(b)));
+	ck_assert_str_eq(a, "might_sleep kthread_stop hardirq");
 	/* an invariant: its clause without object numbers, never its line */
 	ck_assert_str_eq(fz_identity(&i1, a, sizeof(a)), fz_identity(&i2, b, sizeof(b)));
 	ck_assert_str_eq(a, "invariant never (queued(A) /\\ delayed(A)) softirq");

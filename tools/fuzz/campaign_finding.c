@@ -67,6 +67,14 @@ static void clause(const char *msg, char *buf, size_t len)
 	buf[o] = '\0';
 }
 
+/* A site in the program (an API call's line in fuzz.kws), not in the kernel: its line moves. */
+static bool in_scenario(const struct sim_site *site)
+{
+	size_t n = site->file ? strlen(site->file) : 0;
+
+	return n >= 4 && !strcmp(site->file + n - 4, ".kws");
+}
+
 static const char *identity(const struct sim_finding *f, char *buf, size_t len, bool line)
 {
 	const char *kind = sim_finding_kind_name(f->kind);
@@ -76,7 +84,7 @@ static const char *identity(const struct sim_finding *f, char *buf, size_t len, 
 
 		clause(f->msg, c, sizeof(c));
 		snprintf(buf, len, "%s %s %s", kind, c, ctx_kind(f->context));
-	} else if (f->site.func && line) {
+	} else if (f->site.func && line && !in_scenario(&f->site)) {
 		snprintf(buf, len, "%s %s:%d %s", kind, f->site.func, f->site.line,
 			 ctx_kind(f->context));
 	} else {
