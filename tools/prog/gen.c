@@ -7,20 +7,23 @@
  * before a statement goes in, kp_stmt_breaks() says which rules it breaks,
  * and the draw is made again (a bounded number of times) unless --misuse
  * lets it through at some rate; a mutation is checked whole with
- * kp_contract(). The rules below are the generator's own, kept in every
- * mode, so that a run ends soon and a finding is about the kernel code:
+ * kp_contract(). Some draws are shaped so that it can say yes: a
+ * re-initialisation mostly comes with the cancel before it, a wait with a
+ * complete() added where the contract counts one (pair_wait), lock
+ * variants as its "locking" rule wants (kp_normalize, locks_fix).
+ *
+ * The generator's own rules, in every mode, so that a run ends soon and a
+ * finding is about the kernel code:
  *  - nothing makes a work or a timer pending in a cycle (work A queues B,
  *    B queues A; a timer re-arming itself), except a work requeueing
  *    itself, which the printer bounds (print.c): runs stay short, and the
  *    teardown can cancel in an order where nothing comes back;
- *  - a wait_for_completion(C) in a thread has a complete(C) in an irq or
- *    an earlier thread for it (kp_normalize drops the others): no thread
- *    waits for ever by construction;
+ *  - no more waits for a completion than the contexts that wait for
+ *    nothing complete it (kp_normalize drops the rest): no thread waits
+ *    for ever by construction;
  *  - work functions do not wait for each other in a cycle through their
  *    workers (unless --misuse: that is a deadlock of the caller's making);
- *  - lock sections are nested in index order, with the irq- or bh-safe
- *    variant wherever an irq or a timer callback takes the same lock
- *    (kp_normalize): a lock is never the deadlock.
+ *  - lock sections are nested in index order (kp_normalize).
  */
 #include "prog/prog.h"
 
@@ -152,56 +155,20 @@ static unsigned int operand_count(const struct kp *p, enum operand o)
 	return 1;
 }
 
-/* The work a statement makes pending (queue, queue_delayed, mod), or -1. */
-static int stmt_pends_work(const struct kp_stmt *s)
-{
-	if (s->op == KP_QUEUE_WORK || s->op == KP_QUEUE_DELAYED_WORK || s->op == KP_MOD_DELAYED_WORK)
-		return s->b;
-	return -1;
-}
-
 /*
- * Pending edges between works (0 .. nworks-1) and timers (KP_MAX_WORKS +
- * t): a body that queues a work or arms a timer can make it pending again.
- * A cycle other than a work's own requeue is refused (the header comment).
+ * Works and timers that make each other pending in a cycle (contract.c's
+ * queue graph: kp_quiesce_order finds no order), or a timer that re-arms
+ * itself (the graph leaves self-edges out: a work's own requeue is fine).
  */
-#define NODES (KP_MAX_WORKS + KP_MAX_TIMERS)
-
-static void pend_edges(const struct kp *p, bool edge[NODES][NODES])
-{
-	memset(edge, 0, sizeof(bool) * NODES * NODES);
-	for (unsigned int i = 0; i < p->nworks + p->ntimers; i++) {
-		unsigned int from = i < p->nworks ? i : KP_MAX_WORKS + (i - p->nworks);
-		const struct kp_body *b = i < p->nworks ? &p->work[i].fn
-							: &p->timer[i - p->nworks].fn;
-
-		for (unsigned int k = 0; k < b->n; k++) {
-			int w = stmt_pends_work(&b->s[k]);
-
-			if (w >= 0 && (unsigned int)w < p->nworks)
-				edge[from][w] = true;
-			else if (b->s[k].op == KP_MOD_TIMER && b->s[k].a < p->ntimers)
-				edge[from][KP_MAX_WORKS + b->s[k].a] = true;
-		}
-	}
-}
-
 static bool pend_cyclic(const struct kp *p)
 {
-	bool edge[NODES][NODES];
-	/* Warshall's closure over 8 nodes */
-	pend_edges(p, edge);
-	for (unsigned int i = 0; i < KP_MAX_WORKS; i++)
-		edge[i][i] = false;	/* a work's own requeue is allowed */
-	for (unsigned int k = 0; k < NODES; k++)
-		for (unsigned int i = 0; i < NODES; i++)
-			if (edge[i][k])
-				for (unsigned int j = 0; j < NODES; j++)
-					edge[i][j] |= edge[k][j];
-	for (unsigned int i = 0; i < NODES; i++)
-		if (edge[i][i])
-			return true;
-	return false;
+	struct kp_where order[KP_MAX_WORKS + KP_MAX_TIMERS];
+
+	for (unsigned int t = 0; t < p->ntimers; t++)
+		for (unsigned int k = 0; k < p->timer[t].fn.n; k++)
+			if (p->timer[t].fn.s[k].op == KP_MOD_TIMER && p->timer[t].fn.s[k].a == t)
+				return true;
+	return kp_quiesce_order(p, order) < 0;
 }
 
 /* --- drawing ---------------------------------------------------------------------------------- */
@@ -400,6 +367,14 @@ static bool draw_stmt(const struct kp *p, struct rng *r, const struct kp_gen_opt
 				 ? -1 : pick_work(p, r, false);
 
 		s->b = (uint8_t)(wk >= 0 ? (unsigned int)wk : rng_below(r, p->nworks));
+		/*
+		 * A flush of a delayed work whose timer is armed sleeps for
+		 * ever (a real bug, CONTRACT.md): kept, but 2 in 3 such draws
+		 * go to a plain work, or it is most of what a campaign finds.
+		 */
+		if (op == KP_FLUSH_WORK && p->work[s->b].delayed && have_work(p, false) &&
+		    rng_below(r, 3))
+			s->b = (uint8_t)pick_work(p, r, false);
 		break;
 	}
 	case KP_CANCEL_DELAYED_WORK_SYNC:
@@ -526,21 +501,19 @@ static bool stmt_fix(const struct kp *p, struct kp_stmt *s)
 }
 
 /*
- * Lock sections: nested in index order (an inner lock of a lower index
- * than an outer one, or one already held, is dropped with its unlock), an
- * unlock closes the innermost section (others are dropped), what is left
- * open is closed at the end. The variant: where an irq takes the lock,
- * everyone else disables irqs; where a timer callback does, everyone else
- * disables bh; a hard irq takes it plain (spin_lock_irq's unlock would
- * enable irqs there), and a nested section never uses _irq (its unlock
- * would enable irqs under the outer one).
+ * Lock sections, as contract.c's "locking" rule wants them. First their
+ * shape (locks_shape): nested in index order (an inner lock of a lower
+ * index than an outer one, or one already held, is dropped with its
+ * unlock), an unlock closes the innermost section (others are dropped),
+ * what is left open is closed at the end. Then their variant (locks_mode):
+ * in an irq or a timer callback, or nested, only spin_lock or
+ * spin_lock_irqsave (the forms that restore what they found); a lock an
+ * irq takes (or one nested inside such a lock) is taken with irqs off
+ * everywhere, one a timer callback takes with bh off at least.
  */
-static void locks_fix(struct kp *p, struct kp_where w, const bool in_irq[], const bool in_timer[])
+static void locks_shape(struct kp_body *b)
 {
-	struct kp_body *b = body_at(p, w);
-	bool irq = w.kind == KP_IN_CTX && p->ctx[w.index].kind == KP_IRQ;
-	bool timer = w.kind == KP_IN_TIMER;
-	uint8_t stack[KP_MAX_STMTS], how[KP_MAX_STMTS];
+	uint8_t stack[KP_MAX_STMTS];
 	unsigned int depth = 0;
 
 	for (unsigned int i = 0; i < b->n;) {
@@ -555,24 +528,13 @@ static void locks_fix(struct kp *p, struct kp_where w, const bool in_irq[], cons
 				body_delete(b, i);
 				continue;
 			}
-			if (irq)
-				s->b = s->b == KP_LOCK_IRQSAVE ? KP_LOCK_IRQSAVE : KP_LOCK_PLAIN;
-			else if (in_irq[s->a] && !timer)
-				s->b = s->b == KP_LOCK_IRQ ? KP_LOCK_IRQ : KP_LOCK_IRQSAVE;
-			else if (in_irq[s->a])
-				s->b = KP_LOCK_IRQSAVE;
-			else if (in_timer[s->a] && !timer && s->b == KP_LOCK_PLAIN)
-				s->b = KP_LOCK_BH;
-			if (s->b == KP_LOCK_IRQ && (depth || timer))
-				s->b = KP_LOCK_IRQSAVE;
-			stack[depth] = s->a;
-			how[depth++] = s->b;
+			stack[depth++] = s->a;
 		} else if (s->op == KP_UNLOCK) {
 			if (!depth || stack[depth - 1] != s->a) {
 				body_delete(b, i);
 				continue;
 			}
-			s->b = how[--depth];
+			depth--;
 		}
 		i++;
 	}
@@ -587,51 +549,169 @@ static void locks_fix(struct kp *p, struct kp_where w, const bool in_irq[], cons
 	}
 	while (depth) {
 		depth--;
-		b->s[b->n++] = (struct kp_stmt){ .op = KP_UNLOCK, .a = stack[depth], .b = how[depth] };
+		b->s[b->n++] = (struct kp_stmt){ .op = KP_UNLOCK, .a = stack[depth] };
+	}
+}
+
+static void locks_mode(struct kp_body *b, bool hard, bool soft, const bool need_irq[],
+		       const bool need_bh[])
+{
+	uint8_t how[KP_MAX_STMTS];
+	bool irqs_off[KP_MAX_STMTS + 1] = { hard }, bh_off[KP_MAX_STMTS + 1] = { hard || soft };
+	unsigned int depth = 0;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct kp_stmt *s = &b->s[i];
+
+		if (s->op == KP_LOCK) {
+			if ((hard || soft || depth) && s->b != KP_LOCK_PLAIN && s->b != KP_LOCK_IRQSAVE)
+				s->b = KP_LOCK_IRQSAVE;
+			if (need_irq[s->a] && !irqs_off[depth] && s->b != KP_LOCK_IRQ &&
+			    s->b != KP_LOCK_IRQSAVE)
+				s->b = depth || soft ? KP_LOCK_IRQSAVE : KP_LOCK_IRQ;
+			if (need_bh[s->a] && !bh_off[depth] && s->b == KP_LOCK_PLAIN)
+				s->b = depth || soft ? KP_LOCK_IRQSAVE : KP_LOCK_BH;
+			how[depth] = s->b;
+			irqs_off[depth + 1] = irqs_off[depth] || s->b == KP_LOCK_IRQ ||
+					      s->b == KP_LOCK_IRQSAVE;
+			bh_off[depth + 1] = bh_off[depth] || irqs_off[depth + 1] || s->b == KP_LOCK_BH;
+			depth++;
+		} else if (s->op == KP_UNLOCK && depth) {
+			s->b = how[--depth];
+		}
+	}
+}
+
+static void locks_fix(struct kp *p)
+{
+	bool need_irq[KP_MAX_LOCKS] = { false }, need_bh[KP_MAX_LOCKS] = { false };
+	bool nest[KP_MAX_LOCKS][KP_MAX_LOCKS] = { { false } };
+
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		struct kp_where w = where_nth(p, i);
+		struct kp_body *b = body_at(p, w);
+		bool hard = w.kind == KP_IN_CTX && p->ctx[w.index].kind == KP_IRQ;
+		bool soft = w.kind == KP_IN_TIMER;
+		uint8_t stack[KP_MAX_STMTS];
+		unsigned int depth = 0;
+
+		locks_shape(b);
+		for (unsigned int k = 0; k < b->n; k++)
+			if (b->s[k].op == KP_LOCK) {
+				for (unsigned int d = 0; d < depth; d++)
+					nest[stack[d]][b->s[k].a] = true;
+				stack[depth++] = b->s[k].a;
+				need_irq[b->s[k].a] |= hard;
+				need_bh[b->s[k].a] |= hard || soft;
+			} else if (b->s[k].op == KP_UNLOCK) {
+				depth--;
+			}
+	}
+	/* nested in index order: one pass carries what the outer lock needs inward */
+	for (unsigned int i = 0; i < KP_MAX_LOCKS; i++)
+		for (unsigned int j = i + 1; j < KP_MAX_LOCKS; j++)
+			if (nest[i][j]) {
+				need_irq[j] |= need_irq[i];
+				need_bh[j] |= need_bh[i];
+			}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		struct kp_where w = where_nth(p, i);
+
+		locks_mode(body_at(p, w), w.kind == KP_IN_CTX && p->ctx[w.index].kind == KP_IRQ,
+			   w.kind == KP_IN_TIMER, need_irq, need_bh);
 	}
 }
 
 /*
- * A wait in thread j keeps its place only when the irqs and the threads
- * before j complete that completion more often than the waits before it
- * take: then it is always completed. Waits anywhere else go, except under
- * --misuse, which kp_normalize cannot see: there normalize keeps them
- * when they are out of threads (a misuse the run shows).
+ * Waits as contract.c's "wait" rule wants them: a wait_for_completion(C)
+ * only in a thread, and no more of them than the complete(C)s of the
+ * contexts that wait for nothing themselves (they always get to them).
+ * The excess waits go, last first; a context that loses its last wait
+ * then counts as a completer too.
  */
 static void waits_fix(struct kp *p)
 {
-	unsigned int given[KP_MAX_COMPLETIONS] = { 0 };
+	for (;;) {
+		unsigned int given[KP_MAX_COMPLETIONS] = { 0 }, taken[KP_MAX_COMPLETIONS] = { 0 };
+		int drop_ctx = -1, drop_at = -1;
 
-	for (unsigned int c = 0; c < p->nctx; c++)
-		if (p->ctx[c].kind == KP_IRQ)
-			for (unsigned int i = 0; i < p->ctx[c].body.n; i++)
-				if (p->ctx[c].body.s[i].op == KP_COMPLETE)
-					given[p->ctx[c].body.s[i].a]++;
-	for (unsigned int c = 0; c < p->nctx; c++) {
-		struct kp_body *b = &p->ctx[c].body;
+		for (unsigned int c = 0; c < p->nctx; c++) {
+			const struct kp_body *b = &p->ctx[c].body;
+			bool waits = false;
 
-		if (p->ctx[c].kind != KP_THREAD)
-			continue;
-		for (unsigned int i = 0; i < b->n;) {
-			if (b->s[i].op == KP_WAIT) {
-				if (!given[b->s[i].a]) {
-					body_delete(b, i);
-					continue;
+			for (unsigned int i = 0; i < b->n; i++)
+				if (b->s[i].op == KP_WAIT) {
+					waits = true;
+					taken[b->s[i].a]++;
 				}
-				given[b->s[i].a]--;
-			}
-			i++;
+			for (unsigned int i = 0; i < b->n && !waits; i++)
+				if (b->s[i].op == KP_COMPLETE)
+					given[b->s[i].a]++;
 		}
-		for (unsigned int i = 0; i < b->n; i++)
-			if (b->s[i].op == KP_COMPLETE)
-				given[b->s[i].a]++;
+		for (unsigned int c = 0; c < p->nctx; c++) {
+			const struct kp_body *b = &p->ctx[c].body;
+
+			for (unsigned int i = 0; i < b->n; i++)
+				if (b->s[i].op == KP_WAIT &&
+				    (p->ctx[c].kind != KP_THREAD || taken[b->s[i].a] > given[b->s[i].a]))
+					drop_ctx = (int)c, drop_at = (int)i;
+		}
+		if (drop_ctx < 0)
+			return;
+		body_delete(&p->ctx[drop_ctx].body, (unsigned int)drop_at);
 	}
+}
+
+/*
+ * p again, field by field, into zeroed memory: padding and unused slots
+ * zero, so that equal normal programs are equal bytes (callers memcmp
+ * them: a corpus, a shrinker's "did it change").
+ */
+static void canonical(struct kp *p)
+{
+	struct kp c;
+	struct kp_body *from[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+	struct kp_body *to[KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS];
+
+	memset(&c, 0, sizeof(c));
+	c.cpus = p->cpus, c.hz = p->hz;
+	c.nworkers = p->nworkers, c.nworks = p->nworks, c.ntimers = p->ntimers;
+	c.nctx = p->nctx, c.nlocks = p->nlocks, c.ncompletions = p->ncompletions;
+	c.ncounters = p->ncounters;
+	c.suspend = p->suspend, c.suspend_at_us = p->suspend_at_us;
+	c.resume_at_us = p->resume_at_us, c.teardown = p->teardown;
+	for (unsigned int i = 0; i < p->nworkers; i++) {
+		c.worker[i].freezable = p->worker[i].freezable;
+		c.worker[i].legacy = p->worker[i].legacy;
+		c.worker[i].cpu = p->worker[i].cpu;
+	}
+	for (unsigned int i = 0; i < p->nworks; i++) {
+		c.work[i].delayed = p->work[i].delayed;
+		c.work[i].worker = p->work[i].worker;
+	}
+	for (unsigned int i = 0; i < p->nctx; i++) {
+		c.ctx[i].kind = p->ctx[i].kind;
+		c.ctx[i].cpu = p->ctx[i].cpu;
+		c.ctx[i].at_us = p->ctx[i].at_us;
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		from[i] = body_at(p, where_nth(p, i));
+		to[i] = body_at(&c, where_nth(p, i));
+	}
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		to[i]->n = from[i]->n;
+		for (unsigned int k = 0; k < from[i]->n; k++) {
+			to[i]->s[k].op = from[i]->s[k].op;
+			to[i]->s[k].a = from[i]->s[k].a;
+			to[i]->s[k].b = from[i]->s[k].b;
+			to[i]->s[k].arg = from[i]->s[k].arg;
+		}
+	}
+	memcpy(p, &c, sizeof(c));
 }
 
 void kp_normalize(struct kp *p)
 {
-	bool in_irq[KP_MAX_LOCKS] = { false }, in_timer[KP_MAX_LOCKS] = { false };
-
 	if (p->cpus < 1)
 		p->cpus = 1;
 	if (p->cpus > 4)
@@ -721,18 +801,9 @@ void kp_normalize(struct kp *p)
 		for (unsigned int k = b->n; k < KP_MAX_STMTS; k++)
 			memset(&b->s[k], 0, sizeof(b->s[k]));
 	}
-	for (unsigned int i = 0; i < p->nctx; i++)
-		if (p->ctx[i].kind == KP_IRQ)
-			for (unsigned int k = 0; k < p->ctx[i].body.n; k++)
-				if (p->ctx[i].body.s[k].op == KP_LOCK)
-					in_irq[p->ctx[i].body.s[k].a] = true;
-	for (unsigned int i = 0; i < p->ntimers; i++)
-		for (unsigned int k = 0; k < p->timer[i].fn.n; k++)
-			if (p->timer[i].fn.s[k].op == KP_LOCK)
-				in_timer[p->timer[i].fn.s[k].a] = true;
-	for (unsigned int i = 0; i < nwhere(p); i++)
-		locks_fix(p, where_nth(p, i), in_irq, in_timer);
+	locks_fix(p);
 	waits_fix(p);
+	canonical(p);
 }
 
 /* --- generate -------------------------------------------------------------------------------- */
@@ -788,51 +859,44 @@ static bool gen_ok(const struct kp *p, const struct kp_gen_opts *o)
 	return !pend_cyclic(p) && (o->misuse || !waits_cyclic(p));
 }
 
-static unsigned int count_op(const struct kp *p, enum kp_op op)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < nwhere(p); i++) {
-		const struct kp_body *b = body_at((struct kp *)p, where_nth(p, i));
-
-		for (unsigned int k = 0; k < b->n; k++)
-			n += b->s[k].op == op;
-	}
-	return n;
-}
-
 /*
- * A wait just inserted in a thread: when nothing would complete it (it
- * would not survive kp_normalize), give an irq or an earlier thread a
- * complete() for it at the end of its body. False when none can take one.
+ * A wait about to go into the thread at w: when the contexts that wait for
+ * nothing do not complete c often enough for every wait on it (waits_fix,
+ * contract.c's "wait"), give one of them a complete(c) at the end of its
+ * body. False when none can take one.
  */
-static bool pair_wait(struct kp *p, struct rng *r, const struct kp_gen_opts *o,
-		      struct kp_where w, uint8_t c)
+static bool pair_wait(struct kp *p, struct rng *r, struct kp_where w, uint8_t c)
 {
-	struct kp trial = *p;
-	unsigned int waits = count_op(p, KP_WAIT), cand[KP_MAX_CTX], n = 0;
+	unsigned int given = 0, taken = 1, cand[KP_MAX_CTX], n = 0;
 
-	kp_normalize(&trial);
-	if (count_op(&trial, KP_WAIT) == waits || o->misuse)
+	for (unsigned int i = 0; i < p->nctx; i++) {
+		const struct kp_body *b = &p->ctx[i].body;
+		unsigned int mine = 0;
+		bool waits = i == w.index;
+
+		for (unsigned int k = 0; k < b->n; k++) {
+			waits |= b->s[k].op == KP_WAIT;
+			taken += b->s[k].op == KP_WAIT && b->s[k].a == c;
+			mine += b->s[k].op == KP_COMPLETE && b->s[k].a == c;
+		}
+		if (!waits) {
+			given += mine;
+			if (b->n < KP_MAX_STMTS)
+				cand[n++] = i;
+		}
+	}
+	if (given >= taken)
 		return true;
-	for (unsigned int i = 0; i < p->nctx; i++)
-		if ((p->ctx[i].kind == KP_IRQ || i < w.index) && p->ctx[i].body.n < KP_MAX_STMTS)
-			cand[n++] = i;
 	while (n) {
 		unsigned int k = rng_below(r, n), i = cand[k];
 		struct kp_stmt done = { .op = KP_COMPLETE, .a = c };
-		struct kp_where at = { KP_IN_CTX, i };
 
 		cand[k] = cand[--n];
-		if (kp_stmt_breaks(p, at, p->ctx[i].body.n, &done))
+		if (given + 1 < taken ||
+		    kp_stmt_breaks(p, (struct kp_where){ KP_IN_CTX, i }, p->ctx[i].body.n, &done))
 			continue;
-		trial = *p;
-		body_insert(&trial.ctx[i].body, trial.ctx[i].body.n, &done);
-		kp_normalize(&trial);
-		if (count_op(&trial, KP_WAIT) == waits) {
-			body_insert(&p->ctx[i].body, p->ctx[i].body.n, &done);
-			return true;
-		}
+		body_insert(&p->ctx[i].body, p->ctx[i].body.n, &done);
+		return true;
 	}
 	return false;
 }
@@ -840,41 +904,54 @@ static bool pair_wait(struct kp *p, struct rng *r, const struct kp_gen_opts *o,
 /*
  * Draw a statement for position pos of the body at w and insert it, asking
  * the contract (unless --misuse lets a breaking one through, at a rate).
- * A lock goes in with its unlock right after it; the caller's next
- * statements go between them. Returns true when one went in.
+ * A lock goes in with its unlock right after it, the caller's next
+ * statements go between them; a re-initialisation mostly with the cancel
+ * that makes it safe before it. Returns how many statements went in
+ * before pos's next (0: none went in).
  */
-static bool insert_drawn(struct kp *p, struct rng *r, const struct kp_gen_opts *o,
+static unsigned int insert_drawn(struct kp *p, struct rng *r, const struct kp_gen_opts *o,
 			 struct kp_where w, unsigned int pos)
 {
 	struct kp_body *b = body_at(p, w);
 
 	for (int t = 0; t < TRIES; t++) {
-		struct kp_stmt s;
+		struct kp_stmt s, pre;
 		struct kp trial;
 		uint64_t broken;
+		unsigned int at = pos;
 
 		if (b->n >= KP_MAX_STMTS || !draw_stmt(p, r, o, w, pos, &s))
-			return false;
-		if (s.op == KP_LOCK && b->n + 2 > KP_MAX_STMTS)
-			continue;
-		broken = kp_stmt_breaks(p, w, pos, &s);
-		if (broken && !(o->misuse && !rng_below(r, MISUSE_RATE)))
+			return 0;
+		if ((s.op == KP_LOCK || s.op == KP_INIT_WORK || s.op == KP_INIT_DELAYED_WORK) &&
+		    b->n + 2 > KP_MAX_STMTS)
 			continue;
 		trial = *p;
-		body_insert(body_at(&trial, w), pos, &s);
+		if (s.op == KP_WAIT && !o->misuse && !pair_wait(&trial, r, w, s.a))
+			continue;
+		/* re-initialise only what this thread has just cancelled (contract.c) */
+		if ((s.op == KP_INIT_WORK || s.op == KP_INIT_DELAYED_WORK) && rng_below(r, 4)) {
+			pre = (struct kp_stmt){ .op = p->work[s.b].delayed ? KP_CANCEL_DELAYED_WORK_SYNC
+									 : KP_CANCEL_WORK_SYNC,
+						.b = s.b };
+			if (kp_stmt_breaks(&trial, w, pos, &pre) && !o->misuse)
+				continue;
+			body_insert(body_at(&trial, w), at++, &pre);
+		}
+		broken = kp_stmt_breaks(&trial, w, at, &s);
+		if (broken && !(o->misuse && !rng_below(r, MISUSE_RATE)))
+			continue;
+		body_insert(body_at(&trial, w), at, &s);
 		if (s.op == KP_LOCK) {
 			struct kp_stmt u = { .op = KP_UNLOCK, .a = s.a, .b = s.b };
 
-			body_insert(body_at(&trial, w), pos + 1, &u);
+			body_insert(body_at(&trial, w), at + 1, &u);
 		}
-		if (s.op == KP_WAIT && !pair_wait(&trial, r, o, w, s.a))
-			continue;
 		if (!gen_ok(&trial, o))
 			continue;
 		*p = trial;
-		return true;
+		return at - pos + 1;
 	}
-	return false;
+	return 0;
 }
 
 /* Fill the body at w with up to n statements, lock sections a few statements long. */
@@ -890,14 +967,11 @@ static void fill_body(struct kp *p, struct rng *r, const struct kp_gen_opts *o, 
 			pos++;		/* past the unlock: the section closes */
 			inside--;
 		}
-		if (!insert_drawn(p, r, o, w, pos))
-			continue;
-		if (b->s[pos].op == KP_LOCK) {
+		unsigned int k = insert_drawn(p, r, o, w, pos);
+
+		if (k && b->s[pos].op == KP_LOCK)
 			inside++;
-			pos++;
-		} else {
-			pos++;
-		}
+		pos += k;
 	}
 }
 
@@ -1276,7 +1350,7 @@ const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 		kp_normalize(&trial);
 		if (!gen_ok(&trial, o) || (!o->misuse && kp_contract(&trial)))
 			continue;
-		*p = trial;
+		memcpy(p, &trial, sizeof(trial));	/* its padding too (kp_normalize) */
 		return what;
 	}
 	return "none";
@@ -1371,10 +1445,9 @@ static int load_line(struct loader *l)
 	n = strlen(l->line);
 	if (n == sizeof(l->line) - 1 && l->line[n - 1] != '\n')
 		return load_fail(l, "line too long");
+	/* (a NUL byte ends the string early: the line has no newline then) */
 	if (!n || l->line[n - 1] != '\n')
-		return load_fail(l, "unexpected end of file");
-	if (strlen(l->line) != n)
-		return load_fail(l, "a NUL byte");
+		return load_fail(l, feof(l->in) ? "unexpected end of file" : "a NUL byte");
 	l->line[n - 1] = '\0';
 	l->pos = l->line;
 	return 0;
@@ -1437,12 +1510,16 @@ int kp_load(FILE *in, struct kp *p, char *err, size_t len)
 	long v;
 
 	memset(p, 0, sizeof(*p));
+	if (len)
+		err[0] = '\0';
 	if (load_line(&l))
 		return -1;
 	if (strcmp(l.line, "kwsim-prog 1"))
 		return load_fail(&l, "not a kwsim program (expected \"kwsim-prog 1\")");
-	if (load_line(&l) || !expect_word(&l, "machine"))
-		return l.err[0] ? -1 : load_fail(&l, "expected \"machine CPUS HZ\"");
+	if (load_line(&l))
+		return -1;
+	if (!expect_word(&l, "machine"))
+		return load_fail(&l, "expected \"machine CPUS HZ\"");
 	NUM(1, 4, p->cpus, "cpus");
 	NUM(1, 10000, p->hz, "hz");
 	if (p->hz != 100 && p->hz != 250 && p->hz != 1000)

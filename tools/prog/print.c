@@ -78,6 +78,13 @@ static void print_call(struct printer *pr, const struct kp_stmt *s)
 		fprintf(out, "kthread_destroy_worker(W%u);", s->a);
 		break;
 	case KP_STOP:
+		/*
+		 * W->task of a legacy worker is what its thread sets when it
+		 * first runs (kthread_worker_fn); the flush waits for that, so
+		 * the stop never reads it unset (a scenario error).
+		 */
+		if (pr->p->worker[s->a].legacy)
+			fprintf(out, "kthread_flush_worker(W%u); ", s->a);
 		fprintf(out, "kthread_stop(W%u->task);", s->a);
 		break;
 	case KP_INIT_WORK:
@@ -200,57 +207,20 @@ static uint64_t longest_wait_ms(const struct kp *p)
 	return ms;
 }
 
-/* Works and timers in an order where each comes after everything that can make it pending. */
-static unsigned int teardown_order(const struct kp *p, unsigned int order[])
-{
-	unsigned int n = p->nworks + p->ntimers, k = 0;
-	bool edge[KP_MAX_WORKS + KP_MAX_TIMERS][KP_MAX_WORKS + KP_MAX_TIMERS] = { { false } };
-	bool done[KP_MAX_WORKS + KP_MAX_TIMERS] = { false };
-
-	/* node i: work i, or timer i - nworks */
-	for (unsigned int i = 0; i < n; i++) {
-		const struct kp_body *b = i < p->nworks ? &p->work[i].fn : &p->timer[i - p->nworks].fn;
-
-		for (unsigned int s = 0; s < b->n; s++) {
-			const struct kp_stmt *st = &b->s[s];
-
-			if ((st->op == KP_QUEUE_WORK || st->op == KP_QUEUE_DELAYED_WORK ||
-			     st->op == KP_MOD_DELAYED_WORK) && st->b < p->nworks && st->b != i)
-				edge[i][st->b] = true;
-			else if (st->op == KP_MOD_TIMER && st->a < p->ntimers &&
-				 p->nworks + st->a != i)
-				edge[i][p->nworks + st->a] = true;
-		}
-	}
-	while (k < n) {
-		bool progress = false;
-
-		for (unsigned int j = 0; j < n; j++) {
-			bool ready = !done[j];
-
-			for (unsigned int i = 0; i < n && ready; i++)
-				ready = done[i] || !edge[i][j];
-			if (ready) {
-				done[j] = true;
-				order[k++] = j;
-				progress = true;
-			}
-		}
-		if (!progress)	/* a cycle (only a loaded or misused program): index order */
-			for (unsigned int j = 0; j < n; j++)
-				if (!done[j]) {
-					done[j] = true;
-					order[k++] = j;
-				}
-	}
-	return n;
-}
-
 static void print_teardown(struct printer *pr)
 {
 	const struct kp *p = pr->p;
 	FILE *out = pr->out;
-	unsigned int order[KP_MAX_WORKS + KP_MAX_TIMERS], n = teardown_order(p, order);
+	struct kp_where order[KP_MAX_WORKS + KP_MAX_TIMERS];
+	int n = kp_quiesce_order(p, order);
+
+	if (n < 0) {	/* they queue each other (under --misuse): index order */
+		n = 0;
+		for (unsigned int i = 0; i < p->nworks; i++)
+			order[n++] = (struct kp_where){ KP_IN_WORK, i };
+		for (unsigned int i = 0; i < p->ntimers; i++)
+			order[n++] = (struct kp_where){ KP_IN_TIMER, i };
+	}
 
 	fprintf(out, "P%u", pr->nthreads);
 	if (p->suspend) {
@@ -260,12 +230,12 @@ static void print_teardown(struct printer *pr)
 	fprintf(out, " {\n");
 	for (unsigned int i = 0; i < p->nctx; i++)
 		fprintf(out, "  wait_for_completion(done%s);\n", pr->names[i]);
-	for (unsigned int k = 0; k < n; k++) {
-		unsigned int i = order[k];
+	for (int k = 0; k < n; k++) {
+		unsigned int i = order[k].index;
 		char wk[8];
 
-		if (i >= p->nworks) {
-			fprintf(out, "  del_timer_sync(T%u);\n", i - p->nworks);
+		if (order[k].kind == KP_IN_TIMER) {
+			fprintf(out, "  del_timer_sync(T%u);\n", i);
 			continue;
 		}
 		if (pr->destroyed[p->work[i].worker])
@@ -277,8 +247,8 @@ static void print_teardown(struct printer *pr)
 	for (unsigned int i = 0; i < p->nworkers; i++) {
 		if (pr->destroyed[i])
 			continue;
-		if (p->worker[i].legacy)
-			fprintf(out, "  kthread_stop(W%u->task);\n", i);
+		if (p->worker[i].legacy)	/* the flush: print_call's KP_STOP says why */
+			fprintf(out, "  kthread_flush_worker(W%u);\n  kthread_stop(W%u->task);\n", i, i);
 		else
 			fprintf(out, "  kthread_destroy_worker(W%u);\n", i);
 	}

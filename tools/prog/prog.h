@@ -156,7 +156,13 @@ const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 /*
  * Make p well formed: indices in range, lock sections balanced (an unlock
  * without its lock dropped, a missing unlock added at the body's end), at
- * most KP_MAX_STMTS per body, a resume after the suspend.
+ * most KP_MAX_STMTS per body, a resume after the suspend; calls on works
+ * of the kind the scenario language takes (kthread_queue_work on a delayed
+ * work becomes kthread_queue_delayed_work with no delay, and so on), lock
+ * variants safe where irqs and timer callbacks take the lock, no more
+ * waits for a completion than contexts that wait for nothing complete it
+ * (gen.c says why). Idempotent. Padding and unused slots are zero after
+ * it: equal normal programs are equal bytes (memcmp).
  */
 void kp_normalize(struct kp *p);
 /* Statements in all bodies: the program's size. */
