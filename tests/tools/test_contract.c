@@ -537,51 +537,20 @@ static size_t broken(const struct scn *s, const struct kw_model *m, uint64_t see
 
 static const char *const kernels[] = { "mainline", "v4.9", "tree:6.12", "tree:6.1" };
 
-/*
- * The base program written out as kp_print would (names W0 W1 A0 D1), with
- * the teardown, less its timer (the scenario language's timers come with
- * h-timer's branch): what the invariants must hold on.
- */
-static const char base_text[] =
-	"KW base\n"
-	"{\n"
-	"  cpus = 2; hz = 250;\n"
-	"  int n0 = 0;\n"
-	"  spinlock L0;\n"
-	"  spinlock L1;\n"
-	"  completion C0;\n"
-	"  completion done;\n"
-	"  fn f0 { n0++; kthread_queue_work(W0, A0); msleep(1); }\n"
-	"  fn f1 { kthread_queue_work(W0, A0); udelay(50); }\n"
-	"  worker W0 = kthread_create_worker(0, \"kw0\");\n"
-	"  worker W1 = kthread_create_worker_on_cpu(1, 0, \"kw1\");\n"
-	"  work A0 = f0;\n"
-	"  delayed_work D1 = f1;\n"
-	"}\n"
-	"P0 @cpu0 {\n"
-	"  kthread_queue_work(W0, A0); kthread_queue_delayed_work(W1, D1, 5);\n"
-	"  kthread_flush_work(A0);\n"
-	"  spin_lock_irq(L0); n0++; spin_unlock_irq(L0);\n"
-	"  msleep(20); kthread_cancel_delayed_work_sync(D1);\n"
-	"  complete(done);\n"
-	"}\n"
-	"irq I1 @cpu1 at 100us {\n"
-	"  kthread_queue_work(W0, A0); spin_lock(L0); n0++; spin_unlock(L0);\n"
-	"}\n"
-	"P2 @cpu0 at 1ms {\n"
-	"  wait_for_completion(done);\n"
-	"  kthread_cancel_delayed_work_sync(D1);\n"
-	"  kthread_cancel_work_sync(A0);\n"
-	"  kthread_destroy_worker(W0);\n"
-	"  kthread_destroy_worker(W1);\n"
-	"}\n";
-
 START_TEST(invariants_hold_on_the_base_program)
 {
 	struct kp p = base();
+	struct kp_print_opts o = { .name = "base", .invariants = true };
 	char *inv = invariants_of(&p), why[512] = "";
-	struct scn *s = parse_with("base.kws", base_text, inv);
-	size_t runs = 0;
+	size_t len, runs = 0;
+	char *text = kp_text(&p, &o, &len);
+	struct scn *s;
+
+	ck_assert_ptr_nonnull(text);
+	s = scn_parse("base.kws", text, len, stderr);
+	ck_assert_msg(s != NULL, "the base program as printed does not parse:\n%s", text);
+	ck_assert(scn_has_invariants(s));
+	ck_assert_ptr_nonnull(strstr(text, inv));
 
 	ck_assert_ptr_nonnull(strstr(inv, "never (queued(D1) /\\ delayed(D1))"));
 	ck_assert_ptr_nonnull(strstr(inv, "never (delayed(A0))"));
@@ -604,7 +573,59 @@ START_TEST(invariants_hold_on_the_base_program)
 	ck_assert_uint_ge(runs, 80);
 	sim_fini();
 	scn_free(s);
+	free(text);
 	free(inv);
+}
+END_TEST
+
+/*
+ * Generated programs (kp_generate, misuse off, then kp_mutate) keep the
+ * contract, and their printed invariants parse and hold on mainline and
+ * tree:6.12 (the one finding such a program may have is the flush of an
+ * armed delayed work, the known bug CONTRACT.md decides; it is no invariant).
+ */
+START_TEST(invariants_hold_on_generated_programs)
+{
+	struct kp_gen_opts go = { .misuse = false, .max_cpus = 4 };
+	const char *const ks[] = { "mainline", "tree:6.12" };
+	char why[512] = "";
+
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		char name[16];
+		struct kp_print_opts o = { .name = name, .invariants = true };
+		struct rng r;
+		struct kp p;
+		size_t len;
+		char *text;
+		struct scn *s;
+
+		snprintf(name, sizeof(name), "g%llu", (unsigned long long)seed);
+		rng_seed(&r, seed);
+		kp_generate(&p, &r, &go);
+		for (int m = 0; m < 3; m++)
+			kp_mutate(&p, &r, NULL, &go);
+		ck_assert_msg(kp_contract(&p) == 0, "program %llu breaks %llx", (unsigned long long)seed,
+			      (unsigned long long)kp_contract(&p));
+		text = kp_text(&p, &o, &len);
+		ck_assert_ptr_nonnull(text);
+		s = scn_parse(name, text, len, stderr);
+		ck_assert_msg(s != NULL, "program %llu does not parse:\n%s", (unsigned long long)seed,
+			      text);
+		for (size_t k = 0; k < 2; k++) {
+			const struct kw_model *m = kw_model_find(ks[k]);
+
+			if (!m)
+				continue;
+			for (uint64_t run = 0; run < 3; run++)
+				ck_assert_msg(broken(s, m, run, why, sizeof(why)) == 0,
+					      "program %llu on %s seed %llu: %s\n%s",
+					      (unsigned long long)seed, ks[k], (unsigned long long)run,
+					      why, text);
+		}
+		scn_free(s);
+		free(text);
+	}
+	sim_fini();
 }
 END_TEST
 
@@ -807,6 +828,7 @@ static Suite *suite(void)
 	tc = tcase_create("invariants");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, invariants_hold_on_the_base_program);
+	tcase_add_test(tc, invariants_hold_on_generated_programs);
 	tcase_add_loop_test(tc, invariants_hold_on_the_library, 0,
 			    sizeof(library) / sizeof(library[0]));
 	tcase_add_test(tc, invariants_see_a_misuse);

@@ -44,18 +44,19 @@ static const struct kp_rule_info rules[KP_RULE__COUNT] = {
 	[KP_RULE_SLEEP_IN_ATOMIC] = {
 		"sleep-in-atomic", "nothing sleeps or waits in atomic context (hard irq, timer "
 		"callback, a spinlock held)",
-		"include/linux/kernel.h, might_sleep() comment: \"this is a macro which will be "
-		"called by functions that may sleep ... (can be called from atomic context "
-		"... and will then print a stack trace)\"; kthread_flush_work() and the cancels "
-		"wait_for_completion(); kernel/time/timer.c, timer_delete_sync() (6.12): \"It "
-		"must not be called from interrupt contexts unless the timer is an irqsafe one.\"" },
+		"include/linux/kernel.h, might_sleep() kernel-doc: \"this macro will print a stack "
+		"trace if it is executed in an atomic context (spinlock, irq-handler, ...).\"; "
+		"kthread_flush_work() and the cancels wait_for_completion(); kernel/time/timer.c, "
+		"timer_delete_sync() (6.12): \"It must not be called from interrupt contexts "
+		"unless the timer is an irqsafe one.\"" },
 	[KP_RULE_SELF_WAIT] = {
 		"self-wait", "a work does not flush or cancel-sync itself, flush a work of its "
 		"own worker or that worker, and workers' works do not wait on each other in a "
 		"cycle",
 		"no kernel-doc sentence: kthread_worker_fn() runs one work at a time, so a work "
-		"waiting for its own worker waits for itself (workqueue's check_flush_dependency() "
-		"warns about the analogue, a flush from a work on its own queue)" },
+		"waiting for its own worker waits for itself (the workqueue analogue, a work "
+		"flushing itself or its ordered queue, is what the lockdep maps taken in "
+		"workqueue.c's __flush_work() and __flush_workqueue() report)" },
 	[KP_RULE_REINIT_IN_USE] = {
 		"reinit-in-use", "a work is re-initialised only when idle: by the one thread that "
 		"uses it, right after cancelling it, with the init of its kind",
@@ -92,7 +93,9 @@ static const struct kp_rule_info rules[KP_RULE__COUNT] = {
 		"no kthread.c sentence: Documentation/locking/lockdep-design.rst's rules (\"A "
 		"softirq-safe lock must never be taken with softirqs enabled\" and its hardirq "
 		"twin; lock-order cycles); kthread_worker_fn() kernel-doc: \"The works are not "
-		"allowed to keep any locks, disable preemption or interrupts when they finish.\"" },
+		"allowed to keep any locks, disable preemption or interrupts when they finish.\"; "
+		"timer_delete_sync() (6.12): \"The caller must not hold locks which would prevent "
+		"completion of the timer's callback function.\"" },
 	[KP_RULE_WAIT] = {
 		"wait", "every wait ends: a completion is waited for only by threads and completed "
 		"as often by threads or irqs that wait for nothing; sleeps and busy waits are "

@@ -59,10 +59,13 @@ int kp_print_invariants(FILE *out, const struct kp *p)
 		put(&o, "always (~pending(%s) \\/ queued(%s) \\/ delayed(%s))\n", x, x, x);
 	}
 
-	put(&o, "// invariant armed-delayed: a delayed work whose timer is armed is on the delayed list\n");
-	for (unsigned int i = 0; i < nworks; i++) {
+	for (unsigned int i = 0, first = 1; i < nworks; i++) {
 		if (!p->work[i].delayed)
 			continue;
+		if (first)
+			put(&o, "// invariant armed-delayed: a delayed work whose timer is armed is on "
+				"the delayed list\n");
+		first = 0;
 		work_name(x, sizeof(x), p, i);
 		put(&o, "always (~timer_pending(%s) \\/ delayed(%s))\n", x, x);
 	}
@@ -90,10 +93,13 @@ int kp_print_invariants(FILE *out, const struct kp *p)
 		}
 	}
 
-	put(&o, "// invariant stopped-idle: a worker whose thread has exited has no work on its lists\n");
-	for (unsigned int i = 0; i < nworks; i++) {
+	for (unsigned int i = 0, first = 1; i < nworks; i++) {
 		if (p->work[i].worker >= nworkers)
 			continue;
+		if (first)
+			put(&o, "// invariant stopped-idle: a worker whose thread has exited has no work "
+				"on its lists\n");
+		first = 0;
 		work_name(x, sizeof(x), p, i);
 		put(&o, "never (task_state(W%u->task) == TASK_DEAD /\\ (queued(%s) \\/ delayed(%s)))\n",
 		    p->work[i].worker, x, x);
