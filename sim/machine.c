@@ -295,13 +295,16 @@ static struct sim_ctx *pick_next(void)
 			int ids[SIM_MAX_CPUS];
 			const struct sim_site *sites[SIM_MAX_CPUS];
 
-			for (unsigned int i = 0; i < n; i++) {
-				struct sim_ctx *t = top_ctx(cand[i].cpu);
-
+			for (unsigned int i = 0; i < n; i++)
 				ids[i] = cand[i].cpu->id;
-				sites[i] = t ? t->at : NULL;
-			}
-			k = sim_choose_at(n, SIM_WHY_CPU, ids, sites);
+			/* only a chooser reads them */
+			if (sim.cfg.chooser)
+				for (unsigned int i = 0; i < n; i++) {
+					struct sim_ctx *t = top_ctx(cand[i].cpu);
+
+					sites[i] = t ? t->at : NULL;
+				}
+			k = sim_choose_at(n, SIM_WHY_CPU, ids, sim.cfg.chooser ? sites : NULL);
 			sim_footprint_start();
 		} else {
 			k = 0;

@@ -137,6 +137,19 @@ struct sim_trace {			/* trace.c */
 struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	struct rf_last *slots;		/* open addressing over object keys */
 	size_t n, cap;
+#define SIM_RF_FNS 8
+	struct {			/* thread functions seen in the run, and their kinds */
+		int (*fn)(void *);
+		enum sim_rf_ctx kind;
+	} fns[SIM_RF_FNS];
+	unsigned int nfns;
+#define SIM_RF_SITE_CACHE 256
+	uint64_t run;			/* counts runs, from 1: a slot's and a cache entry's life */
+	struct {			/* sites' hashes by address, direct-mapped */
+		const struct sim_site *site;
+		uint64_t run;		/* the run it holds for; 0: for good */
+		uint64_t hash;
+	} cache[SIM_RF_SITE_CACHE];
 };
 
 struct sim_lockdep {			/* lockdep.c */

@@ -28,25 +28,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot is in use in the run its stamp names: a new run empties the table at no cost. */
 struct rf_last {
 	uint64_t key;
+	uint64_t run;
 	const struct sim_site *site;
 	int ctx;
 	enum sim_rf_ctx kind;
-	bool used;
 };
 
 void sim_rf_init(void)
 {
-	if (sim.rf.n)
-		memset(sim.rf.slots, 0, sim.rf.cap * sizeof(*sim.rf.slots));
 	sim.rf.n = 0;
+	sim.rf.nfns = 0;
+	sim.rf.run++;		/* never 0: that marks a site of the program's image */
+	if (!sim.rf.run)
+		sim.rf.run++;
 }
 
 void sim_rf_fini(bool keep)
 {
 	if (keep)
 		return;
+	memset(sim.rf.cache, 0, sizeof(sim.rf.cache));
 	free(sim.rf.slots);
 	sim.rf.slots = NULL;
 	sim.rf.n = sim.rf.cap = 0;
@@ -56,7 +60,7 @@ static size_t slot_of(const struct rf_last *tab, size_t cap, uint64_t key)
 {
 	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
 
-	while (tab[i].used && tab[i].key != key)
+	while (tab[i].run == sim.rf.run && tab[i].key != key)
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -74,17 +78,17 @@ static struct rf_last *find(uint64_t key, bool add)
 		if (!sim.rf.slots)
 			abort();
 		for (size_t j = 0; j < oldcap; j++)
-			if (old[j].used)
+			if (old[j].run == sim.rf.run)
 				sim.rf.slots[slot_of(sim.rf.slots, sim.rf.cap, old[j].key)] = old[j];
 		free(old);
 	}
 	if (!sim.rf.cap)
 		return NULL;
 	i = slot_of(sim.rf.slots, sim.rf.cap, key);
-	if (!sim.rf.slots[i].used) {
+	if (sim.rf.slots[i].run != sim.rf.run) {
 		if (!add)
 			return NULL;
-		sim.rf.slots[i] = (struct rf_last){ .key = key, .used = true };
+		sim.rf.slots[i] = (struct rf_last){ .key = key, .run = sim.rf.run };
 		sim.rf.n++;
 	}
 	return &sim.rf.slots[i];
@@ -106,14 +110,22 @@ static int ctx_id(const struct sim_ctx *x)
 
 static enum sim_rf_ctx ctx_kind(const struct sim_ctx *x)
 {
+	enum sim_rf_ctx kind;
 	const char *fn;
 
 	if (x->kind == CTX_HARDIRQ)
 		return SIM_RF_HARDIRQ;
 	if (x->kind == CTX_SOFTIRQ)
 		return SIM_RF_SOFTIRQ;
+	/* the thread functions looked up in this run: a run has few */
+	for (unsigned int i = 0; i < sim.rf.nfns; i++)
+		if (sim.rf.fns[i].fn == x->task->threadfn)
+			return sim.rf.fns[i].kind;
 	fn = x->task->threadfn ? sim_symbol((const void *)x->task->threadfn) : NULL;
-	return fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ? SIM_RF_WORKER : SIM_RF_THREAD;
+	kind = fn && !strcmp(sim_unprefix(fn), "kthread_worker_fn") ? SIM_RF_WORKER : SIM_RF_THREAD;
+	if (sim.rf.nfns < SIM_RF_FNS)
+		sim.rf.fns[sim.rf.nfns++] = (__typeof__(sim.rf.fns[0])){ x->task->threadfn, kind };
+	return kind;
 }
 
 void sim_rf_write(const void *obj, const struct sim_site *site)
@@ -126,6 +138,32 @@ void sim_rf_write(const void *obj, const struct sim_site *site)
 	w->site = site;
 	w->ctx = ctx_id(sim.cur);
 	w->kind = ctx_kind(sim.cur);
+}
+
+/* The linker's: where the program's own image (code, data, statics) begins and ends. */
+extern const char __executable_start[], _end[];
+
+/*
+ * Site hashes by address. A site of SIM_HERE is a static of the program
+ * and never changes: its entry stays. A site of sim_site_at() goes at a
+ * reset and its address may come back as another site (and the strings it
+ * pointed to, as another text): its entry holds for the run it was made in.
+ */
+uint64_t sim_site_hash_cached(const struct sim_site *site)
+{
+	size_t i = ((uintptr_t)site >> 4) & (SIM_RF_SITE_CACHE - 1);
+	__typeof__(&sim.rf.cache[0]) e = &sim.rf.cache[i];
+
+	if (!site)
+		return sim_site_hash(NULL);
+	if (e->site != site || (e->run && e->run != sim.rf.run)) {
+		bool image = (const char *)site >= __executable_start && (const char *)site < _end;
+
+		e->site = site;
+		e->run = image ? 0 : sim.rf.run;
+		e->hash = sim_site_hash(site);
+	}
+	return e->hash;
 }
 
 void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via)
@@ -141,7 +179,9 @@ void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via v
 	rf = (struct sim_rf){
 		.writer = w->site, .reader = site, .writer_kind = w->kind,
 		.reader_kind = ctx_kind(sim.cur), .via = via,
+		.writer_hash = sim_site_hash_cached(w->site), .reader_hash = sim_site_hash_cached(site),
 	};
+	rf.hash = sim_rf_hash_of(rf.writer_hash, rf.reader_hash, &rf);
 	sim.cfg.on_rf(sim.cfg.on_rf_arg, &rf);
 }
 
@@ -184,13 +224,17 @@ uint64_t sim_site_hash(const struct sim_site *site)
 	return mix_word(h, 1);
 }
 
-uint64_t sim_rf_hash(const struct sim_rf *rf)
+uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf)
 {
-	uint64_t h = sim_site_hash(rf->writer);
+	uint64_t h = mix_word(writer, reader);
 
-	h = mix_word(h, sim_site_hash(rf->reader));
 	h = mix_word(h, (uint64_t)rf->writer_kind << 8 | (uint64_t)rf->reader_kind);
 	return mix_word(h, (uint64_t)rf->via);
+}
+
+uint64_t sim_rf_hash(const struct sim_rf *rf)
+{
+	return sim_rf_hash_of(sim_site_hash(rf->writer), sim_site_hash(rf->reader), rf);
 }
 
 const char *sim_rf_ctx_name(enum sim_rf_ctx kind)

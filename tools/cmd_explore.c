@@ -1,7 +1,7 @@
 /*
  * kwsim explore and kwsim merge: race exploration of a scenario, in process.
  *
- *   kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio] [--runs N | --time S]
+ *   kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff] [--runs N | --time S]
  *                      [--seed S] [--depth D] [--preemptions K] [--kernel V[,V...]|all]
  *                      [--jobs J] [--shard I/N] [--out DIR] [--stop-on-first] [--json]
  *                      [--set NAME=VALUE]...
@@ -181,8 +181,8 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			campaign_flag = true;
 		if (!strcmp(a, "--strategy")) {
 			if (!xs_kind_from_name(v, &o->xc.sp.kind))
-				return usage_error(cmd, "--strategy must be random, pct, pos, dfs or "
-						   "portfolio, not '%s'", v);
+				return usage_error(cmd, "--strategy must be random, pct, pos, dfs, "
+						   "portfolio or rff, not '%s'", v);
 		} else if (!strcmp(a, "--runs")) {
 			if (!parse_u64(v, &o->xc.runs) || !o->xc.runs)
 				return usage_error(cmd, "--runs wants a positive number, not '%s'", v);
@@ -241,7 +241,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			o->json = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio]\n"
+			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff]\n"
 			       "                     [--runs N | --time S] [--seed S] [--depth D]"
 			       " [--preemptions K]\n"
 			       "                     [--kernel V[,V...]|all] [--jobs J] [--shard I/N]"

@@ -86,7 +86,7 @@ static void usage(FILE *f)
 		"  --from T1, --to T2       only [T1, T2) of the timeline (times as 5ms, 100us, 0)\n"
 		"  --lanes cpus|tasks|both  lanes per CPU (default), per task, or both\n");
 	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
-		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default)\n"
+		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default), rff\n"
 		"  --runs N                 runs per kernel (default 10000)\n"
 		"  --time S                 stop after S s of wall time (alone: no run bound)\n"
 		"  --seed S                 the campaign's seed (default 0)\n"

@@ -4,7 +4,7 @@
  * under the random strategy for a number of seeds, with the default skew
  * and with skew = unbounded, and with an unfair spinlock under full
  * preemption (where a wake-up's preemption takes effect at once), and
- * under explore's strategies (pct, pos, and dfs's first runs); race
+ * under explore's strategies (pct, pos, rff, and dfs's first runs); race
  * scenarios get more seeds. A run whose
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
@@ -132,6 +132,7 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 		{ .kind = XS_PCT, .seed = 1, .depth = 3 },
 		{ .kind = XS_POS, .seed = 1 },
 		{ .kind = XS_DFS, .seed = 1, .preemptions = 2 },
+		{ .kind = XS_RFF, .seed = 1 },
 	};
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run = { 0 };

@@ -258,6 +258,17 @@ for s in 2/2 1 a/b -1/2 1/0 0/2x " 0/2"; do
 done
 expect 2 "cannot be split" explore "$race" --strategy dfs --shard 0/2
 expect 2 "cannot be split" explore "$race" --strategy dfs --jobs 2
+# rff learns from the runs before: its token's run is had by running the campaign up to it
+if expect 1 "" explore "$race" --strategy rff --runs 300 --kernel v4.9; then
+	token=$(grep -A4 '^  \[[0-9]*\] v4.9: condition$' "$tmp/out" | sed -n 's/^      token //p')
+	case $token in *:v4.9:rff:0:*) ;; *) fail "rff's condition token is '$token'" ;; esac
+	checks=$((checks + 1))
+	"$kwsim" explore "$race" --token "$token" >"$tmp/token.txt" 2>"$tmp/err" ||
+		fail "kwsim explore --token $token: $(head -2 "$tmp/err")"
+	grep -q '^Observation .* Observed$' "$tmp/token.txt" || fail "rff's token's run does not show the race"
+fi
+expect 2 "cannot be split" explore "$race" --strategy rff --shard 0/2
+expect 2 "cannot be split" explore "$race" --strategy rff --jobs 2
 expect 2 "option --runs needs a value" explore "$race" --runs
 expect 2 "one scenario file at a time" explore "$race" "$race"
 expect 2 "--token replays one run" explore "$race" --token 0000000000000000:mainline:random:0:0 --runs 5

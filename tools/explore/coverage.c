@@ -163,3 +163,8 @@ void xcov_point(void *arg)
 		xset_add(c->tuples, fnv(h, t, sizeof(t)));
 	}
 }
+
+void xcov_rf(void *arg, const struct sim_rf *rf)
+{
+	xset_add(arg, rf->hash);
+}

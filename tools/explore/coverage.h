@@ -6,8 +6,11 @@
  *   (work, pending, timer pending, canceling, attached to a worker, context, and
  *    whether the context executes the work)
  *
- * read with the model's plain reads at every scheduling point (on_point).
- * Both are sets of 64-bit hashes, kept whole so that shards merge exactly.
+ * read with the model's plain reads at every scheduling point (on_point),
+ * and the distinct reads-from pairs (sim_rf_hash: writer site, reader site,
+ * their contexts' kinds, lock / once / completion / timer; see
+ * sim/readsfrom.c), the communication between contexts the runs showed.
+ * All are sets of 64-bit hashes, kept whole so that shards merge exactly.
  */
 #ifndef KWSIM_COVERAGE_H
 #define KWSIM_COVERAGE_H
@@ -48,5 +51,8 @@ struct xcov {
 int *xcov_works(const struct scn *s, size_t *n);
 /* The sim_config on_point callback: arg is a struct xcov. */
 void xcov_point(void *arg);
+/* The sim_config on_rf callback: arg is the struct xset of pairs. */
+struct sim_rf;
+void xcov_rf(void *arg, const struct sim_rf *rf);
 
 #endif

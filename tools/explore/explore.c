@@ -347,6 +347,8 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 		cfg = c->s->cfg;
 		cfg.keep_trace = false;
 		cfg.drop_decisions = false;	/* replay files and dfs need the log */
+		cfg.on_rf = xcov_rf;		/* before xs_begin: rff calls it on */
+		cfg.on_rf_arg = &c->v->rf;
 		if (!xs_begin(c->x, r, &cfg)) {
 			c->v->exhausted = true;
 			break;

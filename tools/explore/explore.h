@@ -65,7 +65,7 @@ struct xr_variant {
 	size_t nstates, capstates;
 	struct xr_finding *findings;
 	size_t nfindings, capfindings;
-	struct xset traces, tuples;
+	struct xset traces, tuples, rf;
 };
 
 struct xr {

@@ -65,23 +65,30 @@ static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
 	return t->prio[cpu];
 }
 
-static unsigned int choose_step(struct xs *x, const struct sim_question *q)
+/*
+ * The highest step of the candidates in allowed (bit i: candidate i; rff
+ * holds some back), every candidate's priority drawn all the same.
+ */
+static unsigned int choose_step(struct xs *x, const struct sim_question *q, uint64_t allowed)
 {
 	struct xs_pos *t = &x->run.pos;
 	unsigned int best = 0;
-	uint64_t top;
+	bool any = false;
+	uint64_t top = 0;
 	int cpu;
 
 	/* the CPU that ran since pos last chose has taken steps of its own */
 	if (valid(q->cpu) && q->cpu != t->ran)
 		t->drawn &= ~bit(q->cpu);
-	top = prio(x, q, 0);
-	for (unsigned int i = 1; i < q->n; i++) {
+	for (unsigned int i = 0; i < q->n; i++) {
 		uint64_t p = prio(x, q, i);
 
-		if (p > top) {
+		if (i < 64 && !(allowed >> i & 1))
+			continue;
+		if (!any || p > top) {
 			top = p;
 			best = i;
+			any = true;
 		}
 	}
 	cpu = cpu_of(q, best);
@@ -110,19 +117,22 @@ static unsigned int choose_irq(struct xs *x, const struct sim_question *q)
 	return 1;
 }
 
-static unsigned int choose_pos(void *ctx, const struct sim_question *q)
+unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed)
 {
-	struct xs *x = ctx;
-
 	switch (q->why) {
 	case SIM_WHY_CPU:
 	case SIM_WHY_SPIN:
-		return choose_step(x, q);
+		return choose_step(x, q, allowed);
 	case SIM_WHY_IRQ:
 		return choose_irq(x, q);
 	default:
 		return rng_below(&x->rng, q->n);
 	}
+}
+
+static unsigned int choose_pos(void *ctx, const struct sim_question *q)
+{
+	return xs_pos_choose(ctx, q, UINT64_MAX);
 }
 
 void xs_pos_begin(struct xs *x, struct sim_config *cfg)

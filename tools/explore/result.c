@@ -39,6 +39,7 @@ static void variant_free(struct xr_variant *v)
 	free(v->kernel);
 	xset_free(&v->traces);
 	xset_free(&v->tuples);
+	xset_free(&v->rf);
 }
 
 void xr_free(struct xr *r)
@@ -152,6 +153,7 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 	}
 	merge_set(&a->traces, &b->traces);
 	merge_set(&a->tuples, &b->tuples);
+	merge_set(&a->rf, &b->rf);
 }
 
 int xr_merge(struct xr *a, const struct xr *b, char *err, size_t len)
@@ -302,6 +304,7 @@ static uint64_t get_pos(const struct xr_variant *v) { return positive(v); }
 static uint64_t get_neg(const struct xr_variant *v) { return v->runs - positive(v); }
 static uint64_t get_traces(const struct xr_variant *v) { return xset_count(&v->traces); }
 static uint64_t get_tuples(const struct xr_variant *v) { return xset_count(&v->tuples); }
+static uint64_t get_rf(const struct xr_variant *v) { return xset_count(&v->rf); }
 static uint64_t get_cut(const struct xr_variant *v) { return v->cut_short; }
 static uint64_t get_nfind(const struct xr_variant *v) { return v->nfindings; }
 
@@ -450,6 +453,7 @@ void xr_print(FILE *out, const struct xr *r)
 	row(&t, "Coverage", cells, nv);
 	row_u64(&t, "  distinct traces", r, get_traces);
 	row_u64(&t, "  distinct work states", r, get_tuples);
+	row_u64(&t, "  distinct reads-from pairs", r, get_rf);
 	for (size_t i = 0; i < nv; i++) {
 		if (r->v[i].cut_short) {
 			row_u64(&t, "Runs cut short by a limit", r, get_cut);
@@ -531,6 +535,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 		fputs(",\"coverage\":{\"traces\":", out);
 		fprintf(out, "%zu", xset_count(&v->traces));
 		json_u64_set_count(out, "work_states", &v->tuples);
+		json_u64_set_count(out, "rf_pairs", &v->rf);
 		fputc('}', out);
 		if (r->sp.kind == XS_PCT && !v->nfindings)
 			fprintf(out, ",\"pct_bound\":{\"steps\":%zu,\"contexts\":%u,\"depth\":%u,"
@@ -629,6 +634,7 @@ int xr_write(FILE *out, const struct xr *r)
 		}
 		put_set(out, "trace", &v->traces);
 		put_set(out, "tuple", &v->tuples);
+		put_set(out, "rf", &v->rf);
 	}
 	fputs("end\n", out);
 	return ferror(out) ? -1 : 0;
@@ -760,9 +766,11 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 				.key = xstrdup(f[8]), .token = xstrdup(f[9]), .what = xstrdup(f[10]),
 				.file = a[3] ? xstrdup(f[11]) : NULL, .depth = (int)depth[0],
 				.preemptions = (int)depth[1], .depth_minimal = depth[2] != 0 };
-		} else if ((!strcmp(f[0], "trace") || !strcmp(f[0], "tuple")) && nf == 2 && v) {
+		} else if ((!strcmp(f[0], "trace") || !strcmp(f[0], "tuple") || !strcmp(f[0], "rf")) &&
+			   nf == 2 && v) {
 			ok = num(f[1], &a[0], 16);
-			xset_add(f[0][1] == 'r' ? &v->traces : &v->tuples, a[0]);
+			xset_add(f[0][0] == 'r' ? &v->rf : f[0][1] == 'r' ? &v->traces : &v->tuples,
+				 a[0]);
 		} else if (!strcmp(f[0], "end") && nf == 1 && head) {
 			ended = true;
 		} else {

@@ -42,7 +42,7 @@
 
 static const char *const kind_names[XS__COUNT] = {
 	[XS_RANDOM] = "random", [XS_PCT] = "pct", [XS_POS] = "pos", [XS_DFS] = "dfs",
-	[XS_PORTFOLIO] = "portfolio",
+	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff",
 };
 
 bool xs_kind_from_name(const char *name, enum xs_kind *kind)
@@ -104,6 +104,7 @@ struct xs *xs_new(const struct xs_params *p)
 	case XS_POS:
 	case XS_PORTFOLIO:
 	case XS_DFS:
+	case XS_RFF:
 		break;
 	default:
 		return NULL;
@@ -114,13 +115,17 @@ struct xs *xs_new(const struct xs_params *p)
 	x->p = *p;
 	if (p->kind == XS_DFS)
 		x->dfs = dfs_new(p->preemptions, true);
+	if (p->kind == XS_RFF)
+		x->rff = xs_rff_new();
 	return x;
 }
 
 void xs_free(struct xs *x)
 {
-	if (x)
+	if (x) {
 		dfs_free(x->dfs);
+		xs_rff_free(x->rff);
+	}
 	free(x);
 }
 
@@ -133,6 +138,9 @@ bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	m = member_of(x, r);
 	seed_run(x, r);
 	switch (m.kind) {
+	case XS_RFF:
+		xs_rff_begin(x, r, cfg);
+		break;
 	case XS_PCT:
 		xs_pct_begin(x, m.depth, cfg);
 		break;
@@ -151,6 +159,8 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
 	if (x->dfs)
 		dfs_end(x->dfs, r, log, n);
+	if (x->rff)
+		xs_rff_end(x);
 }
 
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
@@ -177,7 +187,7 @@ bool xs_exhausted(const struct xs *x)
 
 bool xs_independent(enum xs_kind kind)
 {
-	return kind != XS_DFS;
+	return kind != XS_DFS && kind != XS_RFF;
 }
 
 /*

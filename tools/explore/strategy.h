@@ -12,6 +12,10 @@
  *   pos        partial order sampling (Yuan et al., CAV 2018)
  *   dfs        systematic search bounded by k preemptions, with sleep sets
  *   portfolio  the default: a documented mix of the above
+ *   rff        reads-from fuzzing (Wolff et al., ASPLOS 2024): abstract
+ *              schedules of a few "this write before that read" orderings,
+ *              drawn to favour rare reads-from pairs and mutated when they
+ *              show new ones, over pos (rff.c); learns across runs, as dfs
  */
 #ifndef KWSIM_STRATEGY_H
 #define KWSIM_STRATEGY_H
@@ -23,7 +27,8 @@
 
 #include <sim/sim.h>
 
-enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS__COUNT };
+/* New kinds go at the end: result.txt files name a kind by its number. */
+enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS_RFF, XS__COUNT };
 
 /* pct's deepest bug depth: d-1 change points per run are kept in the handle */
 #define XS_MAX_DEPTH 16
@@ -80,8 +85,45 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len);
 /* dfs: true once the bounded space has been searched in full. */
 bool xs_exhausted(const struct xs *x);
-/* Whether runs are independent of each other (everything but dfs): shardable. */
+/* Whether runs are independent of each other (everything but dfs and rff): shardable. */
 bool xs_independent(enum xs_kind kind);
+
+/*
+ * rff's feedback, for a caller that keeps coverage of its own (kwsim fuzz):
+ * the reads-from pairs of the campaign so far, in the order first seen,
+ * each with its hash (sim_rf_hash), its sites' hashes (sim_site_hash) and
+ * how many runs showed it; and the distinct pairs the last run showed (from
+ * its xs_begin() on, also during it), with how many of them no run of the
+ * campaign had shown before. Other strategies have none: NULL, 0. The
+ * arrays are the strategy's, good until its next xs_begin() or xs_free().
+ * A caller's own cfg.on_rf, set before xs_begin(), is called too.
+ */
+struct xs_rf_pair {
+	uint64_t hash;
+	uint64_t writer, reader;
+	uint64_t runs;
+};
+const struct xs_rf_pair *xs_rf_pairs(const struct xs *x, size_t *n);
+const uint64_t *xs_rf_run_pairs(const struct xs *x, size_t *n, size_t *nnew);
+/*
+ * rff: the abstract schedule of the run under way (from its xs_begin() on):
+ * its orderings, "the access at the site hashed first before the one at
+ * then"; how many (0: the run is plain pos).
+ */
+#define XS_RF_MAX_ORDERS 3
+struct xs_rf_order {
+	uint64_t first, then;
+};
+unsigned int xs_rf_schedule(const struct xs *x, struct xs_rf_order out[XS_RF_MAX_ORDERS]);
+/*
+ * rff: the next run (its xs_begin()) follows these orderings (at most
+ * XS_RF_MAX_ORDERS; none: plain pos) instead of drawing its own, as a
+ * fuzzer that keeps abstract schedules of its own asks; the run's pos
+ * priorities still come from the seed and run number. Its pairs are counted
+ * and a schedule that showed new ones joins rff's corpus, as any run's.
+ */
+void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n);
+unsigned int xs_rf_orders(const struct xs *x);
 
 /*
  * What a clean pct campaign says (pct.c): with n steps, k CPUs and depth d,

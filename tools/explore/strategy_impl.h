@@ -34,6 +34,7 @@ struct xs {
 	struct xs_params p;
 	struct rng rng;			/* the current run's generator */
 	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
+	struct rff *rff;		/* rff's counts and corpus (rff.c): so does it */
 	union {
 		struct xs_pct pct;
 		struct xs_pos pos;
@@ -43,5 +44,13 @@ struct xs {
 /* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
 void xs_pos_begin(struct xs *x, struct sim_config *cfg);
+/* pos's answer among the candidates in allowed (bit i: candidate i; all: pos's own). */
+unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed);
+
+/* rff (rff.c): its campaign state; a run of it, from the generator as seeded; after it. */
+struct rff *xs_rff_new(void);
+void xs_rff_free(struct rff *f);
+void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
+void xs_rff_end(struct xs *x);
 
 #endif

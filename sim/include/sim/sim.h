@@ -308,9 +308,11 @@ struct sim_question {
 	 * innermost of its CPU): the site of the shared access it makes when it
 	 * goes on - a spinlock it is about to take, a READ_ONCE / WRITE_ONCE
 	 * about to be done, a completion it waits for or completes - or, for
-	 * an unlock, has just made (its point follows the release). sites[i]
-	 * is NULL where unknown (any other point, an interrupt about to be
-	 * entered); sites itself is NULL for other questions.
+	 * an unlock, has just made (its point follows the release); an
+	 * interrupt may still come first (a SIM_WHY_IRQ question follows).
+	 * sites[i] is NULL where unknown (any other point); sites itself is
+	 * NULL for other questions, and when no chooser is set (the machine's
+	 * own strategies do not read it).
 	 */
 	const struct sim_site *const *sites;
 };
@@ -393,21 +395,32 @@ enum sim_rf_via {
  * One reads-from pair: the reader at reader, in a context of kind
  * reader_kind, took what the writer at writer, in another context of kind
  * writer_kind, left last. Sites live as long as the run (a site made by
- * sim_site_at() goes at the next reset): keep sim_rf_hash(), not pointers.
+ * sim_site_at() goes at the next reset): keep hashes, not pointers. The
+ * machine hands them over computed: hash is sim_rf_hash() of the pair,
+ * writer_hash and reader_hash the sites' sim_site_hash().
  */
 struct sim_rf {
 	const struct sim_site *writer, *reader;
 	enum sim_rf_ctx writer_kind, reader_kind;
 	enum sim_rf_via via;
+	uint64_t hash, writer_hash, reader_hash;
 };
 
 /*
  * A site's and a pair's name as a number: the same in every run, build
  * and compiler (the file's base name, line and function are hashed, never
- * an address). A NULL site hashes as unknown.
+ * an address). A NULL site hashes as unknown. sim_rf_hash() reads the
+ * pair's sites, kinds and via (not its hash fields).
  */
 uint64_t sim_site_hash(const struct sim_site *site);
 uint64_t sim_rf_hash(const struct sim_rf *rf);
+/*
+ * sim_site_hash() of a site of the run under way (a question's, a pair's),
+ * from a cache: a site compiled in is hashed once per process.
+ */
+uint64_t sim_site_hash_cached(const struct sim_site *site);
+/* The same from its sites' sim_site_hash(), for a caller that keeps them. */
+uint64_t sim_rf_hash_of(uint64_t writer, uint64_t reader, const struct sim_rf *rf);
 const char *sim_rf_ctx_name(enum sim_rf_ctx kind);
 const char *sim_rf_via_name(enum sim_rf_via via);
 
