@@ -503,6 +503,9 @@ bad "at in a timer callback" "'at' waits are for programs, not work functions or
 	run "$(scn attimer 'P0 { }' 'fn g { at 5ms; } timer T = g;')"
 bad "a timer declared in a fn body" "missing '}' to close the block opened at line" \
 	run "$(scn timerinfn 'P0 { }' 'fn g { timer T = g; }')"
+holds "warn() of a call the scenario makes: del_timer_sync in a hard irq" "$(scn irqdelsync 'P0 @cpu0 { mod_timer(T, jiffies + 10); }
+irq I0 @cpu1 at 1ms { r0 = del_timer_sync(T); }
+exists (I0:r0 == true /\ warn("del_timer_sync") == 1 /\ warn == 1)' 'fn g { } timer T = g;')"
 holds "timer_pending() of a timer and of a delayed_work; ran() of a timer" "$(scn tpboth 'P0 @cpu0 { r0 = mod_timer(T, jiffies + 1); r1 = kthread_queue_delayed_work(W, D, 1); }
 never (timer_pending(T) /\ timer_pending(D))
 exists (r0 == false /\ r1 == true /\ invariant == 1 /\ ~timer_pending(T) /\ ran(T) == 1)' 'fn g { } timer T = g;')"

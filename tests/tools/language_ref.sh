@@ -74,8 +74,10 @@ for ex in "$tmp"/[0-9][0-9][0-9].*; do
 	rc=0
 	"$kwsim" run "$f" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	problem=$(kw_status_problem "$rc")
-	what="example $n ($kind, from line $(grep -n '' "$ref" | awk -F: -v want="$(head -1 "$ex")" \
-		'prev ~ /^```kws/ && substr($0, index($0, ":") + 1) == want { print $1; exit } { prev = substr($0, index($0, ":") + 1) }'))"
+	# (awk reads the whole file: a reader that left early would make a writer before it
+	# fail under pipefail, and the assignment end the script with no word said)
+	what="example $n ($kind, from line $(awk -v want="$(head -1 "$ex")" \
+		'prev ~ /^```kws/ && $0 == want && !line { line = NR } { prev = $0 } END { print line }' "$ref"))"
 	if [[ -n $problem ]]; then
 		fail "$what: $problem"
 	elif [[ $kind == kws-error ]]; then

@@ -10,7 +10,9 @@
  *  - del_timer_sync() waits for a callback running on another CPU, where
  *    del_timer() does not; from the callback itself it spins for good;
  *  - a callback is atomic: sleeping in it is a might_sleep finding;
- *  - a callback that queues a work: the work runs on its worker.
+ *  - a callback that queues a work: the work runs on its worker;
+ *  - a timer armed when the run ends is pending in the final state, and
+ *    the next run of the parse starts clean.
  */
 #include <model.h>
 #include <scenario/scn.h>
@@ -189,7 +191,7 @@ START_TEST(mod_and_del_say_whether_pending)
 		"forall (~timer_pending(T))\n");
 	static const long want[] = { 0, 0, 1, 1, 0, 0, 1, 0, 1, 0 };
 	struct scn_run run;
-	char name[4];
+	char name[16];
 
 	run_on(s, kernel, &run);
 	for (int i = 0; i < 10; i++) {
@@ -333,6 +335,34 @@ START_TEST(callback_queues_a_work)
 }
 END_TEST
 
+/*
+ * A timer still armed when the run ends (at its time limit), as a delayed
+ * work's timer is: the final state says pending, and the next run of the
+ * same parse, on the machine reset, starts clean (the run freed the timer
+ * that the machine's list still held: the sanitizer build would see a touch).
+ */
+START_TEST(armed_at_the_end)
+{
+	const char *kernel = kernels[_i];
+	struct scn *s = parse("KW armed\n{\n  time_limit = 1s;\n  fn tick { }\n  fn f { }\n"
+			      "  worker W = kthread_create_worker(0, \"kw\");\n"
+			      "  delayed_work D = f;\n  timer T = tick;\n}\n"
+			      "P0 @cpu0 {\n  r0 = mod_timer(T, jiffies + 1000);\n"
+			      "  r1 = kthread_queue_delayed_work(W, D, 1000);\n}\n"
+			      "forall (timer_pending(T) /\\ timer_pending(D) /\\ ran(tick) == 0)\n");
+	struct scn_run run;
+
+	for (int i = 0; i < 2; i++) {
+		run_on(s, kernel, &run);
+		ck_assert_int_eq(run.end, SIM_END_TIME_LIMIT);
+		ck_assert(run.cond_holds);
+		ck_assert_int_eq(reg(s, &run, 0, "r0"), 0);
+		scn_run_free(&run);
+	}
+	scn_free(s);
+}
+END_TEST
+
 static Suite *timer_suite(void)
 {
 	Suite *su = suite_create("scn_timer");
@@ -346,6 +376,7 @@ static Suite *timer_suite(void)
 	tcase_add_loop_test(tc, del_timer_sync_from_its_callback_spins, 0, nk);
 	tcase_add_loop_test(tc, sleeping_in_a_callback_is_might_sleep, 0, nk);
 	tcase_add_loop_test(tc, callback_queues_a_work, 0, nk);
+	tcase_add_loop_test(tc, armed_at_the_end, 0, nk);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -31,9 +31,10 @@
 #define SCN_MAX_HEIGHT	256		/* operators on one path of an expression tree */
 #define SCN_MAX_OBJS	1000000		/* declarations: workers, works, counters, ... */
 /*
- * Work functions. The trace names a work's function by its address, as the
- * kernel's %ps does, so each fn needs a C function of its own: a trampoline
- * compiled into kwsim (scn_run.c), of which there are this many. Works
+ * Work functions and timer callbacks. The trace names a work's function (a
+ * timer's callback) by its address, as the kernel's %ps does, so each fn
+ * needs a C function of its own: a trampoline compiled into kwsim
+ * (scn_run.c), of which there are this many of each type. Works and timers
  * share fns freely; only distinct fns count.
  */
 #define SCN_MAX_FNS	512

@@ -113,7 +113,10 @@ static void collect_site_funcs(struct parser *p)
 	p->nsite_funcs = k;
 }
 
-/* warn("fn") and the like: fn must be a function a finding can name, or one of the scenario's. */
+/*
+ * warn("fn") and the like: fn must be a function a finding can name, one of
+ * the scenario's, or a call it can make.
+ */
 static void check_finding_func(struct parser *p, const char *kind)
 {
 	struct scn_obj *o = decl_find(p, p->str);
@@ -122,6 +125,9 @@ static void check_finding_func(struct parser *p, const char *kind)
 	size_t n;
 
 	if (o && o->kind == OBJ_FN)
+		return;
+	/* a call the scenario makes is the site of what it raises (msleep in a callback) */
+	if (scn_api_find(p->str))
 		return;
 	if (!p->site_funcs)
 		collect_site_funcs(p);

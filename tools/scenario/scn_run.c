@@ -2,8 +2,9 @@
  * Running a scenario: the init block runs as a task "init" on cpu0 at time
  * zero; then every program starts as a task (threads), an interrupt (irq)
  * or a system event (suspend, resume). Work functions run on the model's
- * worker threads through one C trampoline per fn, so that the trace names
- * them. Everything happens inside the machine; this file only interprets.
+ * worker threads, timer callbacks in the machine's timer softirq, each
+ * through one C trampoline per fn, so that the trace names them.
+ * Everything happens inside the machine; this file only interprets.
  */
 /*
  * The kernel calls made below are the scenario's: their sites (in findings,
@@ -532,9 +533,9 @@ static void exec(struct env *env, const struct scn_stmt *st)
 /* --- work functions: one C trampoline per fn, so that %ps can name it --------------------- */
 
 /*
- * The scenario's works by address, for "work A runs f": sorted once the
- * objects exist, so that naming a work costs a search, not a scan of
- * every declaration.
+ * The scenario's works and timers by address, for "work A runs f" and
+ * "timer T runs g": sorted once the objects exist, so that naming one costs
+ * a search, not a scan of every declaration.
  */
 struct scn_work_ref {
 	const void *work;		/* a struct kthread_work, or a timer's struct timer_list */
