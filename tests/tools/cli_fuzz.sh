@@ -53,6 +53,9 @@ grep -qE '^implementation findings: [1-9]' "$tmp/a.txt" ||
 grep -q '^misuse findings: 0$' "$tmp/a.txt" || fail "misuse findings without --misuse"
 grep -qE 'variants: v4\.9 yes, mainline (yes|no)' "$tmp/a.txt" ||
 	fail "no cross-variant report: $(cat "$tmp/a.txt")"
+# the signal a kernel developer wants: a finding of v4.9's that mainline does not show
+grep -qE 'variants: v4\.9 yes, mainline no' "$tmp/a.txt" ||
+	fail "v4.9, seed 1: no v4.9-only finding: $(cat "$tmp/a.txt")"
 nfiles=$(ls "$tmp/found"/*.kws 2>/dev/null | wc -l)
 [ "$nfiles" -ge 1 ] || fail "--out wrote no file"
 [ "$nfiles" -eq "$(grep -c '      file: ' "$tmp/a.txt")" ] || fail "--out files and the summary's differ"
