@@ -214,17 +214,35 @@ static void corpus_add(struct fz *z, const struct kp *p, const uint64_t *feats, 
 	memcpy(e->feats, feats, e->nfeats * sizeof(*feats));
 }
 
-/* The strategy of schedule j of a program: a rotation (campaign.h). */
-static const struct { enum xs_kind kind; unsigned int depth; } rotation[] = {
-	{ XS_POS, 0 }, { XS_PCT, 2 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
+/*
+ * The strategy of schedule j of a program: a rotation (campaign.h) of
+ * eight slots over five strategies, rff in every other slot. Each strategy
+ * numbers its own runs 0, 1, 2, ... in the order the slots come.
+ */
+static const struct { enum xs_kind kind; unsigned int depth; } strat[FZ_NSTRAT] = {
+	{ XS_RFF, 0 }, { XS_PCT, 2 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
 };
-#define NROT (sizeof(rotation) / sizeof(rotation[0]))
+static const unsigned int slot[] = { 0, 1, 0, 2, 0, 3, 0, 4 };
+#define NSLOT (sizeof(slot) / sizeof(slot[0]))
+
+/* Schedule j's strategy, and its run number there. */
+static unsigned int strategy_of(int j, uint64_t *run)
+{
+	unsigned int pos = (unsigned int)j % NSLOT, k = slot[pos], per = 0, rank = 0;
+
+	for (unsigned int i = 0; i < NSLOT; i++) {
+		per += slot[i] == k;
+		rank += slot[i] == k && i < pos;
+	}
+	*run = (uint64_t)(j / (int)NSLOT) * per + rank;
+	return k;
+}
 
 void fz_strategies(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus)
 {
-	for (size_t k = 0; k < NROT; k++) {
-		struct xs_params p = { .kind = rotation[k].kind, .seed = seed,
-				       .depth = rotation[k].depth ? rotation[k].depth : 3,
+	for (size_t k = 0; k < FZ_NSTRAT; k++) {
+		struct xs_params p = { .kind = strat[k].kind, .seed = seed,
+				       .depth = strat[k].depth ? strat[k].depth : 3,
 				       .preemptions = 2, .est_steps = est_steps ? est_steps : 1,
 				       .est_contexts = cpus ? cpus : 1 };
 
@@ -236,18 +254,22 @@ void fz_strategies(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int
 
 void fz_strategies_free(struct xs *x[])
 {
-	for (size_t k = 0; k < NROT; k++)
+	for (size_t k = 0; k < FZ_NSTRAT; k++)
 		xs_free(x[k]);
 }
 
 const char *fz_schedule_name(int j, char *buf, size_t len)
 {
+	uint64_t r;
+	unsigned int k;
+
 	if (j < 0)
-		snprintf(buf, len, "faithful");
-	else if (rotation[j % NROT].kind == XS_PCT)
-		snprintf(buf, len, "pct(d=%u) run %d", rotation[j % NROT].depth, j / (int)NROT);
+		return snprintf(buf, len, "faithful"), buf;
+	k = strategy_of(j, &r);
+	if (strat[k].kind == XS_PCT)
+		snprintf(buf, len, "pct(d=%u) run %llu", strat[k].depth, (unsigned long long)r);
 	else
-		snprintf(buf, len, "%s run %d", xs_kind_name(rotation[j % NROT].kind), j / (int)NROT);
+		snprintf(buf, len, "%s run %llu", xs_kind_name(strat[k].kind), (unsigned long long)r);
 	return buf;
 }
 
@@ -262,26 +284,31 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 {
 	struct sim_config cfg = s->cfg;
 	struct xcov cov = { .tuples = tuples, .run = run };
+	unsigned int k = 0;
+	uint64_t r = 0;
 	int rc;
 
 	cfg.keep_trace = false;
 	cfg.drop_decisions = false;	/* a finding's run is shrunk from its log */
 	cfg.max_steps = max_steps;
-	if (j >= 0)
-		xs_begin(x[j % NROT], (uint64_t)(j / (int)NROT), &cfg);
+	/* ours before xs_begin(): rff calls a caller's on_rf after its own */
+	if (rfs) {
+		cfg.on_rf = on_rf;
+		cfg.on_rf_arg = rfs;
+	}
+	if (j >= 0) {
+		k = strategy_of(j, &r);
+		xs_begin(x[k], r, &cfg);
+	}
 	if (tuples) {
 		cov.works = xcov_works(s, &cov.nworks);
 		cfg.on_point = xcov_point;
 		cfg.on_point_arg = &cov;
 	}
-	if (rfs) {
-		cfg.on_rf = on_rf;
-		cfg.on_rf_arg = rfs;
-	}
 	run->config = &cfg;
 	rc = scn_run(s, m, run, err);
 	if (j >= 0)
-		xs_end(x[j % NROT], (uint64_t)(j / (int)NROT), run->log, run->nlog);
+		xs_end(x[k], r, run->log, run->nlog);
 	free((void *)cov.works);
 	run->config = NULL;
 	return rc;
@@ -376,7 +403,7 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 	struct kp_gen_opts go = { .misuse = o->misuse, .max_cpus = o->max_cpus };
 	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true };
 	uint64_t mix = ((uint64_t)o->job << 48) ^ i, pseed = rng_splitmix64(&mix) ^ o->seed;
-	struct xs *x[NROT];
+	struct xs *x[FZ_NSTRAT];
 	struct feats fs = { .n = 0 };
 	struct rng g;
 	struct kp p;
@@ -487,7 +514,7 @@ static void load_entry(struct fz *z, struct fz_entry *e)
 	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true };
 	struct feats fs = { .n = 0 };
 	struct xset tuples = { 0 }, rfs = { 0 };
-	struct xs *x[NROT];
+	struct xs *x[FZ_NSTRAT];
 	size_t len;
 	char *text = kp_text(&e->p, &po, &len);
 	struct scn *s;

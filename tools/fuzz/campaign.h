@@ -15,8 +15,9 @@
  *
  * Per program: a faithful run, then `schedules` runs (more for programs
  * that reach rare coverage: the energy below), the strategy of run j a
- * rotation of pos, pct(d=2), random and pct(d=3), each seeded from the
- * program's seed and j, each with a step limit.
+ * rotation of rff (every other run: reads-from fuzzing, its abstract
+ * schedules drawn toward rare reads-from pairs), pct(d=2), pos, random and
+ * pct(d=3), each seeded from the program's seed, each with a step limit.
  *
  * Coverage: features, 64-bit hashes, each counted by the runs that
  * reached it: the work-state tuples of tools/explore/coverage.h (with

@@ -193,7 +193,7 @@ static unsigned int ncandidates(const struct kp *p)
 static int test(struct pshrink *ps, const struct kp *q, struct scn **keep)
 {
 	struct kp_print_opts po = { .name = "fuzz", .kernel = ps->m->name, .invariants = true };
-	struct xs *x[4];
+	struct xs *x[FZ_NSTRAT];
 	size_t len;
 	char *text = kp_text(q, &po, &len);
 	struct scn *s;
@@ -209,12 +209,9 @@ static int test(struct pshrink *ps, const struct kp *q, struct scn **keep)
 		return -2;
 	if (k > 63)
 		k = 63;
-	/* the schedule that showed it first, then the program's others */
-	if (ps->j0 >= 0)
-		order[n++] = ps->j0;
+	/* the program's schedules in their order: rff learns from the runs before */
 	for (int j = 0; j < (int)k; j++)
-		if (j != ps->j0)
-			order[n++] = j;
+		order[n++] = j;
 	fz_strategies(x, ps->pseed, 1, q->cpus);
 	ps->runs++;
 	if (!fz_run_schedule(s, ps->m, x, -1, ps->o->max_steps, NULL, NULL, &ps->run, ps->quiet.f)) {

@@ -23,7 +23,8 @@ void fz_quiet_rewind(struct fz_quiet *q);
 const char *fz_quiet_text(struct fz_quiet *q);
 void fz_quiet_free(struct fz_quiet *q);
 
-/* The rotation's strategies for a program (campaign.h), x[] of 4. */
+/* The rotation's strategies for a program (campaign.h), x[] of FZ_NSTRAT. */
+#define FZ_NSTRAT 5
 void fz_strategies(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus);
 void fz_strategies_free(struct xs *x[]);
 /* "faithful", "pos run 3", ...: schedule j (-1 the faithful run). */
