@@ -60,6 +60,10 @@ nfiles=$(ls "$tmp/found"/*.kws 2>/dev/null | wc -l)
 [ "$nfiles" -ge 1 ] || fail "--out wrote no file"
 [ "$nfiles" -eq "$(grep -c '      file: ' "$tmp/a.txt")" ] || fail "--out files and the summary's differ"
 
+# a longer one with the default schedules: rff's runs shrunk (xshrink once ran them with rff's
+# freed on_rf: a crash)
+expect 1 "" fuzz --kernel v4.9 --seed 1 --runs 300 --cross-runs 0
+
 # --- every file replays: its run shows the finding it names again ----------------------------
 for f in "$tmp/found"/*.kws; do
 	checks=$((checks + 1))
