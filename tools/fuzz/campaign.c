@@ -367,6 +367,9 @@ static void feature(struct fz *z, struct feats *fs, uint64_t h, int kind)
 
 	/* the kinds apart: a tuple's hash and a pair's may not meet */
 	h = (h ^ (uint64_t)kind * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+	/* memory stays bounded: past FZ_MAX_FEATURES, only features known count */
+	if (z->hits.count >= FZ_MAX_FEATURES && !hits_slot(&z->hits, h, false))
+		return;
 	n = hits_slot(&z->hits, h, true);
 	if (!*n) {
 		if (kind == F_TUPLE)

@@ -29,9 +29,8 @@
  * features of 1/hits, so entries holding rare features are picked more
  * often and get up to 4x the schedules. The corpus is bounded
  * (corpus_max): a new entry evicts the one of least weight, so memory stays
- * flat over hours (the feature counts are bounded by the program limits of
- * prog.h: tuples and finding identities, no per-run values such as trace
- * hashes).
+ * flat over hours (no per-run values such as trace hashes are features,
+ * and their count is bounded: FZ_MAX_FEATURES).
  *
  * A finding's identity (fz_identity): its kind, where the kernel code
  * raised it (function:line), the kind of context it was raised in
@@ -60,6 +59,13 @@ struct sim_finding;
 #define FZ_CORPUS_MAX	256	/* the default bound on the corpus */
 #define FZ_SHRINK_RUNS	300	/* runs shrinking a program may make */
 #define FZ_CROSS_RUNS	1000	/* runs on each other variant */
+/*
+ * Features counted at most: the reads-from pairs name scenario sites, whose
+ * lines differ from program to program, so their number grows with the
+ * campaign; past this many (about 24 MB of counts) a feature not seen
+ * before is no longer new.
+ */
+#define FZ_MAX_FEATURES	(1u << 20)
 
 struct fz_entry {
 	struct kp p;
