@@ -80,9 +80,20 @@ static bool work_pending(const struct kthread_work *work)
 /* On the list of its worker given, as list_for_each_entry would find it. */
 static bool on_list(const struct kthread_work *work, const struct list_head *head)
 {
-	for (const struct list_head *p = head->next; p != head; p = p->next)
+	const struct list_head *slow = head;
+	size_t k = 1;
+
+	for (const struct list_head *p = head->next; p != head; p = p->next, k++) {
 		if (p == &work->node)
 			return true;
+		/*
+		 * A misuse (a work on two workers' lists) can corrupt the list into
+		 * a cycle that misses head: slow goes half as fast (Floyd), and
+		 * meets p only on such a cycle, where the walk would never end.
+		 */
+		if (!(k & 1) && (slow = slow->next) == p)
+			return false;
+	}
 	return false;
 }
 

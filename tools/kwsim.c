@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "cmd_explore.h"
+#include "cmd_fuzz.h"
 #include "cmd_run.h"
 #include "cmd_shrink.h"
 #include "html/html.h"
@@ -37,6 +38,8 @@ static const struct command commands[] = {
 	  kwsim_explore },
 	{ "merge", "DIR... [--json]", "merge explore's shards (their --out DIRs)",
 	  kwsim_merge },
+	{ "fuzz", "--kernel V [options]", "generate programs and search them for races; see below",
+	  kwsim_fuzz },
 	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
 	{ "export", "FILE --html OUT", "write a run's timeline as one HTML page", kwsim_export },
 	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
@@ -98,6 +101,24 @@ static void usage(FILE *f)
 		"  --set NAME=VALUE         a setting, as for run\n"
 		"  --token TOKEN            print the run a finding's replay token names, as run\n"
 		"                           would (--save-schedule FILE: as a replay file)\n");
+	fprintf(f, "\nfuzz options (README \"kwsim fuzz\"; no scenario: it writes its own programs):\n"
+		"  --kernel V               the variant to fuzz (required)\n"
+		"  --runs N                 programs to make (default 1000)\n"
+		"  --time S                 stop after S s of wall time (alone: no program bound)\n"
+		"  --seed S                 the campaign's seed (default 0)\n"
+		"  --schedules K            schedules explored per program (default 8; programs\n"
+		"                           with rare coverage get up to 4x)\n"
+		"  --misuse                 lift the API's contract; misuse findings apart\n"
+		"  --out DIR                a shrunk replay file per distinct finding\n"
+		"  --corpus DIR             load the corpus from DIR, save it back: a campaign goes on\n"
+		"  --jobs J                 J processes, each its own stream of programs\n"
+		"  --json                   the summary as one JSON object\n"
+		"  --max-steps N            a run's step limit (default 200000)\n"
+		"  --corpus-max N           the corpus's bound (default 256 programs)\n"
+		"  --cross-runs N           runs of each finding on each other variant (default\n"
+		"                           1000; 0: no cross-variant report)\n"
+		"  --shrink-runs N          runs shrinking a finding's program (default 300)\n"
+		"  --cpus N                 at most N CPUs in a program (default 4)\n");
 	fprintf(f, "\nshrink options (FILE: a replay file, as --save-schedule writes):\n"
 		"  --out OUT                write the shrunk replay file to OUT (default: stdout,\n"
 		"                           the summary then to stderr)\n"
@@ -129,7 +150,8 @@ static void usage(FILE *f)
 		"              max_decisions): its verdict covers a partial run\n"
 		"explore:    0 nothing found, 1 findings, 2 bad input or usage, 3 stopped\n"
 		"              (SIGINT, --time) before the runs asked were done, nothing found;\n"
-		"            merge: as explore, 3 also when shards are missing\n");
+		"            merge: as explore, 3 also when shards are missing\n"
+		"fuzz:       as explore (3: SIGINT before the programs asked were done)\n");
 }
 
 static int cmd_help(int argc, char **argv)

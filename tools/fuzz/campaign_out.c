@@ -1,0 +1,328 @@
+/*
+ * What a campaign says (the summary, its JSON; schema
+ * tools/schema/kwsim-fuzz.schema.json) and keeps (--corpus DIR). The
+ * summary is a function of the campaign's result: no wall time in it (the
+ * command prints rates apart, on stderr).
+ */
+#include "campaign.h"
+#include "campaign_impl.h"
+
+#include "json.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fz_status(const struct fz_result *r)
+{
+	if (r->nf)
+		return 1;
+	return r->stopped ? 3 : 0;
+}
+
+static void rules_line(FILE *out, uint64_t rules)
+{
+	bool first = true;
+
+	for (int i = 0; i < KP_RULE__COUNT; i++) {
+		if (!(rules & (1ULL << i)))
+			continue;
+		fprintf(out, "%s%s", first ? "" : ", ", kp_rule_info((enum kp_rule)i)->id);
+		first = false;
+	}
+}
+
+static void print_section(FILE *out, const struct fz_result *r, bool misuse, const char *dir)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nf; i++)
+		n += r->f[i].misuse == misuse;
+	fprintf(out, "%s findings: %zu\n", misuse ? "misuse" : "implementation", n);
+	for (size_t i = 0; i < r->nf; i++) {
+		const struct fz_finding *f = &r->f[i];
+
+		if (f->misuse != misuse)
+			continue;
+		fprintf(out, "  %03zu %s\n      %s\n", i + 1, f->id, f->what);
+		if (misuse) {
+			fprintf(out, "      breaks: ");
+			rules_line(out, f->rules);
+			fputc('\n', out);
+		}
+		fprintf(out, "      program %" PRIu64 " (after %" PRIu64 " schedules), seen in %" PRIu64
+			" runs; shrunk %zu -> %zu statements", f->program, f->schedules, f->count,
+			f->stmts_before, f->stmts_after);
+		if (f->depth >= 0)
+			fprintf(out, ", depth %d", f->depth);
+		fputc('\n', out);
+		if (f->file)
+			fprintf(out, "      file: %s%s%s\n", dir ? dir : "", dir ? "/" : "", f->file);
+		else if (dir)
+			fprintf(out, "      file: none (it did not show again)\n");
+		if (f->ncross) {
+			fprintf(out, "      variants: %s yes", r->kernel);
+			for (size_t k = 0; k < f->ncross; k++) {
+				const struct fz_cross *c = &f->cross[k];
+
+				if (c->error)
+					fprintf(out, ", %s does not run it", c->kernel);
+				else if (c->shown)
+					fprintf(out, ", %s yes (run %" PRIu64 ")", c->kernel, c->runs);
+				else
+					fprintf(out, ", %s no (%" PRIu64 " runs)", c->kernel, c->runs);
+			}
+			fputc('\n', out);
+		}
+	}
+}
+
+void fz_print(FILE *out, const struct fz_result *r, const char *dir)
+{
+	const struct fz_stats *s = &r->st;
+
+	fprintf(out, "kwsim fuzz: kernel %s, seed %" PRIu64 ", %u schedules per program%s\n",
+		r->kernel, r->seed, r->schedules, r->misuse ? ", --misuse" : "");
+	fprintf(out, "programs: %" PRIu64 " (generated %" PRIu64 ", mutated %" PRIu64 ", of them "
+		"spliced %" PRIu64 "); runs: %" PRIu64 ", %" PRIu64 " cut short by the step limit\n",
+		s->programs, s->generated, s->mutated, s->spliced, s->runs, s->cut_short);
+	fprintf(out, "corpus: %zu programs; coverage: %zu features (%zu work-state tuples, %zu "
+		"reads-from pairs)\n", s->corpus, s->features, s->tuples, s->rf_pairs);
+	if (s->rejected)
+		fprintf(out, "rejected: %" PRIu64 " (a generator's fault; the first: %s)\n",
+			s->rejected, r->first_error);
+	print_section(out, r, false, dir);
+	print_section(out, r, true, dir);
+	if (r->stopped)
+		fprintf(out, "stopped after %" PRIu64 " of %" PRIu64 " programs\n", s->programs,
+			r->programs_asked);
+}
+
+void fz_print_json(FILE *out, const struct fz_result *r, const char *dir)
+{
+	const struct fz_stats *s = &r->st;
+
+	fprintf(out, "{\"kwsim_fuzz\": 1, \"kernel\": ");
+	json_str(out, r->kernel);
+	fprintf(out, ", \"seed\": %" PRIu64 ", \"programs_asked\": %" PRIu64 ", \"schedules\": %u, "
+		"\"misuse\": %s, \"stopped\": %s,\n", r->seed, r->programs_asked, r->schedules,
+		r->misuse ? "true" : "false", r->stopped ? "true" : "false");
+	fprintf(out, " \"stats\": {\"programs\": %" PRIu64 ", \"generated\": %" PRIu64 ", "
+		"\"mutated\": %" PRIu64 ", \"spliced\": %" PRIu64 ", \"runs\": %" PRIu64 ", "
+		"\"cut_short\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"corpus\": %zu, "
+		"\"features\": %zu, \"tuples\": %zu, \"rf_pairs\": %zu},\n", s->programs,
+		s->generated, s->mutated, s->spliced, s->runs, s->cut_short, s->rejected, s->corpus,
+		s->features, s->tuples, s->rf_pairs);
+	fprintf(out, " \"findings\": [");
+	for (size_t i = 0; i < r->nf; i++) {
+		const struct fz_finding *f = &r->f[i];
+		bool first = true;
+
+		fprintf(out, "%s\n  {\"id\": ", i ? "," : "");
+		json_str(out, f->id);
+		fprintf(out, ", \"what\": ");
+		json_str(out, f->what);
+		fprintf(out, ", \"misuse\": %s, \"rules\": [", f->misuse ? "true" : "false");
+		for (int k = 0; k < KP_RULE__COUNT; k++) {
+			if (!(f->rules & (1ULL << k)))
+				continue;
+			fprintf(out, "%s", first ? "" : ", ");
+			json_str(out, kp_rule_info((enum kp_rule)k)->id);
+			first = false;
+		}
+		fprintf(out, "], \"program\": %" PRIu64 ", \"schedules\": %" PRIu64 ", \"count\": %"
+			PRIu64 ", \"statements_before\": %zu, \"statements_after\": %zu, "
+			"\"depth\": %d, \"file\": ", f->program, f->schedules, f->count,
+			f->stmts_before, f->stmts_after, f->depth);
+		if (f->file) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", f->file);
+			json_str(out, path);
+		} else {
+			fprintf(out, "null");
+		}
+		fprintf(out, ", \"variants\": [");
+		for (size_t k = 0; k < f->ncross; k++) {
+			fprintf(out, "%s{\"kernel\": ", k ? ", " : "");
+			json_str(out, f->cross[k].kernel);
+			fprintf(out, ", \"shown\": %s, \"runs\": %" PRIu64 ", \"runs_there\": %s}",
+				f->cross[k].shown ? "true" : "false", f->cross[k].runs,
+				f->cross[k].error ? "false" : "true");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "%s],\n \"status\": %d}\n", r->nf ? "\n " : "", fz_status(r));
+}
+
+/* --- --corpus DIR -------------------------------------------------------------------------------- */
+
+static bool is_entry(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && !strcmp(name + n - 4, ".kwp") && name[0] != '.';
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.kwp names of dir, sorted (a new array of malloc'd names). */
+static char **entries(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		if (!is_entry(e->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				abort();
+		}
+		v[(*n)++] = fz_strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_name);
+	return v;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
+{
+	struct stat st;
+	size_t n;
+	char **names;
+	int rc = 0;
+
+	if (stat(dir, &st)) {
+		if (errno == ENOENT)
+			return 0;	/* a corpus to be: made when saved */
+		fprintf(err, "kwsim fuzz: --corpus %s: %s\n", dir, strerror(errno));
+		return 2;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(err, "kwsim fuzz: --corpus %s: not a directory\n", dir);
+		return 2;
+	}
+	names = entries(dir, &n);
+	for (size_t i = 0; i < n && !rc && c->n < max; i++) {
+		char path[4096], why[256] = "";
+		FILE *f;
+		struct kp p;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = fopen(path, "r");
+		if (!f) {
+			fprintf(err, "kwsim fuzz: %s: %s\n", path, strerror(errno));
+			rc = 2;
+			break;
+		}
+		if (kp_load(f, &p, why, sizeof(why))) {
+			fprintf(err, "kwsim fuzz: %s: %s\n", path, why[0] ? why : "not a corpus entry");
+			rc = 2;
+		}
+		fclose(f);
+		if (rc)
+			break;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 64;
+			c->e = realloc(c->e, c->cap * sizeof(*c->e));
+			if (!c->e)
+				abort();
+		}
+		memset(&c->e[c->n], 0, sizeof(c->e[0]));
+		c->e[c->n].key = fz_prog_key(&p);
+		c->e[c->n++].p = p;
+	}
+	free_names(names, n);
+	return rc;
+}
+
+uint64_t fz_prog_key(const struct kp *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!m)
+		abort();
+	kp_save(m, p);
+	fclose(m);
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+	free(text);
+	return h;
+}
+
+static char *entry_name(const struct kp *p)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "prog-%016" PRIx64 ".kwp", fz_prog_key(p));
+	return fz_strdup(buf);
+}
+
+int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
+{
+	char **keep = calloc(c->n + 1, sizeof(*keep)), **old;
+	size_t n;
+	int rc = 0;
+
+	if (!keep)
+		abort();
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fprintf(err, "kwsim fuzz: cannot make %s: %s\n", dir, strerror(errno));
+		free(keep);
+		return 2;
+	}
+	for (size_t i = 0; i < c->n && !rc; i++) {
+		char path[4096];
+		FILE *f;
+
+		keep[i] = entry_name(&c->e[i].p);
+		snprintf(path, sizeof(path), "%s/%s", dir, keep[i]);
+		f = fopen(path, "w");
+		if (!f || kp_save(f, &c->e[i].p) || fclose(f)) {
+			fprintf(err, "kwsim fuzz: cannot write %s: %s\n", path, strerror(errno));
+			rc = 2;
+		}
+	}
+	/* the entries evicted since: gone from the corpus, gone from DIR */
+	old = entries(dir, &n);
+	for (size_t i = 0; i < n && !rc; i++) {
+		bool kept = false;
+
+		for (size_t k = 0; k < c->n && !kept; k++)
+			kept = keep[k] && !strcmp(keep[k], old[i]);
+		if (!kept) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", dir, old[i]);
+			unlink(path);
+		}
+	}
+	free_names(old, n);
+	free_names(keep, c->n);
+	return rc;
+}
