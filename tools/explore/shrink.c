@@ -928,6 +928,8 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 		sh.cfg.strategy = SIM_STRATEGY_FAITHFUL;
 	sh.cfg.on_point = NULL;
 	sh.cfg.on_point_arg = NULL;
+	sh.cfg.on_rf = NULL;
+	sh.cfg.on_rf_arg = NULL;
 	sh.cfg.keep_trace = true;
 	sh.cfg.drop_decisions = false;
 	sh.max_steps = sh.cfg.max_steps;

@@ -114,8 +114,9 @@ struct xshrink_result {
  * text is target, or with target XF_CONDITION_KEY the condition's witness;
  * with target NULL its first finding, else the witness. At most budget
  * runs (0: XSHRINK_BUDGET). s is only read: every run is of a parse of its
- * text, with found's settings (found->cfg, without its chooser and its
- * on_point: the shrinker's runs must not feed a caller's coverage). The
+ * text, with found's settings (found->cfg, without its chooser, its
+ * on_point and its on_rf: the shrinker's runs must not feed a caller's
+ * coverage or a strategy's state, which may be gone by then). The
  * machine is left as the last run ended (sim_fini() is the caller's).
  * Returns 0 with out filled in (xshrink_result_free() it), or -1 with
  * out->error: nothing to shrink for, a target the run does not show, or a

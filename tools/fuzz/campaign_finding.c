@@ -491,12 +491,6 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	}
 	at = shows(&ps.run, id, true);
 	xf_bug(&ps.run.findings[at], target, sizeof(target));
-	/*
-	 * xshrink() drops the run's chooser and on_point, not its on_rf: rff's,
-	 * whose state test() has freed, and ours, whose set is gone.
-	 */
-	ps.run.cfg.on_rf = NULL;
-	ps.run.cfg.on_rf_arg = NULL;
 	if (!xshrink(fs, m, &ps.run, target, o->xshrink_runs, &sh)) {
 		bool cut = sh.after.statements != sh.before.statements ||
 			   sh.after.programs != sh.before.programs ||
