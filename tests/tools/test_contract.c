@@ -527,8 +527,13 @@ static size_t broken(const struct scn *s, const struct kw_model *m, uint64_t see
 	last_findings = run.nfindings;
 	for (size_t i = 0; i < run.nfindings; i++)
 		if (run.findings[i].kind == SIM_F_INVARIANT) {
-			if (!n && why)
-				snprintf(why, len, "%s", run.findings[i].msg);
+			if (!n && why && len) {
+				/* cut to len (not snprintf: gcc -O2 warns of the cut) */
+				size_t k = strnlen(run.findings[i].msg, len - 1);
+
+				memcpy(why, run.findings[i].msg, k);
+				why[k] = '\0';
+			}
 			n++;
 		}
 	scn_run_free(&run);
