@@ -92,6 +92,8 @@ static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)
 	x->in_call = NULL;
 	x->work_fn = NULL;
 	x->below_preemptible = c->preemptible_point;
+	if (!c->depth)
+		c->sched_touch = c->clock;	/* the idle loop could schedule until now */
 	c->stack[c->depth++] = x;
 	return x;
 }
