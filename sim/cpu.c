@@ -165,6 +165,11 @@ static void hardirq_run(struct sim_cpu *c)
 	c->irqs_disabled = true;
 	sim_trace(REC_IRQ_ENTRY, (uint64_t)r->irq, 0, 0, 0, r->name, NULL);
 	r->handler(r->arg);
+	/* __handle_irq_event_percpu(): a handler must not leave interrupts on */
+	if (!c->irqs_disabled) {
+		sim_warnf(SIM_HERE, "irq %d handler %s enabled interrupts", r->irq, r->name);
+		c->irqs_disabled = true;
+	}
 	sim_trace(REC_IRQ_EXIT, (uint64_t)r->irq, 0, 0, 0, r->name, NULL);
 	sim_lockdep_context_end_count("hardirq handler", r->name, count);
 	c->preempt_count -= HARDIRQ_OFFSET;
@@ -231,14 +236,40 @@ void sim_preempt_add(int val)
 	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
 }
 
+/* debug_locks: lockdep turns it off with its first report (debug_locks_off()) */
+static bool debug_locks(void)
+{
+	for (size_t i = 0; i < sim_finding_count(); i++)
+		if (sim_finding(i)->kind == SIM_F_LOCKDEP)
+			return false;
+	return true;
+}
+
+/*
+ * preempt_count_sub() as CONFIG_DEBUG_PREEMPT has it: a count that would
+ * underflow its own field (a preempt_enable() or an unlock without its
+ * disable or lock; in a hardirq the preemption bits are 0) is left as it
+ * is, so the interrupt bits above it keep saying where the CPU is, with a
+ * DEBUG_LOCKS_WARN_ON, silent once lockdep has reported.
+ */
+bool sim_preempt_count_sub(struct sim_cpu *c, unsigned int val)
+{
+	unsigned int mask = val <= PREEMPT_MASK ? PREEMPT_MASK : SOFTIRQ_MASK;
+
+	if ((c->preempt_count & mask) >= val) {
+		c->preempt_count -= val;
+		return true;
+	}
+	if (debug_locks())
+		sim_warnf(SIM_HERE, "DEBUG_LOCKS_WARN_ON(preempt_count() & %#x < %#x): preempt_count "
+			  "%#x would underflow", mask, val, c->preempt_count);
+	return false;
+}
+
 void sim_preempt_sub(int val)
 {
-	struct sim_cpu *c = sim.cur_cpu;
-
-	if (WARN_ON_ONCE(c->preempt_count < (unsigned int)val))
-		return;
-	c->preempt_count -= (unsigned int)val;
-	sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
+	if (sim_preempt_count_sub(sim.cur_cpu, (unsigned int)val))
+		sim_point(sim.cfg.costs.irq_toggle, POINT_PLAIN);
 }
 
 bool sim_irqs_disabled(void)

@@ -64,8 +64,7 @@ static void leave(struct sim_cpu *c, enum sim_lock_how how, unsigned long flags)
 
 	if (how == SIM_LOCK_IRQ || (how == SIM_LOCK_IRQSAVE && !flags))
 		c->irqs_disabled = false;
-	if (c->preempt_count >= off)
-		c->preempt_count -= off;
+	sim_preempt_count_sub(c, off);
 }
 
 static void take(struct sim_lock *l, bool trylock, const struct sim_site *site)
@@ -179,6 +178,17 @@ void sim_lock_release(struct sim_lock *l, enum sim_lock_how how, unsigned long f
 
 	sim_lockdep_release(l, site);
 	sim_footprint_touch(l, true);
+	/*
+	 * Another context's lock (lockdep has just said so): the machine
+	 * leaves it to its owner, whose own unlock is the one that hands it
+	 * on; released twice, it would hand it to two spinners.
+	 */
+	if (l->owner && l->owner != sim.cur) {
+		sim.cur->in_call = outer;
+		leave(c, how, flags);
+		sim_point(sim.cfg.costs.unlock, POINT_PLAIN);
+		return;
+	}
 	sim_trace(REC_LOCK_RELEASE, sim_fake_addr(l), 0, 0, 0, l->name, NULL);
 	if (sim.cfg.on_rf)
 		sim_rf_write(l, site);

@@ -328,6 +328,8 @@ bool sim_irq_deliverable(const struct sim_cpu *c);
 bool sim_softirq_runnable(const struct sim_cpu *c);
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
+/* preempt_count -= val unless that underflows its field (a warning then): true when done */
+bool sim_preempt_count_sub(struct sim_cpu *c, unsigned int val);
 
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);

@@ -141,9 +141,10 @@ NR <= 12 {
 	if (f_ctx != wctx)
 		fail("hardirq/softirq column is " f_ctx ", the CPU is in " (wctx == "." ? "task context" : wctx))
 
-	# irqs-off
+	# irqs-off (a kwsim_finding record may report just that a handler broke it)
 	cb_irqsafe = (cpu in incb) && (incb[cpu] in irqsafe)
-	if ((name == "sched_switch" || name == "timer_start" || name == "timer_cancel" || h ||
+	if ((name == "sched_switch" || name == "timer_start" || name == "timer_cancel" ||
+	     (h && name != "kwsim_finding") ||
 	     cb_irqsafe) && f_irq != "d" && f_irq != "D")
 		fail(name " with interrupts on")
 	if ((name == "softirq_entry" || name == "softirq_exit" ||
