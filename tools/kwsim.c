@@ -44,7 +44,7 @@ static const struct command commands[] = {
 	{ "export", "FILE --html OUT", "write a run's timeline as one HTML page", kwsim_export },
 	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
 	  kwsim_serve },
-	{ "bench", "[--quick|--long]", "measure the machine's speed and memory on this host", kwsim_bench },
+	{ "bench", "[--quick|--long|--races DIR]", "measure the machine's speed and memory; the strategies on DIR", kwsim_bench },
 	{ "help", "", "show this help", cmd_help },
 };
 
