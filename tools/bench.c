@@ -509,7 +509,7 @@ int kwsim_bench(int argc, char **argv)
 		}
 		if (!(explore = bench_explore_measure(races, quick)))
 			return 1;
-		bench_explore_print(explore, false, &missed);
+		bench_explore_print(explore, false, NULL);
 		return 0;
 	}
 	if (nminutes) {

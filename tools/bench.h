@@ -11,7 +11,8 @@ int kwsim_bench(int argc, char **argv);
  * The exploration figures over DIR's *.kws (bench_explore.c): measured
  * first (NULL when a run went wrong), so that the realistic decisions/s
  * (0 when there was no library to explore) goes beside the micro figure;
- * then printed, setting *missed when a target is missed, and freed.
+ * then printed, setting *missed when a target is missed (missed NULL: a
+ * directory other than the library, which has no targets), and freed.
  */
 struct bench_explore;
 struct bench_explore *bench_explore_measure(const char *dir, bool quick);
