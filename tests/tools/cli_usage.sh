@@ -135,6 +135,7 @@ if ok bench --races "$tmp/races" --quick; then
 			fail "no 'runs to the first finding' row found by every strategy for $name"
 	done
 	grep -q "^coroutine switches/s" "$tmp/out" && fail "--races measures exploration only"
+	grep -q "^note:" "$tmp/out" && fail "--races: the targets are the library's, yet a note names one"
 fi
 usage_error "kwsim bench: --races wants a directory of scenarios" bench --races
 usage_error "kwsim bench: --races wants a directory of scenarios ($tmp/none: cannot read it)" \
