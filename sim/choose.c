@@ -76,9 +76,9 @@ void sim_choose_fini(bool keep)
 	sim.choose.log_cap = 0;
 }
 
-static const char *why_name(unsigned int why)
+const char *sim_why_name(unsigned int why)
 {
-	static const char *const names[] = { "cpu", "irq", "place", "wake", "spin" };
+	static const char *const names[] = { "cpu", "irq", "place", "wake", "spin", "stall", "range" };
 
 	_Static_assert(sizeof(names) / sizeof(names[0]) == SIM_WHY__COUNT, "a name per kind");
 	return why < SIM_WHY__COUNT ? names[why] : "?";
@@ -144,7 +144,7 @@ static bool replay_pick(const struct sim_question *q, unsigned int *pick)
 		note_where();
 		snprintf(sim.choose.divergence, sizeof(sim.choose.divergence),
 			 "decision %zu: the log has a '%s' choice, the run asks a '%s' one",
-			 sim.choose.log_len, why_name(d->why), why_name(why));
+			 sim.choose.log_len, sim_why_name(d->why), sim_why_name(why));
 		sim_halt(SIM_END_DIVERGED);
 		return false;
 	}

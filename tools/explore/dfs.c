@@ -207,13 +207,6 @@ static bool allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int
 	return nd->why != SIM_WHY_CPU || !steps_has(&nd->sleep, nd->ids[i]);
 }
 
-static const char *why_text(unsigned int why)
-{
-	static const char *const names[] = { "cpu", "irq", "place", "wake", "spin" };
-
-	return why < SIM_WHY__COUNT ? names[why] : "?";
-}
-
 /*
  * The tree is not the scenario's: nothing found from here on could be
  * trusted. nd is the decision the tree holds there, if any.
@@ -227,7 +220,7 @@ static void __attribute__((noreturn)) nondeterministic(const struct dfs *d, size
 			"same place (a '%s' choice of %u, cpu%d last ran): runs with the same "
 			"decisions differ, so the machine or the model is not deterministic; "
 			"stopping\n", (unsigned long long)d->run, i, what, (unsigned long long)nd->run,
-			why_text(nd->why), nd->n, nd->cpu);
+			sim_why_name(nd->why), nd->n, nd->cpu);
 	else
 		fprintf(stderr, "kwsim explore: dfs: run %llu, decision %zu: %s; stopping\n",
 			(unsigned long long)d->run, i, what);

@@ -274,13 +274,20 @@ size_t sim_finding_count_kind(enum sim_finding_kind kind);
 /*
  * What a choice is about: which CPU advances, whether an interrupt waits a
  * step, where a woken task is placed, whether it preempts the task running
- * there (wakeup_preempt), which spinner takes an unfair spinlock. New kinds
- * go at the end: a saved schedule names them by these letters.
+ * there (wakeup_preempt), which spinner takes an unfair spinlock; and time
+ * where the real world leaves it open: whether, and for how long, a CPU is
+ * held up (a stall), and which value of a scenario's time range is taken.
+ * New kinds go at the end: a saved schedule names them by these letters.
  */
 enum sim_why {
-	SIM_WHY_CPU, SIM_WHY_IRQ, SIM_WHY_PLACE, SIM_WHY_WAKE, SIM_WHY_SPIN, SIM_WHY__COUNT
+	SIM_WHY_CPU, SIM_WHY_IRQ, SIM_WHY_PLACE, SIM_WHY_WAKE, SIM_WHY_SPIN,
+	SIM_WHY_STALL,		/* 'h': a CPU held up; answer 0: not held */
+	SIM_WHY_RANGE,		/* 'r': a value of a time range; answer 0: its lower bound */
+	SIM_WHY__COUNT
 };
-#define SIM_WHY_LETTERS "cipws"
+#define SIM_WHY_LETTERS "cipwshr"
+/* The kind's name in messages ("cpu", "irq", ... "stall", "range"). */
+const char *sim_why_name(unsigned int why);
 
 struct sim_decision {
 	uint16_t n;		/* how many candidates there were */
