@@ -91,9 +91,22 @@ void sim_sleep_until_boot(uint64_t t)
 	sleep_until(t, true);
 }
 
+/*
+ * msleep's timeout in jiffies. Until 6.11 it was one jiffy more than the
+ * milliseconds asked for, so that the sleep could not end early when it
+ * began just before a tick; 6.12 dropped it ("timers: Remove historical
+ * extra jiffie for timeout in msleep()", kernel/time/timer.c msleep and
+ * msleep_interruptible), the timer wheel's rounding being enough. A 10 ms
+ * msleep at HZ=1000 arms 11 jiffies on 4.9 and 6.1, 10 on 6.12.
+ */
+static unsigned long msleep_timeout(unsigned int msecs)
+{
+	return msecs_to_jiffies(msecs) + (sim_era_since(6, 12) ? 0 : 1);
+}
+
 void sim_msleep(unsigned int msecs, const struct sim_site *site)
 {
-	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
+	unsigned long timeout = msleep_timeout(msecs);
 
 	sim_might_sleep(site);
 	while (timeout)
@@ -103,7 +116,7 @@ void sim_msleep(unsigned int msecs, const struct sim_site *site)
 /* A pending signal (for a kthread: kthread_stop's TIF_NOTIFY_SIGNAL) ends it early. */
 unsigned long msleep_interruptible(unsigned int msecs)
 {
-	unsigned long timeout = msecs_to_jiffies(msecs) + 1;
+	unsigned long timeout = msleep_timeout(msecs);
 
 	while (timeout && !signal_pending(current))
 		timeout = (unsigned long)schedule_timeout_interruptible((long)timeout);

@@ -111,12 +111,22 @@ static void stop_during_nap(unsigned int era)
 }
 
 /*
- * 6.x: the stop at 100 ms (jiffy 25) ends the sleep of 251 jiffies
- * (msecs_to_jiffies(1000) + 1) at once: 226 jiffies left, 904 ms.
+ * 6.x: the stop at 100 ms (jiffy 25) ends the sleep at once. 6.12's sleep
+ * is msecs_to_jiffies(1000) = 250 jiffies: 225 left, 900 ms; 6.1's had
+ * one more (251): 226 left, 904 ms.
  */
 START_TEST(kthread_stop_ends_interruptible_sleep_6x)
 {
 	stop_during_nap(SIM_ERA(6, 12));
+	ck_assert_uint_eq(nap.woke_at, 100 * MS);
+	ck_assert_uint_eq(nap.left, 900);
+	ck_assert_uint_eq(nap.stopped_at, 100 * MS);
+}
+END_TEST
+
+START_TEST(kthread_stop_ends_interruptible_sleep_61)
+{
+	stop_during_nap(SIM_ERA(6, 1));
 	ck_assert_uint_eq(nap.woke_at, 100 * MS);
 	ck_assert_uint_eq(nap.left, 904);
 	ck_assert_uint_eq(nap.stopped_at, 100 * MS);
@@ -144,6 +154,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, usleep_range_ends_at_max);
 	tcase_add_test(tc, kthread_stop_ends_interruptible_sleep_6x);
+	tcase_add_test(tc, kthread_stop_ends_interruptible_sleep_61);
 	tcase_add_test(tc, kthread_stop_waits_out_interruptible_sleep_v49);
 	suite_add_tcase(s, tc);
 	return s;

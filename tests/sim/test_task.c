@@ -752,9 +752,10 @@ static int msleeper(void *arg)
 }
 
 /*
- * msleep(10) at HZ=250: msecs_to_jiffies(10) = 3, +1 = 4 jiffies past the
- * jiffy it starts in; the wheel files a level-0 timer one jiffy further
- * (calc_index rounds up), so it fires at the start of jiffy start+5. With
+ * msleep(10) at HZ=250: msecs_to_jiffies(10) = 3 jiffies past the jiffy it
+ * starts in, +1 until 6.11 (6.12 dropped the historical extra jiffy); the
+ * wheel files a level-0 timer one jiffy further (calc_index rounds up), so
+ * on 6.1 it fires at the start of jiffy start+5, on 6.12 of start+4. With
  * every cost zero the task is back exactly then.
  */
 static const struct { uint64_t start, end; } msleep_table[] = {
@@ -765,30 +766,48 @@ static const struct { uint64_t start, end; } msleep_table[] = {
 	{ TICK + 1000000, 6 * TICK },
 };
 
+/* The sleep of msleep_table[i] on an era: 6.12's is one jiffy shorter. */
+static uint64_t msleep_end(int i, unsigned int era)
+{
+	return msleep_table[i].end - (era >= SIM_ERA(6, 12) ? TICK : 0);
+}
+
 START_TEST(msleep_exact_jiffies)
 {
-	struct sim_config cfg = zero_cost_config(1);
+	static const unsigned int eras[] = { SIM_ERA(4, 9), SIM_ERA(6, 1), SIM_ERA(6, 12) };
 
-	h_init_cfg(&cfg);
-	sleep_ms = 10;
-	sim_spawn("sleeper", msleeper, NULL, 0, true, msleep_table[_i].start);
-	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	ck_assert_uint_eq(slept_from, msleep_table[_i].start);
-	ck_assert_uint_eq(slept_to, msleep_table[_i].end);
+	for (size_t e = 0; e < sizeof(eras) / sizeof(eras[0]); e++) {
+		struct sim_config cfg = zero_cost_config(1);
+
+		cfg.era = eras[e];
+		ck_assert_int_eq(sim_reset(&cfg), 0);
+		sleep_ms = 10;
+		sim_spawn("sleeper", msleeper, NULL, 0, true, msleep_table[_i].start);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		ck_assert_uint_eq(slept_from, msleep_table[_i].start);
+		ck_assert_uint_eq(slept_to, msleep_end(_i, eras[e]));
+	}
 }
 END_TEST
 
 START_TEST(msleep_other_hz)
 {
-	/* HZ=1000, msleep(1): 1 + 1 jiffies, +1 in the wheel: 3 ms. HZ=100, msleep(10): 30 ms. */
-	struct sim_config cfg = zero_cost_config(1);
+	/*
+	 * HZ=1000, msleep(1): 1 (+1 before 6.12) jiffies, +1 in the wheel: 3 ms
+	 * on 6.1, 2 ms on 6.12. HZ=100, msleep(10): 30 ms on 6.1, 20 on 6.12.
+	 */
+	for (int old = 0; old < 2; old++) {
+		struct sim_config cfg = zero_cost_config(1);
+		uint64_t jiffy = _i ? 10000000 : 1000000;
 
-	cfg.hz = _i ? 100 : 1000;
-	h_init_cfg(&cfg);
-	sleep_ms = _i ? 10 : 1;
-	sim_spawn("sleeper", msleeper, NULL, 0, true, 0);
-	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
-	ck_assert_uint_eq(slept_to, _i ? 30000000 : 3000000);
+		cfg.hz = _i ? 100 : 1000;
+		cfg.era = old ? SIM_ERA(6, 1) : SIM_ERA(6, 12);
+		ck_assert_int_eq(sim_reset(&cfg), 0);
+		sleep_ms = _i ? 10 : 1;
+		sim_spawn("sleeper", msleeper, NULL, 0, true, 0);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		ck_assert_uint_eq(slept_to, (old ? 3 : 2) * jiffy);
+	}
 }
 END_TEST
 
@@ -796,7 +815,7 @@ START_TEST(msleep_timer_fires_on_the_jiffy)
 {
 	const struct sim_rec *r = NULL;
 
-	h_init(1);
+	h_init(1);		/* 6.12: 3 jiffies, +1 in the wheel */
 	sleep_ms = 10;
 	sim_spawn("sleeper", msleeper, NULL, 0, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
@@ -804,10 +823,10 @@ START_TEST(msleep_timer_fires_on_the_jiffy)
 		if (sim_trace_records()[i].type == REC_TIMER_EXPIRE_ENTRY)
 			r = &sim_trace_records()[i];
 	ck_assert_ptr_nonnull(r);
-	/* the tick at 20 ms raises the softirq; its entry costs irq_entry */
-	ck_assert_uint_eq(r->time, 5 * TICK + C_IRQ);
-	ck_assert_uint_eq(r->b, J0 + 5);
-	ck_assert_uint_ge(slept_to, 5 * TICK + C_IRQ + C_SWITCH);
+	/* the tick at 16 ms raises the softirq; its entry costs irq_entry */
+	ck_assert_uint_eq(r->time, 4 * TICK + C_IRQ);
+	ck_assert_uint_eq(r->b, J0 + 4);
+	ck_assert_uint_ge(slept_to, 4 * TICK + C_IRQ + C_SWITCH);
 }
 END_TEST
 
