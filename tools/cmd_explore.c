@@ -25,6 +25,7 @@
 #include "cmd_explore.h"
 #include "cmd_run.h"
 #include "explore/explore.h"
+#include "outfile.h"
 #include "explore/finding.h"
 #include "scenario/scn.h"
 
@@ -371,17 +372,18 @@ static int make_dir(const char *dir)
 static int write_result(const char *dir, const struct xr *r)
 {
 	char path[4096];
+	struct outfile out;
 	FILE *f;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/result.txt", dir);
-	f = fopen(path, "w");
+	f = outfile_open(&out, path);
 	if (!f) {
 		fprintf(stderr, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
 	rc = xr_write(f, r);
-	if (fclose(f) || rc) {
+	if (outfile_close(&out, !rc) || rc) {
 		fprintf(stderr, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
@@ -564,11 +566,12 @@ static int explore_token(struct explore_opts *o)
 		goto out;
 	}
 	if (o->save) {
-		FILE *f = fopen(o->save, "w");
+		struct outfile out;
+		FILE *f = outfile_open(&out, o->save);
 		char comment[800];
 
 		snprintf(comment, sizeof(comment), "kwsim explore --token %s", o->token);
-		if (!f || (scn_write_with_schedule(f, s, &run, comment), fclose(f))) {
+		if (!f || (scn_write_with_schedule(f, s, &run, comment), outfile_close(&out, true))) {
 			fprintf(stderr, "kwsim explore: cannot write %s: %s\n", o->save, strerror(errno));
 			goto out;
 		}

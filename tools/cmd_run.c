@@ -39,6 +39,7 @@
  */
 #include "cmd_run.h"
 #include "html/html.h"
+#include "outfile.h"
 #include "scenario/scn.h"
 #include "trace_view.h"
 
@@ -293,17 +294,6 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	return scn_set(NULL, cmd, o->sets, o->nsets, stderr);
 }
 
-/* Close a file written to: 0, or -1 with errno saying why a write to it failed. */
-static int close_output(FILE *f)
-{
-	int failed = ferror(f), saved = errno;
-
-	if (fclose(f))
-		return -1;
-	if (failed)
-		errno = saved ? saved : EIO;
-	return failed ? -1 : 0;
-}
 
 /*
  * Where a run's output goes while it runs: what ran to standard output
@@ -427,12 +417,13 @@ static int open_trace(const struct run_opts *o, const struct scn *s, struct run_
 /* Write the trace view out (after the summary, when both go to stdout), or drop it. */
 static int close_trace(const struct run_opts *o, struct run_out *ro, bool write, FILE *out)
 {
+	struct outfile file = { 0 };
 	FILE *f = NULL;
 	int rc;
 
 	if (!ro->text && !ro->json)
 		return 0;
-	if (write && !(f = o->out ? fopen(o->out, "w") : out)) {
+	if (write && !(f = o->out ? outfile_open(&file, o->out) : out)) {
 		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out, strerror(errno));
 		write = false;
 	}
@@ -440,7 +431,7 @@ static int close_trace(const struct run_opts *o, struct run_out *ro, bool write,
 	ro->text = NULL;
 	ro->json = NULL;
 	/* standard output is checked once, at the end (kwsim.c) */
-	if (f && f != out && close_output(f))
+	if (f && f != out && outfile_close(&file, !rc))
 		rc = -1;
 	if (rc) {
 		fprintf(stderr, "kwsim: cannot write %s: %s\n", o->out ? o->out : "the trace",
@@ -455,10 +446,10 @@ static int close_trace(const struct run_opts *o, struct run_out *ro, bool write,
 
 static int save_schedule(const char *path, const struct scn *s, const struct scn_run *run)
 {
-	FILE *f = fopen(path, "w");
+	struct outfile out;
+	FILE *f = outfile_open(&out, path);
 
-	/* close_output closes f whatever happens: never twice */
-	if (!f || (scn_write_with_schedule(f, s, run, NULL), close_output(f))) {
+	if (!f || (scn_write_with_schedule(f, s, run, NULL), outfile_close(&out, true))) {
 		fprintf(stderr, "kwsim: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}
@@ -570,7 +561,8 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 	struct run_out ro = { 0 };
 	struct scn_run run = { .on_event = on_event, .on_line = on_line, .event_arg = &ro };
 	const struct kw_model *m = kw_model_find(s->kernel);
-	FILE *f = fopen(o->html, "w");
+	struct outfile out;
+	FILE *f = outfile_open(&out, o->html);
 	int rc = 0;
 
 	if (!f) {
@@ -595,13 +587,12 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 		html_doc_end(ro.html, f, &run, true);
 		html_write_page_tail(f);
 	}
-	if (close_output(f) && !rc) {
+	/* a failed run leaves OUT as it was: outfile.h */
+	if (outfile_close(&out, !rc) && !rc) {
 		fprintf(stderr, "kwsim export: cannot write %s: %s\n", o->html, strerror(errno));
 		rc = 2;
 	}
-	if (rc)
-		remove(o->html);
-	else
+	if (!rc)
 		printf("kwsim export: wrote %s: %zu records, %zu findings, end %s at %llu ns\n",
 		       o->html, ro.st.records, run.nfindings, sim_end_name(run.end),
 		       (unsigned long long)run.end_time);

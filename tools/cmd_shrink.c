@@ -23,6 +23,7 @@
 #include "cmd_shrink.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
+#include "outfile.h"
 #include "json.h"
 #include "scenario/scn.h"
 
@@ -171,8 +172,8 @@ static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshr
 
 static int write_out(const struct shrink_opts *o, const struct xshrink_result *r)
 {
-	FILE *f = o->out ? fopen(o->out, "w") : stdout;
-	int failed, saved;
+	struct outfile out;
+	FILE *f = o->out ? outfile_open(&out, o->out) : stdout;
 
 	if (!f) {
 		fprintf(stderr, "kwsim shrink: cannot write %s: %s\n", o->out, strerror(errno));
@@ -181,11 +182,8 @@ static int write_out(const struct shrink_opts *o, const struct xshrink_result *r
 	fwrite(r->text, 1, r->len, f);
 	if (f == stdout)	/* standard output is checked once, at the end (kwsim.c) */
 		return 0;
-	failed = ferror(f);
-	saved = errno;
-	if (fclose(f) || failed) {
-		fprintf(stderr, "kwsim shrink: cannot write %s: %s\n", o->out,
-			strerror(failed && saved ? saved : errno ? errno : EIO));
+	if (outfile_close(&out, true)) {
+		fprintf(stderr, "kwsim shrink: cannot write %s: %s\n", o->out, strerror(errno));
 		return 2;
 	}
 	return 0;

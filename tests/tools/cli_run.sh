@@ -129,27 +129,6 @@ expect 0 "" "^Test clean: no condition; nothing found" run "$(scn clean '' "$cle
 expect 1 "" "^Test found: no condition; findings reported" \
 	run "$(scn found '' 'P0 { kthread_queue_work(W, A); kthread_destroy_worker(W); kthread_queue_work(W, A); }')"
 
-# --- output that cannot be written is exit 2, with the reason -----------------------------------
-if [ -w /dev/full ]; then
-	nospace="^kwsim: error writing standard output: No space left on device\$"
-	for args in "run $race" "run $race --json" "run $race --trace text" "replay $scenarios/races/mod-delayed-work-vs-cancel-v4.9.kws" \
-		    "help" "--version" "run --help"; do
-		checks=$((checks + 1))
-		# shellcheck disable=SC2086
-		"$kwsim" $args >/dev/full 2>"$tmp/err"
-		rc=$?
-		if [ "$rc" -ne 2 ] || ! grep -qE "$nospace" "$tmp/err"; then
-			fail "kwsim $args >/dev/full: exit $rc, stderr '$(head -2 "$tmp/err")'; want 2 and ENOSPC"
-		fi
-	done
-	expect 2 "^kwsim: cannot write /dev/full: No space left on device\$" "" \
-		run "$race" --trace text -o /dev/full
-	expect 2 "^kwsim: cannot write /dev/full: No space left on device\$" "" \
-		run "$race" --trace json -o /dev/full
-else
-	echo "no /dev/full here: write errors are not checked"
-fi
-
 # --- control characters from the scenario are escaped; UTF-8 passes through --------------------
 esc=$'\e'
 printf 'KW esc\e[2Jname\n{\n  fn f { log("red \e[31mX\e[0m\ttab caf\xc3\xa9 \xe2\x80\xae bad\xff"); }\n  worker W = kthread_create_worker(0, "k\aw");\n  work A = f;\n}\nP0 { kthread_queue_work(W, A); kthread_flush_worker(W); kthread_destroy_worker(W); }\nexists (ran(f) == 1)\n' \

@@ -150,12 +150,6 @@ bad "OUT in a missing directory" "$flush" --html "$tmp/none/x.html"
 [ ! -e "$tmp/x.html" ] && ok "no page was left by bad input" || fail "bad input left a page"
 printf 'KW broken\n{ cpus = 0; }\n' >"$tmp/broken.kws"
 bad "a scenario with an error" "$tmp/broken.kws" --html "$tmp/x.html"
-if [ -e /dev/full ]; then
-	"$kwsim" export "$flush" --html /dev/full >/dev/null 2>"$tmp/err"
-	rc=$?
-	[ $rc -eq 2 ] && grep -q "cannot write" "$tmp/err" && ok "a full disk: exit 2" ||
-		fail "/dev/full: exit $rc: $(cat "$tmp/err")"
-fi
 
 echo "$checks checks passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -285,9 +285,6 @@ printf 'KW nothing\n{ int n = 0; }\nP0 { n = 1; }\nexists (n == 2)\n' >"$tmp/not
 "$kwsim" run "$tmp/nothing.kws" --save-schedule "$tmp/nothing-saved.kws" >/dev/null
 bad "kwsim shrink: $tmp/nothing-saved.kws: the run is no witness of its condition (exists not seen, forall or ~exists not broken), and the run shows no finding: nothing to keep" \
 	"$tmp/nothing-saved.kws"
-if [ -w /dev/full ]; then
-	bad "kwsim shrink: cannot write /dev/full: No space left on device" "$lib" --out /dev/full
-fi
 bad "kwsim shrink: cannot write $tmp/no/such/dir.kws: No such file or directory" "$lib" --out "$tmp/no/such/dir.kws"
 
 # --- help -----------------------------------------------------------------------------------------

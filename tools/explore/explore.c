@@ -13,6 +13,7 @@
 #include "explore.h"
 #include "finding.h"
 #include "shrink.h"
+#include "outfile.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -183,6 +184,7 @@ static int write_replay_file(struct campaign *c, const struct scn_run *run,
 			     const struct xr_finding *xf, uint64_t r, const struct xshrink_result *sh)
 {
 	char path[4096], comment[2048], strat[160];
+	struct outfile out;
 	FILE *f;
 	int rc;
 
@@ -193,7 +195,7 @@ static int write_replay_file(struct campaign *c, const struct scn_run *run,
 		 xc_token_strategy(c->x, &c->o->sp, r, strat, sizeof(strat)),
 		 (unsigned long long)c->o->sp.seed, (unsigned long long)r, xf->token);
 	comment_safe(comment);
-	f = fopen(path, "w");
+	f = outfile_open(&out, path);
 	if (!f) {
 		fprintf(c->err, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
@@ -205,7 +207,7 @@ static int write_replay_file(struct campaign *c, const struct scn_run *run,
 	} else {
 		rc = scn_write_with_schedule(f, c->s, run, comment);
 	}
-	if (fclose(f) || rc) {
+	if (outfile_close(&out, !rc) || rc) {
 		fprintf(c->err, "kwsim explore: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}

@@ -24,6 +24,7 @@
 #include "campaign_impl.h"
 
 #include "explore/explore.h"
+#include "outfile.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
 #include "explore/strategy.h"
@@ -391,11 +392,12 @@ static char *cross_text(const struct fz_finding *nf)
 static int write_file(const struct fz_opts *o, const struct fz_finding *nf, FILE *err)
 {
 	char path[4096];
+	struct outfile out;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", o->out_dir, nf->file);
-	f = fopen(path, "w");
-	if (!f || fputs(nf->text, f) == EOF || fclose(f)) {
+	f = outfile_open(&out, path);
+	if (!f || (fputs(nf->text, f), outfile_close(&out, true))) {
 		fprintf(err, "kwsim fuzz: cannot write %s: %s\n", path, strerror(errno));
 		return 2;
 	}

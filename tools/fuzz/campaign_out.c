@@ -8,6 +8,7 @@
 #include "campaign_impl.h"
 
 #include "json.h"
+#include "outfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,12 +299,13 @@ int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
 	}
 	for (size_t i = 0; i < c->n && !rc; i++) {
 		char path[4096];
+		struct outfile out;
 		FILE *f;
 
 		keep[i] = entry_name(&c->e[i].p);
 		snprintf(path, sizeof(path), "%s/%s", dir, keep[i]);
-		f = fopen(path, "w");
-		if (!f || kp_save(f, &c->e[i].p) || fclose(f)) {
+		f = outfile_open(&out, path);
+		if (!f || outfile_close(&out, !kp_save(f, &c->e[i].p))) {
 			fprintf(err, "kwsim fuzz: cannot write %s: %s\n", path, strerror(errno));
 			rc = 2;
 		}
