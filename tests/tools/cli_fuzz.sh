@@ -59,6 +59,10 @@ grep -qE 'variants: v4\.9 yes, mainline no' "$tmp/a.txt" ||
 nfiles=$(ls "$tmp/found"/*.kws 2>/dev/null | wc -l)
 [ "$nfiles" -ge 1 ] || fail "--out wrote no file"
 [ "$nfiles" -eq "$(grep -c '      file: ' "$tmp/a.txt")" ] || fail "--out files and the summary's differ"
+# the same campaign again writes the same files, byte for byte (no wall time in them)
+expect 1 "" $V49 --out "$tmp/found2"
+checks=$((checks + 1))
+diff -r "$tmp/found" "$tmp/found2" >"$tmp/diff" || fail "the same campaign's files differ: $(head -5 "$tmp/diff")"
 
 # a longer one with the default schedules: rff's runs shrunk (xshrink once ran them with rff's
 # freed on_rf: a crash)

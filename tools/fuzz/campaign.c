@@ -496,7 +496,7 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 			fz_identity(&z->run.findings[f], id, sizeof(id));
 			feature(z, &fs, fnv_str(id), F_FINDING);
 			rc = fz_finding_seen(z->r, &p, s, &z->run, f, id, i, j, pseed, z->m, o,
-					     z->t0, z->err);
+					     z->err);
 		}
 		if (rc)
 			break;

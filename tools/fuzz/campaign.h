@@ -99,7 +99,6 @@ struct fz_finding {
 	uint64_t rules;		/* misuse: kp_contract()'s bits */
 	uint64_t program;	/* the program that showed it first (0-based) */
 	uint64_t schedules;	/* runs made in the campaign up to and with it */
-	double seconds;		/* wall time to it: in the file's comment only */
 	uint64_t count;		/* runs that showed it */
 	size_t stmts_before, stmts_after;	/* the program's size, before and after shrinking */
 	int depth;		/* the written schedule's deviations (xshrink), -1 unknown */

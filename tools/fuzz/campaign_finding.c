@@ -418,7 +418,7 @@ static struct fz_finding *add(struct fz_result *r)
 
 int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s,
 		    const struct scn_run *run, size_t fi, const char *id, uint64_t i, int j,
-		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o, double t0,
+		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o,
 		    FILE *err)
 {
 	const struct sim_finding *f = &run->findings[fi];
@@ -449,7 +449,6 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	nf->misuse = nf->rules != 0;
 	nf->program = i;
 	nf->schedules = r->st.runs;
-	nf->seconds = fz_seconds() - t0;
 	nf->count = 1;
 	nf->depth = -1;
 	nf->stmts_before = kp_size(p);
@@ -521,9 +520,9 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		abort();
 	fprintf(mem, "Found by kwsim fuzz: %s\n   %s\n", id, nf->what);
 	fprintf(mem, "   kernel %s, seed %llu: program %llu of the campaign (%s), after %llu "
-		"schedules, %.1f s\n", m->name, (unsigned long long)o->seed,
+		"schedules\n", m->name, (unsigned long long)o->seed,
 		(unsigned long long)i, fz_schedule_name(j, strat, sizeof(strat)),
-		(unsigned long long)nf->schedules, nf->seconds);
+		(unsigned long long)nf->schedules);
 	if (nf->misuse)
 		fprintf(mem, "   a MISUSE finding: the program breaks the contract (%s; "
 			"tools/prog/CONTRACT.md)\n", rules);

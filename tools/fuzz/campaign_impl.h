@@ -45,7 +45,7 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
  */
 int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s,
 		    const struct scn_run *run, size_t f, const char *id, uint64_t i, int j,
-		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o, double t0,
+		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o,
 		    FILE *err);
 
 #endif
