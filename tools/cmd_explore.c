@@ -27,6 +27,7 @@
 #include "explore/explore.h"
 #include "outfile.h"
 #include "explore/finding.h"
+#include "jobs.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -34,8 +35,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/event.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -718,28 +717,23 @@ int kwsim_merge(int argc, char **argv)
 	return rc;
 }
 
-/* --- --jobs: child processes, multiplexed with libevent -------------------------------------- */
+/* --- --jobs: child processes (tools/jobs.h) ------------------------------------------------- */
 
 struct child {
-	pid_t pid;
-	int status;		/* its exit status, once reaped */
-	bool reaped, eof;
-	struct bufferevent *bev;
 	struct evbuffer *result;	/* the result's lines, once it starts */
 	uint64_t runs;
 	size_t findings, traces, tuples;
-	struct jobs *jobs;
-	unsigned int index;
 	char dir[4096];		/* its replay files, under --out DIR */
 };
 
 struct jobs {
-	struct event_base *base;
+	struct explore_opts *o;
+	const struct scn *s;
 	struct child *c;
 	unsigned int n;
 	struct progress prog;
 	bool tty;
-	bool stop_on_first;	/* a child's finding stops the others */
+	struct jobs_batch batch;
 };
 
 /* A child's progress, for the parent's line: "progress RUNS FINDINGS TRACES TUPLES". */
@@ -771,117 +765,49 @@ static void jobs_progress(struct jobs *j, bool final)
 	progress_line(&j->prog, runs, f, t, u, final);
 }
 
-static bool jobs_done(const struct jobs *j)
-{
-	for (unsigned int i = 0; i < j->n; i++)
-		if (!j->c[i].reaped || !j->c[i].eof)
-			return false;
-	return true;
-}
-
-static void on_sigint_event(evutil_socket_t sig, short what, void *arg);
-
-static void child_read(struct bufferevent *bev, void *arg)
-{
-	struct child *c = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	char *line;
-	size_t len;
-
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
-		unsigned long long runs;
-		size_t f, t, u;
-
-		if (!c->result && sscanf(line, "progress\t%llu\t%zu\t%zu\t%zu", &runs, &f, &t, &u) == 4) {
-			c->runs = runs;
-			c->findings = f;
-			c->traces = t;
-			c->tuples = u;
-			jobs_progress(c->jobs, false);
-			if (f && c->jobs->stop_on_first && !stop_flag)
-				on_sigint_event(SIGINT, 0, c->jobs);
-		} else {
-			if (!c->result)
-				c->result = evbuffer_new();
-			evbuffer_add(c->result, line, len);
-			evbuffer_add(c->result, "\n", 1);
-		}
-		free(line);
-	}
-}
-
-static void child_event(struct bufferevent *bev, short what, void *arg)
-{
-	struct child *c = arg;
-
-	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		child_read(c->bev, c);
-		c->eof = true;
-		bufferevent_disable(c->bev, EV_READ);
-		if (jobs_done(c->jobs))
-			event_base_loopbreak(c->jobs->base);
-	}
-}
-
-static void on_sigchld(evutil_socket_t sig, short what, void *arg)
+static void child_line(void *arg, unsigned int i, char *line)
 {
 	struct jobs *j = arg;
-	int status;
-	pid_t pid;
+	struct child *c = &j->c[i];
+	unsigned long long runs;
+	size_t f, t, u;
 
-	(void)sig;
-	(void)what;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (unsigned int i = 0; i < j->n; i++) {
-			if (j->c[i].pid == pid) {
-				j->c[i].reaped = true;
-				j->c[i].status = status;
-			}
-		}
+	if (!c->result && sscanf(line, "progress\t%llu\t%zu\t%zu\t%zu", &runs, &f, &t, &u) == 4) {
+		c->runs = runs;
+		c->findings = f;
+		c->traces = t;
+		c->tuples = u;
+		jobs_progress(j, false);
+		if (f && j->o->xc.stop_on_first && !j->batch.interrupted)
+			jobs_batch_stop(&j->batch);
+		return;
 	}
-	if (jobs_done(j))
-		event_base_loopbreak(j->base);
+	if (!c->result)
+		c->result = evbuffer_new();
+	evbuffer_add(c->result, line, strlen(line));
+	evbuffer_add(c->result, "\n", 1);
 }
 
-/* SIGINT: every child stops after its current run and sends what it has. */
-static void on_sigint_event(evutil_socket_t sig, short what, void *arg)
+/* The child: shard (I + N j) of (N J), its result to out. */
+static int child_main(void *arg, unsigned int j, FILE *out)
 {
-	struct jobs *j = arg;
-
-	(void)sig;
-	(void)what;
-	stop_flag = 1;
-	for (unsigned int i = 0; i < j->n; i++)
-		if (!j->c[i].reaped)
-			kill(j->c[i].pid, SIGINT);
-}
-
-/* The child: shard (I + N j) of (N J), its result to fd; never returns. */
-static void child_main(struct explore_opts *o, const struct scn *s, unsigned int j, int fd,
-		       const char *dir)
-{
-	FILE *out = fdopen(fd, "w");
+	struct jobs *jobs = arg;
+	struct explore_opts *o = jobs->o;
 	struct xc_opts xo = o->xc;
 	struct xr r;
 	int rc;
 
-	if (!out)
-		_exit(2);
 	xo.shard = o->xc.shard + o->xc.nshards * j;
 	xo.nshards = o->xc.nshards * o->jobs;
-	xo.out_dir = o->xc.out_dir ? dir : NULL;
+	xo.out_dir = o->xc.out_dir ? jobs->c[j].dir : NULL;
 	xo.progress = child_progress;
 	xo.progress_arg = out;
-	result_init(&r, o, s);
-	rc = xc_run(s, &xo, &r, stderr);
+	result_init(&r, o, jobs->s);
+	rc = xc_run(jobs->s, &xo, &r, stderr);
 	if (!rc && xr_write(out, &r))
 		rc = 2;
-	if (fclose(out))
-		rc = 2;
 	xr_free(&r);
-	fflush(stderr);
-	_exit(rc);
+	return rc;
 }
 
 /* Move the replay file of each merged finding (its first run's) from its child's directory. */
@@ -928,7 +854,7 @@ static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const
 	}
 }
 
-static int read_child(struct child *c, struct xr *r)
+static int read_child(struct child *c, unsigned int index, struct xr *r)
 {
 	size_t len = c->result ? evbuffer_get_length(c->result) : 0;
 	char *text = len ? (char *)evbuffer_pullup(c->result, -1) : NULL;
@@ -938,7 +864,7 @@ static int read_child(struct child *c, struct xr *r)
 
 	xr_free(r);
 	if (!f || xr_read(f, r, err, sizeof(err))) {
-		fprintf(stderr, "kwsim explore: job %u sent no result%s%s\n", c->index, f ? ": " : "",
+		fprintf(stderr, "kwsim explore: job %u sent no result%s%s\n", index, f ? ": " : "",
 			f ? err : "");
 		rc = 2;
 	}
@@ -947,125 +873,68 @@ static int read_child(struct child *c, struct xr *r)
 	return rc;
 }
 
-static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
+/* The children's results as one: child 0's read twice, as the sum and as its part. */
+static int merge_children(struct jobs *j, const int *status, struct xr *r, struct xr *parts)
 {
-	struct jobs j = { .n = o->jobs, .prog = { seconds(), 0 }, .tty = isatty(STDERR_FILENO),
-			  .stop_on_first = o->xc.stop_on_first };
-	struct event *sigchld = NULL, *sigint = NULL;
-	struct xr *parts = NULL;
-	int rc = 0;
 	char err[256];
 
-	j.c = calloc(j.n, sizeof(*j.c));
-	parts = calloc(j.n, sizeof(*parts));
-	j.base = event_base_new();
-	if (!j.c || !parts || !j.base)
-		abort();
-	/* before any child exists, so that no SIGCHLD is missed */
-	sigchld = evsignal_new(j.base, SIGCHLD, on_sigchld, &j);
-	sigint = evsignal_new(j.base, SIGINT, on_sigint_event, &j);
-	if (!sigchld || !sigint || evsignal_add(sigchld, NULL) || evsignal_add(sigint, NULL))
-		abort();
-	fflush(NULL);
-	for (unsigned int i = 0; i < j.n; i++) {
-		struct child *c = &j.c[i];
-		int fds[2];
-
-		c->jobs = &j;
-		c->index = i;
-		if (o->xc.out_dir) {
-			snprintf(c->dir, sizeof(c->dir), "%s/.job-%u", o->xc.out_dir, i);
-			if (make_dir(c->dir)) {
-				rc = 2;
-				break;
-			}
-		}
-		if (pipe(fds)) {
-			fprintf(stderr, "kwsim explore: pipe: %s\n", strerror(errno));
-			rc = 2;
-			break;
-		}
-		c->pid = fork();
-		if (c->pid < 0) {
-			fprintf(stderr, "kwsim explore: fork: %s\n", strerror(errno));
-			close(fds[0]);
-			close(fds[1]);
-			rc = 2;
-			break;
-		}
-		if (!c->pid) {
-			struct sigaction sa = { .sa_handler = on_sigint };
-
-			/* the child's own: libevent's handlers are the parent's */
-			sigemptyset(&sa.sa_mask);
-			sigaction(SIGINT, &sa, NULL);
-			signal(SIGCHLD, SIG_DFL);
-			close(fds[0]);
-			/* the other children's pipes; their events stay the parent's */
-			for (unsigned int k = 0; k < i; k++)
-				close(bufferevent_getfd(j.c[k].bev));
-			child_main(o, s, i, fds[1], c->dir);
-		}
-		close(fds[1]);
-		evutil_make_socket_nonblocking(fds[0]);
-		c->bev = bufferevent_socket_new(j.base, fds[0], BEV_OPT_CLOSE_ON_FREE);
-		if (!c->bev)
-			abort();
-		bufferevent_setcb(c->bev, child_read, NULL, child_event, c);
-		bufferevent_enable(c->bev, EV_READ);
-	}
-	if (rc) {	/* the children made so far stop */
-		for (unsigned int i = 0; i < j.n; i++) {
-			if (j.c[i].pid > 0) {
-				kill(j.c[i].pid, SIGINT);
-			} else {
-				j.c[i].reaped = j.c[i].eof = true;
-			}
-		}
-	}
-	if (!jobs_done(&j))
-		event_base_dispatch(j.base);
-	jobs_progress(&j, true);
-	/* merge what each child sent: child 0's result read twice, as the sum and as its part */
-	for (unsigned int i = 0; i < j.n && !rc; i++) {
-		struct child *c = &j.c[i];
-
-		if (!WIFEXITED(c->status) || WEXITSTATUS(c->status)) {
-			if (WIFSIGNALED(c->status))
+	for (unsigned int i = 0; i < j->n; i++) {
+		if (status[i] == -1 || !WIFEXITED(status[i]) || WEXITSTATUS(status[i])) {
+			if (status[i] != -1 && WIFSIGNALED(status[i]))
 				fprintf(stderr, "kwsim explore: job %u died of signal %d\n", i,
-					WTERMSIG(c->status));
-			rc = 2;
-			break;
+					WTERMSIG(status[i]));
+			return 2;
 		}
-		if (read_child(c, &parts[i]) || (!i && read_child(c, r)))
-			rc = 2;
+		if (read_child(&j->c[i], i, &parts[i]) || (!i && read_child(&j->c[i], i, r)))
+			return 2;
 	}
-	if (!rc) {
-		for (unsigned int i = 1; i < j.n && !rc; i++) {
-			if (xr_merge(r, &parts[i], err, sizeof(err))) {
-				fprintf(stderr, "kwsim explore: job %u: %s\n", i, err);
-				rc = 2;
-			}
+	for (unsigned int i = 1; i < j->n; i++) {
+		if (xr_merge(r, &parts[i], err, sizeof(err))) {
+			fprintf(stderr, "kwsim explore: job %u: %s\n", i, err);
+			return 2;
 		}
+	}
+	return 0;
+}
+
+static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
+{
+	struct jobs j = { .o = o, .s = s, .n = o->jobs, .prog = { seconds(), 0 },
+			  .tty = isatty(STDERR_FILENO) };
+	int *status = calloc(o->jobs, sizeof(*status));
+	struct xr *parts = calloc(o->jobs, sizeof(*parts));
+	int rc = 0;
+
+	j.c = calloc(j.n, sizeof(*j.c));
+	if (!j.c || !parts || !status)
+		abort();
+	for (unsigned int i = 0; i < j.n && !rc && o->xc.out_dir; i++) {
+		snprintf(j.c[i].dir, sizeof(j.c[i].dir), "%s/.job-%u", o->xc.out_dir, i);
+		rc = make_dir(j.c[i].dir);
+	}
+	j.batch = (struct jobs_batch){ .n = j.n, .status = status,
+		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = on_sigint } };
+	if (!rc && jobs_batch_run(&j.batch, "kwsim explore"))
+		rc = 2;
+	jobs_progress(&j, true);
+	if (!rc)
+		rc = merge_children(&j, status, r, parts);
+	if (!rc) {
 		r->shard = o->xc.shard;
 		r->nshards = o->xc.nshards;
 		/* a stop (SIGINT, or another child's first finding) is the campaign's */
-		if (stop_flag && !r->complete)
+		if ((stop_flag || j.batch.interrupted) && !r->complete)
 			r->stopped = true;
-		if (o->xc.out_dir && !rc)
+		if (o->xc.out_dir)
 			gather_files(&j, r, parts, o->xc.out_dir);
 	}
 	for (unsigned int i = 0; i < j.n; i++) {
-		if (j.c[i].bev)
-			bufferevent_free(j.c[i].bev);
 		if (j.c[i].result)
 			evbuffer_free(j.c[i].result);
 		xr_free(&parts[i]);
 	}
-	event_free(sigchld);
-	event_free(sigint);
-	event_base_free(j.base);
 	free(parts);
+	free(status);
 	free(j.c);
 	return rc;
 }

@@ -25,14 +25,12 @@
  */
 #include "cmd_fuzz.h"
 #include "fuzz/campaign.h"
+#include "jobs.h"
 
 #include <model.h>
 
 #include <dirent.h>
 #include <errno.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/event.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -378,19 +376,17 @@ static void write_result(FILE *out, const struct fz_result *r)
 	fputs("end\n", out);
 }
 
+/* A job's part, as it sent it (--jobs: tools/jobs.h runs them). */
 struct job {
-	pid_t pid;
-	int status;
-	bool reaped, eof, ended;
-	struct bufferevent *bev;
+	bool ended;		/* it sent its "end" line */
 	struct fz_stats progress;
 	struct fz_result r;	/* what it sent */
-	struct jobs *jobs;
 	char out[4096], corpus[4096];	/* its --out and --corpus directories */
 };
 
 struct jobs {
-	struct event_base *base;
+	struct fuzz_opts *o;
+	const struct fz_corpus *c0;	/* the --corpus every job starts from */
 	struct job *c;
 	unsigned int n;
 	struct progress prog;
@@ -428,15 +424,7 @@ static void jobs_progress(struct jobs *j, bool final)
 	progress_line(&j->prog, &t, final);
 }
 
-static bool jobs_done(const struct jobs *j)
-{
-	for (unsigned int i = 0; i < j->n; i++)
-		if (!j->c[i].reaped || !j->c[i].eof)
-			return false;
-	return true;
-}
-
-static void take_line(struct job *c, char *line)
+static void take_line(struct jobs *j, struct job *c, char *line)
 {
 	char *p = line, *kind = get_str(&p);
 	struct fz_result *r = &c->r;
@@ -450,7 +438,7 @@ static void take_line(struct job *c, char *line)
 		c->progress.features = (size_t)get_u64(&p);
 		c->progress.findings = (size_t)get_u64(&p);
 		c->progress.misuse_findings = (size_t)get_u64(&p);
-		jobs_progress(c->jobs, false);
+		jobs_progress(j, false);
 	} else if (!strcmp(kind, "result")) {
 		struct fz_stats *s = &r->st;
 		char *e;
@@ -515,87 +503,34 @@ static void take_line(struct job *c, char *line)
 	}
 }
 
-static void child_read(struct bufferevent *bev, void *arg)
-{
-	struct job *c = arg;
-	char *line;
-	size_t len;
-
-	while ((line = evbuffer_readln(bufferevent_get_input(bev), &len, EVBUFFER_EOL_LF))) {
-		take_line(c, line);
-		free(line);
-	}
-}
-
-static void child_event(struct bufferevent *bev, short what, void *arg)
-{
-	struct job *c = arg;
-
-	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		child_read(c->bev, c);
-		c->eof = true;
-		bufferevent_disable(c->bev, EV_READ);
-		if (jobs_done(c->jobs))
-			event_base_loopbreak(c->jobs->base);
-	}
-}
-
-static void on_sigchld(evutil_socket_t sig, short what, void *arg)
-{
-	struct jobs *j = arg;
-	int status;
-	pid_t pid;
-
-	(void)sig;
-	(void)what;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (unsigned int i = 0; i < j->n; i++) {
-			if (j->c[i].pid == pid) {
-				j->c[i].reaped = true;
-				j->c[i].status = status;
-			}
-		}
-	}
-	if (jobs_done(j))
-		event_base_loopbreak(j->base);
-}
-
-/* SIGINT: every child stops after its current run and sends what it has. */
-static void on_sigint_event(evutil_socket_t sig, short what, void *arg)
+static void child_line(void *arg, unsigned int i, char *line)
 {
 	struct jobs *j = arg;
 
-	(void)sig;
-	(void)what;
-	stop_flag = 1;
-	for (unsigned int i = 0; i < j->n; i++)
-		if (!j->c[i].reaped)
-			kill(j->c[i].pid, SIGINT);
+	take_line(j, &j->c[i], line);
 }
 
-/* Child i: stream i of the campaign, its result to fd; never returns. */
-static void child_main(struct fuzz_opts *o, const struct fz_corpus *c0, unsigned int i, int fd,
-		       struct job *me)
+/* Child i: stream i of the campaign, its result to out. */
+static int child_main(void *arg, unsigned int i, FILE *out)
 {
-	FILE *out = fdopen(fd, "w");
+	struct jobs *j = arg;
+	struct fuzz_opts *o = j->o;
+	const struct fz_corpus *c0 = j->c0;
+	struct job *me = &j->c[i];
 	struct fz_opts fo = o->fz;
 	struct fz_corpus c = { 0 };
 	struct fz_result r;
 	int rc;
 
-	if (!out)
-		_exit(2);
 	fo.job = i;
 	fo.njobs = o->jobs;
 	fo.out_dir = o->fz.out_dir ? me->out : NULL;
 	fo.progress = child_progress;
 	fo.progress_arg = out;
-	/* the --corpus every job starts from */
 	if (c0->n) {
 		c.e = malloc(c0->n * sizeof(*c.e));
 		if (!c.e)
-			_exit(2);
+			return 2;
 		memcpy(c.e, c0->e, c0->n * sizeof(*c.e));
 		c.n = c.cap = c0->n;
 	}
@@ -604,12 +539,9 @@ static void child_main(struct fuzz_opts *o, const struct fz_corpus *c0, unsigned
 		rc = fz_corpus_save(me->corpus, &c, stderr);
 	if (!rc)
 		write_result(out, &r);
-	if (fclose(out))
-		rc = 2;
 	fz_result_free(&r);
 	fz_corpus_free(&c);
-	fflush(stderr);
-	_exit(rc);
+	return rc;
 }
 
 static char *read_file(const char *path)
@@ -770,90 +702,38 @@ static int merge(struct jobs *j, struct fuzz_opts *o, struct fz_corpus *c, struc
 
 static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *r)
 {
-	struct jobs j = { .n = o->jobs, .prog = { seconds(), 0 }, .tty = isatty(STDERR_FILENO) };
-	struct event *sigchld, *sigint;
+	struct jobs j = { .o = o, .c0 = c, .n = o->jobs, .prog = { seconds(), 0 },
+			  .tty = isatty(STDERR_FILENO) };
+	int *status = calloc(o->jobs, sizeof(*status));
+	struct jobs_batch b;
 	int rc = 0;
 
 	j.c = calloc(j.n, sizeof(*j.c));
-	j.base = event_base_new();
-	if (!j.c || !j.base)
+	if (!j.c || !status)
 		abort();
-	/* before any child exists, so that no SIGCHLD is missed */
-	sigchld = evsignal_new(j.base, SIGCHLD, on_sigchld, &j);
-	sigint = evsignal_new(j.base, SIGINT, on_sigint_event, &j);
-	if (!sigchld || !sigint || evsignal_add(sigchld, NULL) || evsignal_add(sigint, NULL))
-		abort();
-	fflush(NULL);
-	for (unsigned int i = 0; i < j.n; i++) {
-		struct job *cj = &j.c[i];
-		int fds[2];
-
-		cj->jobs = &j;
-		if (o->fz.out_dir) {
-			snprintf(cj->out, sizeof(cj->out), "%s/.job-%u", o->fz.out_dir, i);
-			if (make_dir(cj->out)) {
-				rc = 2;
-				break;
-			}
-		}
-		if (o->corpus) {
-			if (make_dir(o->corpus)) {
-				rc = 2;
-				break;
-			}
-			snprintf(cj->corpus, sizeof(cj->corpus), "%s/.job-%u", o->corpus, i);
-		}
-		if (pipe(fds)) {
-			fprintf(stderr, "kwsim fuzz: pipe: %s\n", strerror(errno));
-			rc = 2;
-			break;
-		}
-		cj->pid = fork();
-		if (cj->pid < 0) {
-			fprintf(stderr, "kwsim fuzz: fork: %s\n", strerror(errno));
-			close(fds[0]);
-			close(fds[1]);
-			rc = 2;
-			break;
-		}
-		if (!cj->pid) {
-			struct sigaction sa = { .sa_handler = on_sigint };
-
-			/* the child's own: libevent's handlers are the parent's */
-			sigemptyset(&sa.sa_mask);
-			sigaction(SIGINT, &sa, NULL);
-			signal(SIGCHLD, SIG_DFL);
-			close(fds[0]);
-			for (unsigned int k = 0; k < i; k++)
-				close(bufferevent_getfd(j.c[k].bev));
-			child_main(o, c, i, fds[1], cj);
-		}
-		close(fds[1]);
-		evutil_make_socket_nonblocking(fds[0]);
-		cj->bev = bufferevent_socket_new(j.base, fds[0], BEV_OPT_CLOSE_ON_FREE);
-		if (!cj->bev)
-			abort();
-		bufferevent_setcb(cj->bev, child_read, NULL, child_event, cj);
-		bufferevent_enable(cj->bev, EV_READ);
-	}
-	if (rc) {	/* the children made so far stop */
-		for (unsigned int i = 0; i < j.n; i++) {
-			if (j.c[i].pid > 0)
-				kill(j.c[i].pid, SIGINT);
-			else
-				j.c[i].reaped = j.c[i].eof = true;
-		}
-	}
-	if (!jobs_done(&j))
-		event_base_dispatch(j.base);
-	jobs_progress(&j, true);
 	for (unsigned int i = 0; i < j.n && !rc; i++) {
 		struct job *cj = &j.c[i];
 
-		if (!WIFEXITED(cj->status) || WEXITSTATUS(cj->status) || !cj->ended) {
-			if (WIFSIGNALED(cj->status))
+		if (o->fz.out_dir) {
+			snprintf(cj->out, sizeof(cj->out), "%s/.job-%u", o->fz.out_dir, i);
+			rc = make_dir(cj->out);
+		}
+		if (o->corpus && !rc) {
+			rc = make_dir(o->corpus);
+			snprintf(cj->corpus, sizeof(cj->corpus), "%s/.job-%u", o->corpus, i);
+		}
+	}
+	b = (struct jobs_batch){ .n = j.n, .status = status,
+		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = on_sigint } };
+	if (!rc && jobs_batch_run(&b, "kwsim fuzz"))
+		rc = 2;
+	jobs_progress(&j, true);
+	for (unsigned int i = 0; i < j.n && !rc; i++) {
+		if (status[i] == -1 || !WIFEXITED(status[i]) || WEXITSTATUS(status[i]) ||
+		    !j.c[i].ended) {
+			if (status[i] != -1 && WIFSIGNALED(status[i]))
 				fprintf(stderr, "kwsim fuzz: job %u died of signal %d\n", i,
-					WTERMSIG(cj->status));
+					WTERMSIG(status[i]));
 			else
 				fprintf(stderr, "kwsim fuzz: job %u sent no result\n", i);
 			rc = 2;
@@ -861,20 +741,16 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 	}
 	if (!rc)
 		rc = merge(&j, o, c, r);
-	if (!rc && stop_flag && r->st.programs < r->programs_asked)
+	if (!rc && (stop_flag || b.interrupted) && r->st.programs < r->programs_asked)
 		r->stopped = true;
 	for (unsigned int i = 0; i < j.n; i++) {
-		if (j.c[i].bev)
-			bufferevent_free(j.c[i].bev);
 		fz_result_free(&j.c[i].r);
 		if (j.c[i].out[0])
 			remove_dir(j.c[i].out);
 		if (j.c[i].corpus[0])
 			remove_dir(j.c[i].corpus);
 	}
-	event_free(sigchld);
-	event_free(sigint);
-	event_base_free(j.base);
+	free(status);
 	free(j.c);
 	return rc;
 }
