@@ -33,11 +33,14 @@ struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *
 					     int node, const char namefmt[], va_list args)
 {
 	char name[TASK_COMM_LEN];
+	struct task_struct *p;
 
 	(void)node;
 	might_sleep();
 	vsnprintf(name, sizeof(name), namefmt, args);
-	return sim_task_create(name, threadfn, data, sim_this_cpu());
+	p = sim_task_create(name, threadfn, data, sim_this_cpu());
+	/* the kernel's answer when it cannot allocate the task: the caller copes */
+	return p ? p : ERR_PTR(-ENOMEM);
 }
 
 struct task_struct *kthread_create_on_node(int (*threadfn)(void *data), void *data,
@@ -119,6 +122,8 @@ struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
 {
 	struct task_struct *p = sim_task_create(name, fn, arg, cpu);
 
+	if (!p)
+		return NULL;
 	if (bind)
 		p->bound_cpu = p->cpu;
 	sim_event_add_boot(at, spawn_event, p);

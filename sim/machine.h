@@ -288,6 +288,7 @@ void sim_hung_watch(struct task_struct *p);
 /* --- task.c ----------------------------------------------------------------- */
 void sim_tasks_init(void);
 void sim_tasks_fini(bool keep);
+/* A new task, or NULL past max_tasks or when the host has no stack for it. */
 struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu);
 /* Put the next runnable task on c, or leave it idle. */
 void sim_switch_task(struct sim_cpu *c);

@@ -31,6 +31,8 @@ void sim_config_default(struct sim_config *cfg)
 		.watchdog_thresh_ns = 10ULL * 1000000000ULL,
 		.time_limit_ns = 3600ULL * 1000000000ULL,
 		.skew_ns = SIM_SKEW_DEFAULT_NS,
+		/* a stack is two mappings: the host's vm.max_map_count (65530) allows ~30,000 */
+		.max_tasks = 10000,
 #if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
 		.stack_size = 256 * 1024,	/* sanitizer frames are several times larger */
 #else

@@ -86,10 +86,17 @@ static void task_main(void *arg);
 
 struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *arg, int cpu)
 {
-	struct task_struct *p = calloc(1, sizeof(*p));
+	struct task_struct *p;
 
-	if (!p || coro_pool_get(&sim.stacks, &p->ctx.coro, sim.cfg.stack_size))
+	if (sim.cfg.max_tasks && sim.stats.tasks >= sim.cfg.max_tasks)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		abort();
+	if (coro_pool_get(&sim.stacks, &p->ctx.coro, sim.cfg.stack_size)) {
+		free(p);	/* the host has no mapping left: as if max_tasks */
+		return NULL;
+	}
 	sim_footprint_touch(SIM_FP_TASKS, true);	/* pids go by creation order */
 	p->__state = TASK_UNINTERRUPTIBLE;	/* a new kthread sleeps until first woken */
 	p->flags = PF_KTHREAD | PF_NOFREEZE;

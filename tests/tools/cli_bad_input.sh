@@ -142,6 +142,26 @@ sane "the whole of $(basename "$src"), replayed" && [ "$rc" -ne 0 ] && fail "the
 # --- files that are not scenarios -------------------------------------------------------
 head -c 4096 /dev/zero >"$tmp/zeros.kws"
 bad "NUL bytes" "binary file" run "$tmp/zeros.kws"
+# running out of tasks is the kernel's -ENOMEM or a clear error, never an abort (it was)
+printf 'KW owned\n{ worker W; }\nP0 { W = kthread_create_worker(0, "kw"); }\n' >"$tmp/owned.kws"
+bad "assigning a worker declared without kthread_create_worker" \
+	"worker 'W' is declared without kthread_create_worker" run "$tmp/owned.kws"
+printf 'KW progs\n{ cpus = 1; }\nP0 { }\nP1 { }\nP2 { }\n' >"$tmp/progs.kws"
+bad "more threads than max_tasks" "P1 cannot start: the run has made 2 tasks, its max_tasks" \
+	run "$tmp/progs.kws" --set max_tasks=2
+printf 'KW many\n{ cpus = 1; worker W = kthread_create_worker(0, "kw"); }\nP0 { repeat (400) W = kthread_create_worker(0, "kw"); }\n' >"$tmp/many.kws"
+checks=$((checks + 1))
+kw run "$tmp/many.kws" --set max_tasks=50
+if sane "400 workers, max_tasks = 50"; then
+	[ "$rc" -eq 1 ] || fail "400 workers, max_tasks = 50: exit $rc, want 1 (the leaks)"
+	# init, P0 and the first worker, then 47 more: the other 353 fail
+	[ "$(grep -c 'failed: -12 (-ENOMEM: the run has made max_tasks = 50 tasks)' "$tmp/out")" -eq 353 ] ||
+		fail "400 workers, max_tasks = 50: not 353 creations failed with -ENOMEM"
+fi
+checks=$((checks + 1))
+kw run "$tmp/many.kws" --set max_tasks=2000000
+[ "$rc" -eq 2 ] && grep -q "max_tasks=2000000: max_tasks out of range" "$tmp/err" ||
+	fail "max_tasks=2000000: exit $rc, $(cat "$tmp/err")"
 { printf 'KW bin\n{\n  cpus = 2;\n'; printf '\x00\x01\x02\xff\xfe\x80'; } >"$tmp/nul.kws"
 bad "NUL after text" "binary file" run "$tmp/nul.kws"
 { printf 'KW bin\n{\n  cpus = 2;\n  '; printf '\xff\xfe\x80\x81'; printf '\n}\n'; } >"$tmp/high.kws"

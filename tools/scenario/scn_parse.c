@@ -159,6 +159,12 @@ static struct scn_stmt *parse_stmt_at(struct parser *p)
 		/* W = kthread_create_worker(...); later in a program */
 		struct scn_loc at = p->tloc;
 
+		/* 'worker W;' is the scenario's own struct, for kthread_init_worker() */
+		if (!o->init)
+			lex_fail_at(p, at, "worker '%s' is declared without kthread_create_worker "
+				    "(the scenario's own, for kthread_init_worker): declare it "
+				    "'worker %s = kthread_create_worker(...);' to assign it later",
+				    o->name, o->name);
 		lex_next(p);
 		lex_expect(p, T_ASSIGN, "'='");
 		st = new_stmt(p, ST_SET_COUNTER);

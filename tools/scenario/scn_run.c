@@ -118,6 +118,20 @@ struct env {
 
 static long eval(struct env *env, const struct scn_expr *e);
 
+/* Why a kthread could not be made, when it is the run's bound on tasks. */
+static const char *task_limit_text(void)
+{
+	static char buf[96];
+	struct sim_stats st;
+
+	sim_get_stats(&st);
+	if (!R->cfg.max_tasks || st.tasks < R->cfg.max_tasks)
+		return "";
+	snprintf(buf, sizeof(buf), " (-ENOMEM: the run has made max_tasks = %u tasks)",
+		 R->cfg.max_tasks);
+	return buf;
+}
+
 static void *worker_of(const struct scn_expr *e, bool initialising)
 {
 	void *w = st_of(e->obj)->ptr;
@@ -385,7 +399,7 @@ static long call(struct env *env, const struct scn_expr *e)
 	}
 	/* the worker constructors */
 	if (IS_ERR((void *)v))
-		note("%s(...) failed: %ld", api->name, PTR_ERR((void *)v));
+		note("%s(...) failed: %ld%s", api->name, PTR_ERR((void *)v), task_limit_text());
 	return v;
 }
 
@@ -674,6 +688,11 @@ static int setup_main(void *arg)
 			R->progs[prog->id].task = sim_spawn(prog->name, thread_main, (void *)prog,
 							    prog->cpu >= 0 ? prog->cpu : 0,
 							    prog->cpu >= 0, at);
+			if (!R->progs[prog->id].task) {
+				runtime_error(&prog->loc, "%s cannot start: the run has made %u tasks, "
+					      "its max_tasks (a setting)", prog->name, R->cfg.max_tasks);
+				return 0;
+			}
 			break;
 		case PROG_IRQ:
 			sim_irq_at(at, prog->cpu, prog->name, irq_main, (void *)prog);
@@ -906,7 +925,11 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 		sim_replay_log(s->log, s->nlog);
 	M->register_symbols();
 	make_objects();
-	sim_spawn("init", setup_main, NULL, 0, true, 0);
+	if (!sim_spawn("init", setup_main, NULL, 0, true, 0)) {
+		fprintf(err, "%s: error: no task can be made (max_tasks = %u)\n", s->path,
+			run->cfg.max_tasks);
+		return -1;
+	}
 	run->end = sim_run();
 	run->end_time = sim_max_time();
 	run->hash = sim_trace_hash();

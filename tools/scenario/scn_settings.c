@@ -51,6 +51,7 @@ static const struct setting {
 	{ "max_decisions", NULL, SET_NUMBER, CFG(max_decisions), 0, LONG_MAX, NULL },
 	{ "max_steps", NULL, SET_NUMBER, CFG(max_steps), 0, LONG_MAX, NULL },
 	{ "skew", NULL, SET_TIME, CFG(skew_ns), 0, LONG_MAX, unbounded_names },
+	{ "max_tasks", NULL, SET_NUMBER, CFG(max_tasks), 0, 1000000, NULL },
 	{ "cost", "point", SET_TIME, CFG(costs.point), 0, LONG_MAX, NULL },
 	{ "cost", "lock", SET_TIME, CFG(costs.lock), 0, LONG_MAX, NULL },
 	{ "cost", "unlock", SET_TIME, CFG(costs.unlock), 0, LONG_MAX, NULL },

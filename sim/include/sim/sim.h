@@ -118,6 +118,13 @@ struct sim_config {
 	 */
 	uint64_t skew_ns;
 	size_t stack_size;		/* per simulated context */
+	/*
+	 * Tasks a run may make (threads and kthreads, each with its own
+	 * stack); past it, and when the host has no mapping left for a stack,
+	 * kthread creation fails with -ENOMEM as the kernel's does when it
+	 * cannot allocate a task. 0: only the host's limit.
+	 */
+	unsigned int max_tasks;
 	bool keep_trace;		/* keep records, not just their hash */
 	bool drop_decisions;		/* count decisions, keep no log: none is written */
 	struct sim_costs costs;
@@ -167,7 +174,8 @@ struct task_struct;
 
 /*
  * A scenario thread: a kernel task running fn(arg) that starts at time
- * 'at' on 'cpu' (bound to it when bind is set).
+ * 'at' on 'cpu' (bound to it when bind is set); NULL when the run has
+ * made max_tasks tasks, or the host has no stack left.
  */
 struct task_struct *sim_spawn(const char *name, int (*fn)(void *), void *arg,
 			      int cpu, bool bind, uint64_t at);
