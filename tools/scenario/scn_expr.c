@@ -239,16 +239,18 @@ static struct scn_expr *range_bound(struct parser *p, const struct scn_api *api,
 static struct scn_expr *expr_range(struct parser *p, const struct scn_api *api, int i,
 				   struct scn_expr *lo)
 {
-	struct scn_expr *e = expr_new(p, EX_RANGE);
+	struct scn_expr *e;
 
 	if (api->args[i] == ARG_JIFFIES)
-		fail(p, "the delay of %s cannot be a range: it is the API's argument, not a "
-		     "timing, and stays as written; make the time of the call a range instead "
-		     "('at 5ms..8ms;' before it, or a udelay(100..1000))", api->name);
+		lex_fail_at(p, lo->loc, "the delay of %s cannot be a range: it is the API's "
+			    "argument, not a timing, and stays as written; make the time of the "
+			    "call a range instead ('at 5ms..8ms;' before it, or a "
+			    "udelay(100..1000))", api->name);
 	if (!scn_api_spends(api))
-		fail(p, "argument %d of %s cannot be a range: only the length of a delay or "
-		     "sleep (udelay, ndelay, mdelay, msleep, msleep_interruptible) and a time "
-		     "after 'at' can", i + 1, api->name);
+		lex_fail_at(p, lo->loc, "argument %d of %s cannot be a range: only the length of "
+			    "a delay or sleep (udelay, ndelay, mdelay, msleep, "
+			    "msleep_interruptible) and a time after 'at' can", i + 1, api->name);
+	e = expr_new(p, EX_RANGE);
 	e->loc = lo->loc;
 	e->type = TY_INT;
 	e->lhs = range_bound(p, api, i, lo);
