@@ -113,7 +113,7 @@ static void runtime_error(const struct scn_loc *loc, const char *fmt, ...)
 
 /*
  * A time as the language writes one, exactly: in its largest unit, with the
- * decimals it needs ("20ms", "23.400152ms", "750ns").
+ * decimals it needs ("20ms", "23.400152ms", "750ns", "0").
  */
 static const char *time_text(char *buf, size_t len, uint64_t ns)
 {
@@ -130,7 +130,9 @@ static const char *time_text(char *buf, size_t len, uint64_t ns)
 	digits = units[u].digits;
 	for (; frac && frac % 10 == 0; frac /= 10)
 		digits--;
-	if (!frac)
+	if (!ns)
+		snprintf(buf, len, "0");
+	else if (!frac)
 		snprintf(buf, len, "%llu%s", (unsigned long long)(ns / units[u].ns), units[u].unit);
 	else
 		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)(ns / units[u].ns), digits,
