@@ -3,10 +3,11 @@
 # time-faithful run takes every lower bound and says so in "What ran"; a
 # run with a seed draws values, its saved schedule holds them as 'r'
 # decisions and replays byte for byte (stdout and text trace), and the JSON
-# carries the values; explore's replay file and token show the run found,
+# and HTML carry the values; explore's replay file and token show the run found,
 # shards merged give the one-process summary and files, and a shrunk file
 # still shows the race, with its range's value no higher than before; a log
-# whose range does not fit the scenario diverges. Bounded by runs.
+# whose range does not fit the scenario diverges. The HTML page carries the
+# values too. Bounded by runs.
 # Usage: ranges.sh KWSIM
 set -uo pipefail
 kwsim=$(realpath "${1:?usage: ranges.sh KWSIM}")	# the runs cd
@@ -76,6 +77,9 @@ for seed in 3 17 40; do
 	check grep -qF "\"what\":\"$start\"" "$tmp/out" ||
 		fail "seed $seed: the JSON does not carry P0's start as the summary names it ($start)"
 done
+# ... and so does the HTML page (kwsim export; kwsim serve's page is the same)
+kw export "$tmp/run/$every" --seed 40 --html "$tmp/page.html"
+check grep -qF "$start" "$tmp/page.html" || fail "the HTML page does not carry P0's start ($start)"
 
 # --- a log whose range does not fit: the replay diverges ------------------------------------------
 sed -E '/decisions \{/{n;s/r([0-9]+)\/65535/r0\/901/}' "$tmp/replay/$every" >"$tmp/misfit.kws"
