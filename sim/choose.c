@@ -184,12 +184,18 @@ unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids)
 unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 			   const struct sim_site *const *sites)
 {
-	struct sim_question q = {
-		.n = n, .why = why, .ids = ids, .index = sim.choose.log_len,
-		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1, .sites = sites,
-	};
-	unsigned int pick = 0;
+	struct sim_question q = { .n = n, .why = why, .ids = ids, .sites = sites };
 
+	return sim_ask(&q);
+}
+
+unsigned int sim_ask(struct sim_question *q)
+{
+	unsigned int n = q->n, pick = 0;
+	enum sim_why why = q->why;
+
+	q->index = sim.choose.log_len;
+	q->cpu = sim.cur_cpu ? sim.cur_cpu->id : -1;
 	if (n <= 1)
 		return 0;
 	/* its answers make different steps of one CPU: no step to commute as one */
@@ -202,10 +208,10 @@ unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 	}
 	/* SIM_STRATEGY_REPLAY without a log follows an empty one */
 	if (sim.choose.replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
-		if (!replay_pick(&q, &pick))
+		if (!replay_pick(q, &pick))
 			return 0;
 	} else {
-		pick = strategy_pick(&q);
+		pick = strategy_pick(q);
 	}
 	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
 		sim.choose.log_len++;

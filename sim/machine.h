@@ -344,6 +344,8 @@ uint64_t sim_random(void);
 /* sim_choose_among() with where each candidate stands (struct sim_question's sites). */
 unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 			   const struct sim_site *const *sites);
+/* Ask q (its n, why and what the kind says; index and cpu are filled in): the one door. */
+unsigned int sim_ask(struct sim_question *q);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 

@@ -13,7 +13,11 @@
  *    that many decisions;
  *  - a chooser of the caller's answers every question in order, with who
  *    the candidates are, and its log replays without it; on_point sees every
- *    scheduling point, and sim_raise reports from there.
+ *    scheduling point, and sim_raise reports from there;
+ *  - a time range's value (sim_choose_range()): the candidates and their
+ *    values by hand, the lower bound in the faithful run, a value in the
+ *    range drawn by random, one 'r' decision logged, the same value and run
+ *    replayed from the log, a chooser shown the bounds.
  */
 #include "../harness.h"
 
@@ -632,6 +636,127 @@ START_TEST(max_decisions_stops)
 }
 END_TEST
 
+/* --- ranges ------------------------------------------------------------------------- */
+
+/* Hand-worked: a decision holds at most 65,535 candidates, both bounds among them. */
+START_TEST(range_candidates_and_values)
+{
+	ck_assert_uint_eq(sim_range_candidates(7, 7), 1);
+	ck_assert_uint_eq(sim_range_candidates(9, 7), 1);
+	/* msleep(5..20): one candidate per millisecond */
+	ck_assert_uint_eq(sim_range_candidates(5, 20), 16);
+	for (unsigned int i = 0; i < 16; i++)
+		ck_assert_uint_eq(sim_range_value(5, 20, 16, i), 5 + i);
+	/* 65,535 values fit exactly; one more and the grid is spaced */
+	ck_assert_uint_eq(sim_range_candidates(0, 65534), 65535);
+	ck_assert_uint_eq(sim_range_value(0, 65534, 65535, 40000), 40000);
+	ck_assert_uint_eq(sim_range_candidates(0, 65535), 65535);
+	/* 20ms..30ms: 10,000,000 ns over 65,534 steps, 152.59 ns each, rounded down */
+	ck_assert_uint_eq(sim_range_candidates(20000000, 30000000), 65535);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, 0), 20000000);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, 1), 20000152);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, 2), 20000305);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, 32767), 25000000);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, 65534), 30000000);
+	/* the widest range: no overflow, the upper bound reached exactly */
+	ck_assert_uint_eq(sim_range_value(0, INT64_MAX, 65535, 65534), (uint64_t)INT64_MAX);
+	ck_assert_uint_eq(sim_range_value(0, INT64_MAX, 65535, 32767),
+			  (uint64_t)INT64_MAX / 65534 * 32767 + (uint64_t)INT64_MAX % 65534 * 32767 / 65534);
+	/* an index past the last is the last */
+	ck_assert_uint_eq(sim_range_value(5, 20, 16, 99), 20);
+}
+END_TEST
+
+/* A thread started at a range's value, that busy-waits a range's length. */
+static uint64_t range_start, range_len;
+
+static int ranged_fn(void *arg)
+{
+	(void)arg;
+	range_len = sim_choose_range(100, 1000);	/* udelay(100..1000) */
+	udelay(range_len);
+	WRITE_ONCE(shared, shared + 1);
+	return 0;
+}
+
+static void range_setup(void)
+{
+	shared = 0;
+	/* decided as the run is set up, in a fixed order: at 20ms..30ms */
+	range_start = sim_choose_range(20000000, 30000000);
+	sim_spawn("ranged", ranged_fn, NULL, 0, false, range_start);
+	sim_spawn("other", ranged_fn, NULL, 1, false, 25000000);
+}
+
+static unsigned int bounds_seen;
+
+static unsigned int check_bounds(void *ctx, const struct sim_question *q)
+{
+	(void)ctx;
+	if (q->why != SIM_WHY_RANGE)
+		return 0;
+	ck_assert((q->lo == 20000000 && q->hi == 30000000 && q->n == 65535) ||
+		  (q->lo == 100 && q->hi == 1000 && q->n == 901));
+	bounds_seen++;
+	return q->n - 1;
+}
+
+START_TEST(range_logged_and_replayed)
+{
+	struct outcome f = run(SIM_STRATEGY_FAITHFUL, 0, 0, NULL, 0, range_setup);
+	struct outcome r, rep;
+	uint64_t start, len;
+	size_t ranges = 0;
+	struct sim_config cfg = h_config(3);
+
+	/* faithful: the lower bounds, each an 'r' decision answered 0 */
+	ck_assert_uint_eq(range_start, 20000000);
+	ck_assert_uint_eq(range_len, 100);
+	ck_assert_uint_ge(f.ndec, 3);
+	ck_assert_uint_eq(f.log[0].why, SIM_WHY_RANGE);
+	ck_assert_uint_eq(f.log[0].n, 65535);
+	ck_assert_uint_eq(f.log[0].pick, 0);
+	for (size_t i = 0; i < f.ndec; i++)
+		if (f.log[i].why == SIM_WHY_RANGE) {
+			ck_assert_uint_eq(f.log[i].pick, 0);
+			ranges++;
+		}
+	ck_assert_uint_eq(ranges, 3);
+	/* random: values inside the ranges, logged; the log replays them and the run */
+	r = run(SIM_STRATEGY_RANDOM, 11, 0, NULL, 0, range_setup);
+	start = range_start;
+	len = range_len;
+	ck_assert(start >= 20000000 && start <= 30000000 && start != 20000000);
+	ck_assert(len >= 100 && len <= 1000);
+	ck_assert_uint_eq(r.log[0].why, SIM_WHY_RANGE);
+	ck_assert_uint_eq(sim_range_value(20000000, 30000000, 65535, r.log[0].pick), start);
+	range_start = range_len = 0;
+	rep = run(SIM_STRATEGY_REPLAY, 0, 0, r.log, r.ndec, range_setup);
+	assert_same(&rep, &r);
+	ck_assert_uint_eq(range_start, start);
+	ck_assert_uint_eq(range_len, len);
+	/* a log whose range has another number of candidates does not fit */
+	r.log[0].n = 901;
+	free(rep.log);
+	rep = run(SIM_STRATEGY_REPLAY, 0, 0, r.log, r.ndec, range_setup);
+	ck_assert_int_eq(rep.end, SIM_END_DIVERGED);
+	ck_assert_ptr_nonnull(strstr(rep.divergence, "decision 0: the log has 901 candidates, the run has 65535"));
+	/* a chooser is shown the bounds; its answer n - 1 is the upper bound */
+	cfg.chooser = check_bounds;
+	bounds_seen = 0;
+	h_init_cfg(&cfg);
+	range_setup();
+	h_run();
+	sim_fini();
+	ck_assert_uint_eq(bounds_seen, 3);
+	ck_assert_uint_eq(range_start, 30000000);
+	ck_assert_uint_eq(range_len, 1000);
+	free(f.log);
+	free(r.log);
+	free(rep.log);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("choose");
@@ -655,6 +780,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, chooser_answers_and_its_log_replays);
 	tcase_add_test(tc, chooser_out_of_range_is_faithful);
 	tcase_add_test(tc, on_point_and_sim_raise);
+	tcase_add_test(tc, range_candidates_and_values);
+	tcase_add_test(tc, range_logged_and_replayed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,8 @@
  * and with skew = unbounded, and with an unfair spinlock under full
  * preemption (where a wake-up's preemption takes effect at once), and
  * under explore's strategies (pct, pos, rff, and dfs's first runs); race
- * scenarios get more seeds. A run whose
+ * scenarios, and scenarios/ranges (times that are ranges, a value drawn
+ * per seed), get more seeds. A run whose
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
  *
@@ -199,7 +200,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < kw_tree_count() && nmodels < 16; i++)
 		models[nmodels++] = kw_tree_get(i);
 	for (size_t f = 0; f < nfiles; f++) {
-		long n = strstr(files[f], "/races/") ? race_seeds : seeds;
+		/* races, and the runs with ranges (each seed draws their values), get more */
+		long n = strstr(files[f], "/races/") || strstr(files[f], "/ranges/") ? race_seeds : seeds;
 
 		for (size_t k = 0; k < nmodels; k++) {
 			total += check_one(files[f], models[k], SIM_STRATEGY_FAITHFUL, 1,

@@ -429,6 +429,41 @@ accepted() {
 		fail "$1: exit $rc, want a run"
 	fi
 }
+
+# --- ranges (README "Ranges"): bounds checked where they are written -------------------------------
+bad "an empty range of a start" "rgstart.kws:11:7: error: empty range '3ms..2ms': its lower bound is above its upper bound" \
+	run "$(scn rgstart 'P0 at 3ms..2ms { n++; }')"
+bad "an empty range of an irq" "rgirq.kws:11:17: error: empty range '2ms..1999us'" \
+	run "$(scn rgirq 'irq I0 @cpu1 at 2ms..1999us { n++; }')"
+bad "an empty range of a suspend" "rgsusp.kws:11:12: error: empty range" run "$(scn rgsusp 'suspend at 5ms..4ms;')"
+bad "an empty range of an at wait" "rgat.kws:11:9: error: empty range '9ms..1ms'" \
+	run "$(scn rgat 'P0 { at 9ms..1ms; }')"
+bad "an empty range of a udelay" "rgud.kws:11:13: error: empty range 1000..100: its lower bound is above" \
+	run "$(scn rgud 'P0 { udelay(1000..100); }')"
+bad "a range's upper bound without a unit" "rgnounit.kws:11:13: error: expected a time such as 5ms, found '30'" \
+	run "$(scn rgnounit 'P0 at 20ms..30 { }')"
+bad "a range of times in a call" "a time such as '100us' goes after 'at' .*udelay\(100..1000\)" \
+	run "$(scn rgudus 'P0 { udelay(100us..1ms); }')"
+bad "a computed bound of a range" "rgcomp.kws:11:18: error: a range's bounds are constants" \
+	run "$(scn rgcomp 'P0 { udelay(100..n); }')"
+bad "a range's bound past msleep's unsigned int" "rgmsmax.kws:11:16: error: argument 1 of msleep is 4294967296 milliseconds, out of range" \
+	run "$(scn rgmsmax 'P0 { msleep(5..4294967296); }')"
+bad "a range's bound out of a udelay's range" "argument 1 of udelay is -1 microseconds, out of range" \
+	run "$(scn rgudneg 'P0 { udelay(-1..5); }')"
+bad "a range of truth values" "type error: this is true or false, but a range's bounds are numbers" \
+	run "$(scn rgbool 'P0 { udelay(false..true); }')"
+bad "a range as a delayed work's delay" "rgqdw.kws:11:39: error: the delay of kthread_queue_delayed_work cannot be a range: it is the API's argument, not a timing, and stays as written" \
+	run "$(scn rgqdw 'P0 { kthread_queue_delayed_work(W, D, 1..5); }')"
+bad "a range as a mod's delay" "the delay of kthread_mod_delayed_work cannot be a range: it is the API's argument" \
+	run "$(scn rgmdw 'P0 { kthread_mod_delayed_work(W, D, 1..5); }')"
+bad "a range as another call's argument" "argument 1 of msecs_to_jiffies cannot be a range: only the length of a delay or sleep" \
+	run "$(scn rgm2j 'P0 { n = msecs_to_jiffies(1..5); }')"
+bad "a range as usleep_range's argument" "argument 1 of usleep_range cannot be a range" \
+	run "$(scn rgusr 'P0 { usleep_range(1..5, 10); }')"
+bad "a range outside a call" "expected ';', found '..'" run "$(scn rgexpr 'P0 { n = 1..5; }')"
+accepted "a range of one value, and the widest ones" "$(scn rgwide 'P0 at 1ms..1ms { ndelay(0..9223372036854775807); n++; }
+irq I0 @cpu1 at 0ns..9223372036854775807ns { n++; }
+exists (n == 1)')"
 accepted "the longest udelay" "$(scn udlong 'P0 { udelay(9223372036854775); n++; }
 exists (n == 0)')"
 accepted "the longest delay in jiffies" "$(scn qdlong 'P0 { r0 = kthread_queue_delayed_work(W, D, 4611686018427387902); }

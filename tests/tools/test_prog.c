@@ -11,7 +11,10 @@
  *    an equal program and equal text; kp_load refuses truncated and
  *    garbled files with a reason;
  *  - kp_normalize balances lock sections and is idempotent; equal normal
- *    programs are equal bytes.
+ *    programs are equal bytes;
+ *  - ranges: generated for starts, udelay and msleep, printed as the
+ *    language writes them, and the faithful run of a program with ranges
+ *    is that of the program with each range's lower bound (the same trace).
  */
 #include <model.h>
 #include <scenario/scn.h>
@@ -31,7 +34,8 @@ static const struct kp_print_opts popts = { .name = "gen", .kernel = "mainline" 
 
 static bool stmt_eq(const struct kp_stmt *a, const struct kp_stmt *b)
 {
-	return a->op == b->op && a->a == b->a && a->b == b->b && a->arg == b->arg;
+	return a->op == b->op && a->a == b->a && a->b == b->b && a->arg == b->arg &&
+	       a->hi == b->hi;
 }
 
 static bool body_eq(const struct kp_body *a, const struct kp_body *b)
@@ -67,7 +71,8 @@ static bool kp_eq(const struct kp *a, const struct kp *b)
 			return false;
 	for (unsigned int i = 0; i < a->nctx; i++)
 		if (a->ctx[i].kind != b->ctx[i].kind || a->ctx[i].cpu != b->ctx[i].cpu ||
-		    a->ctx[i].at_us != b->ctx[i].at_us || !body_eq(&a->ctx[i].body, &b->ctx[i].body))
+		    a->ctx[i].at_us != b->ctx[i].at_us || a->ctx[i].at_hi_us != b->ctx[i].at_hi_us ||
+		    !body_eq(&a->ctx[i].body, &b->ctx[i].body))
 			return false;
 	return true;
 }
@@ -105,6 +110,25 @@ static size_t parse_and_run(const struct kp *p, const char *what, uint64_t seed,
 	scn_free(s);
 	free(t);
 	return n;
+}
+
+/* The trace hash of p's faithful run on mainline. */
+static uint64_t faithful_hash(const struct kp *p)
+{
+	size_t len;
+	char *t = text_of(p, &len);
+	struct scn *s = scn_parse("gen.kws", t, len, stderr);
+	struct scn_run run;
+	uint64_t h;
+
+	ck_assert_msg(s != NULL, "does not parse:\n%s", t);
+	memset(&run, 0, sizeof(run));
+	ck_assert_msg(!scn_run(s, kw_model_find("mainline"), &run, stderr), "run error:\n%s", t);
+	h = run.hash;
+	scn_run_free(&run);
+	scn_free(s);
+	free(t);
+	return h;
 }
 
 /*
@@ -366,6 +390,68 @@ START_TEST(save_load_round_trip)
 }
 END_TEST
 
+/*
+ * Ranges: each kind is generated in some programs; they print as ranges;
+ * and the faithful run takes their lower bounds, so it is the run of the
+ * program without them (hung_task aside, which the longest wait sets).
+ */
+START_TEST(ranges_generated_and_faithful_at_lower_bounds)
+{
+	struct kp_gen_opts o = { .misuse = false, .max_cpus = 4 };
+	size_t starts = 0, udelays = 0, msleeps = 0, compared = 0;
+
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct rng r;
+		struct kp p, q;
+		bool any = false;
+		size_t len;
+		char *t;
+
+		rng_seed(&r, seed);
+		kp_generate(&p, &r, &o);
+		q = p;
+		for (unsigned int i = 0; i < p.nctx; i++) {
+			starts += p.ctx[i].at_hi_us != 0;
+			any |= p.ctx[i].at_hi_us != 0;
+			ck_assert(!p.ctx[i].at_hi_us || p.ctx[i].at_hi_us > p.ctx[i].at_us);
+			q.ctx[i].at_hi_us = 0;
+		}
+		for (unsigned int w = 0; w < KP_MAX_CTX + KP_MAX_WORKS + KP_MAX_TIMERS; w++) {
+			struct kp_body *b = w < KP_MAX_CTX ? &q.ctx[w].body
+					  : w < KP_MAX_CTX + KP_MAX_WORKS ? &q.work[w - KP_MAX_CTX].fn
+					  : &q.timer[w - KP_MAX_CTX - KP_MAX_WORKS].fn;
+
+			for (unsigned int k = 0; k < b->n; k++) {
+				udelays += b->s[k].op == KP_UDELAY && b->s[k].hi;
+				msleeps += b->s[k].op == KP_MSLEEP && b->s[k].hi;
+				any |= b->s[k].hi != 0;
+				ck_assert(!b->s[k].hi || b->s[k].hi > b->s[k].arg);
+				b->s[k].hi = 0;
+			}
+		}
+		if (!any)
+			continue;
+		t = text_of(&p, &len);
+		ck_assert_msg(strstr(t, ".."), "seed %llu: a range not printed:\n%s",
+			      (unsigned long long)seed, t);
+		free(t);
+		/* the same program but for its ranges' upper bounds, and the same hung_task */
+		if (compared < 60) {
+			ck_assert_msg(faithful_hash(&p) == faithful_hash(&q),
+				      "seed %llu: the faithful run is not at the lower bounds",
+				      (unsigned long long)seed);
+			compared++;
+		}
+	}
+	fprintf(stderr, "ranges in %d programs: %zu starts, %zu udelays, %zu msleeps\n", SEEDS,
+		starts, udelays, msleeps);
+	ck_assert_uint_gt(starts, 50);
+	ck_assert_uint_gt(udelays, 20);
+	ck_assert_uint_gt(msleeps, 20);
+	ck_assert_uint_eq(compared, 60);
+}
+END_TEST
+
 /* Every prefix of a saved program is refused, and so is a byte changed at each place. */
 START_TEST(load_refuses_truncated_and_garbled)
 {
@@ -518,6 +604,7 @@ static Suite *prog_suite(void)
 	tcase_add_test(tc, save_load_round_trip);
 	tcase_add_test(tc, load_refuses_truncated_and_garbled);
 	tcase_add_test(tc, normalize_balances_locks);
+	tcase_add_test(tc, ranges_generated_and_faithful_at_lower_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -21,6 +21,11 @@
  * delay bounding: answer 0 is the kernel's usual (an interrupt taken now,
  * the scheduler's placement, no wake-up preemption, the longest spinner)
  * and costs nothing, any other answer costs one. A run spends at most k.
+ * A value of a time range (SIM_WHY_RANGE) is searched at its bounds only:
+ * answer 0 (the lower bound, free) and answer n-1 (the upper bound, one),
+ * never the up to 65,533 values between, which would make the tree as wide
+ * as the range is fine; a race that needs a value inside a range is for
+ * the strategies that draw it (random, pos, pct, rff).
  * The default rule, where no answer is forced: the last CPU if it is a
  * candidate, else candidate 0 (the earliest clock); answer 0 for the
  * other kinds. So k = 0 is the one schedule in which each CPU runs until it
@@ -204,6 +209,8 @@ static bool allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int
 {
 	if (nd->cost + cost(nd, i) > d->k)
 		return false;
+	if (nd->why == SIM_WHY_RANGE)
+		return i == 0 || i + 1 == nd->n;
 	return nd->why != SIM_WHY_CPU || !steps_has(&nd->sleep, nd->ids[i]);
 }
 

@@ -34,6 +34,9 @@
  *  - SIM_WHY_PLACE: the woken task goes to the highest-priority CPU other
  *    than the one select_task_rq() prefers.
  * A run's priorities only change at its change points.
+ * A value of a time range (SIM_WHY_RANGE) is no order: it is drawn
+ * uniformly, as the random strategy draws it, and a change point that falls
+ * on it is spent there.
  *
  * The guarantee, the paper's theorem with these definitions: a bug of depth
  * d is one that shows whenever d ordering constraints hold, the first
@@ -47,7 +50,10 @@
  * it out with confidence 1 - (1-p)^R (xs_pct_bound()). As in the paper, n
  * must bound the steps of the runs: a run that makes more decisions than
  * the calibration saw (pct reorders what follows) has no change points
- * past n, so the bound speaks of bugs within the first n decisions.
+ * past n, so the bound speaks of bugs within the first n decisions. With
+ * ranges it speaks of the orders given the values drawn: a bug that also
+ * needs a value in a window w wide of a range W wide shows with
+ * probability at least p w / W per such range.
  */
 #include "strategy_impl.h"
 
@@ -99,6 +105,8 @@ static unsigned int choose_pct(void *ctx, const struct sim_question *q)
 		return highest(t, q, 0);
 	case SIM_WHY_PLACE:
 		return change ? highest(t, q, 1) : 0;
+	case SIM_WHY_RANGE:
+		return rng_below(&x->rng, q->n);
 	default:
 		return change ? 1 : 0;
 	}

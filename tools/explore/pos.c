@@ -32,6 +32,8 @@
  *    a fresh priority: either way with probability 1/2.
  *  - SIM_WHY_PLACE: where the woken task goes orders no two steps, it says
  *    where later ones run; pos draws the CPU uniformly, as random does.
+ *  - SIM_WHY_RANGE: a value of a time range orders nothing either; pos
+ *    draws it uniformly, as random does (and so does rff, which asks pos).
  */
 #include "strategy_impl.h"
 

@@ -236,6 +236,7 @@ struct shrink {
 	char func[128];
 	char context[24];
 	bool in_scn;			/* its site is a line of the scenario: cur.line */
+	bool ranges_sampled;		/* a search passed a range: its values between untried */
 	int kline;			/* else its line in the kernel code */
 	uint64_t budget, runs;
 	struct follow fol;
@@ -336,6 +337,9 @@ static bool run_shows(struct shrink *sh, const struct scn *s, const struct sim_d
 	nr = sim_trace_count();
 	for (size_t i = 0; i < nr; i++)
 		m->switches += r[i].type == REC_SCHED_SWITCH;
+	for (size_t i = 0; i < sh->run.nlog; i++)
+		if (sh->run.log[i].why == SIM_WHY_RANGE)
+			m->range_steps += sh->run.log[i].pick;
 	count_size(s, m);
 	return true;
 }
@@ -413,8 +417,10 @@ static bool ddmin(struct shrink *sh, size_t (*units)(struct shrink *sh),
 
 static int measure_cmp(const struct xshrink_measure *a, const struct xshrink_measure *b)
 {
-	const size_t x[] = { a->deviations, a->preemptions, a->decisions, a->switches };
-	const size_t y[] = { b->deviations, b->preemptions, b->decisions, b->switches };
+	const size_t x[] = { a->deviations, a->preemptions, a->decisions, a->switches,
+			     a->range_steps };
+	const size_t y[] = { b->deviations, b->preemptions, b->decisions, b->switches,
+			     b->range_steps };
 
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
 		if (x[i] != y[i])
@@ -510,7 +516,8 @@ static bool vary(struct shrink *sh)
 		bool taken = false;
 		struct sim_decision *log;
 
-		if (!d.pick)
+		/* a range's value is narrow_ranges()', not each of its up to 65,535 */
+		if (!d.pick || d.why == SIM_WHY_RANGE)
 			continue;
 		for (unsigned int j = 0; j <= d.n && !taken && !spent(sh); j++) {
 			/* j == 0: the stay answer first; then the others in order */
@@ -541,6 +548,40 @@ static bool vary(struct shrink *sh)
 	return progress;
 }
 
+/*
+ * Each range's value that is not its lower bound, brought down: a bisection
+ * between the lower bound (not known to show the target) and the value
+ * that does, 16 runs at most for 65,535 candidates. The predicate need not
+ * be monotone: the result is a smaller value that shows it, not the least.
+ */
+static bool narrow_ranges(struct shrink *sh)
+{
+	bool progress = false;
+
+	for (size_t i = 0; i < sh->cur.nlog && !spent(sh); i++) {
+		unsigned int lo = 0, hi = sh->cur.log[i].pick;
+
+		if (sh->cur.log[i].why != SIM_WHY_RANGE)
+			continue;
+		while (hi - lo > 1 && !spent(sh)) {
+			unsigned int mid = lo + (hi - lo) / 2;
+			struct sim_decision *log = tmp_log(sh);
+
+			log[i].pick = (uint16_t)mid;
+			if (try_schedule(sh, log, sh->cur.nlog)) {
+				hi = mid;
+				progress = true;
+			} else {
+				lo = mid;
+			}
+			/* a run taken is the same up to question i: its range is still there */
+			if (i >= sh->cur.nlog || sh->cur.log[i].why != SIM_WHY_RANGE)
+				break;
+		}
+	}
+	return progress;
+}
+
 static bool shrink_schedule(struct shrink *sh)
 {
 	bool progress = false;
@@ -548,6 +589,7 @@ static bool shrink_schedule(struct shrink *sh)
 	/* the faithful run first: depth 0 needs no search */
 	if (deviations(sh))
 		progress |= try_schedule(sh, NULL, 0);
+	progress |= narrow_ranges(sh);
 	progress |= truncate_log(sh);
 	progress |= ddmin(sh, deviations, try_deviations);
 	progress |= vary(sh);
@@ -573,7 +615,11 @@ static int search(struct shrink *sh, const struct sim_decision *base, size_t n, 
 	if (n)
 		memcpy(log, base, n * sizeof(*log));
 	for (size_t i = from; i < n && !rc; i++) {
-		for (unsigned int p = 1; p < base[i].n && !rc; p++) {
+		/* a range at its upper bound only: not each of its values */
+		unsigned int p0 = base[i].why == SIM_WHY_RANGE ? base[i].n - 1u : 1;
+
+		sh->ranges_sampled |= base[i].why == SIM_WHY_RANGE && base[i].n > 2;
+		for (unsigned int p = p0; p < base[i].n && !rc; p++) {
 			log[i].pick = (uint16_t)p;
 			if (!spend(sh)) {
 				rc = -1;
@@ -632,6 +678,9 @@ static bool search_depth(struct shrink *sh, bool *minimal)
 		/* none with k: the current count is the fewest if it is k + 1; one with k: k is */
 		*minimal = rc == 1 || (!rc && sh->cur.m.deviations == k + 1);
 	}
+	/* a range's values between its bounds were not tried: no claim */
+	if (sh->ranges_sampled)
+		*minimal = false;
 	free(faithful);
 	return rc == 1;
 }

@@ -18,14 +18,20 @@
  * as lines are cut), or the condition's witness (xf_condition_witness()).
  *
  * The steps, repeated while one of them helps and the budget lasts:
+ *   ranges     each time range's value (SIM_WHY_RANGE) that is not its
+ *              lower bound, brought down toward it by bisection over its
+ *              candidates (at most 16 runs a range): the smallest value
+ *              found that still shows the target; the lower bound itself
+ *              is tried by the schedule step's ddmin, as any answer 0;
  *   schedule   the faithful schedule alone; the log cut short (binary
  *              search on its length); delta debugging (ddmin, Zeller and
  *              Hildebrandt, TSE 2002) over the set of non-zero answers,
  *              each dropped one answering 0; then each remaining non-zero
- *              answer changed to another, or moved one question earlier or
- *              later. A schedule step is taken only when it lowers the
- *              measure below in its order (deviations, preemptions,
- *              decisions, context switches).
+ *              answer changed to another (a range's is the ranges step's), or moved
+ *              one question earlier or later. A schedule step is taken
+ *              only when it lowers the measure below in its order
+ *              (deviations, preemptions, decisions, context switches,
+ *              the ranges' values above their lower bounds).
  *   scenario   ddmin over the statements' source spans (the init block's,
  *              fn bodies', programs'), then over whole programs and
  *              declarations; a text that no longer parses (a register the
@@ -37,7 +43,9 @@
  * than cutting found: every schedule with 1, then 2 (XSHRINK_SEARCH_DEPTH)
  * deviations from the faithful order, as a preemption-bounded search
  * enumerates them (the first at each question of the faithful run, the
- * next at each later question of the run that made); if one shows the
+ * next at each later question of the run that made; a range deviates to
+ * its upper bound only, and a search that passed one claims no minimal
+ * depth); if one shows the
  * target, the steps above go on from it. When every schedule with fewer
  * deviations than the result was tried, the depth is the fewest
  * (depth_minimal).
@@ -80,6 +88,7 @@ struct xshrink_measure {
 	size_t preemptions;	/* of them, cpu answers that leave the CPU that ran last */
 	size_t decisions;	/* the log's length */
 	size_t switches;	/* context switches: the trace's sched_switch records */
+	size_t range_steps;	/* the ranges' values above their lower bounds, in candidates */
 	/* the scenario's size */
 	size_t statements;	/* in programs, fn bodies and the init block, nested ones too */
 	size_t programs;	/* threads, irqs, suspend and resume events */

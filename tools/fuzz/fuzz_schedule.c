@@ -2,7 +2,8 @@
  * libFuzzer target: the decision stream. The race scenarios of
  * scenarios/races are parsed once; an input's first byte picks one, and the
  * rest answer the machine's choices in order (struct sim_config's chooser):
- * byte % n, 0 (the faithful answer) once the input runs out. So libFuzzer
+ * byte % n (a time range of more than 256 values: two bytes, little-endian),
+ * 0 (the faithful answer) once the input runs out. So libFuzzer
  * searches schedules directly, kept by the coverage they reach.
  *
  * What a run finds is the simulated kernel's, not a crash: set
@@ -48,10 +49,15 @@ struct stream {
 static unsigned int answer(void *ctx, const struct sim_question *q)
 {
 	struct stream *st = ctx;
+	unsigned int v;
 
 	if (st->at >= st->n)
 		return 0;
-	return st->d[st->at++] % q->n;
+	v = st->d[st->at++];
+	/* a time range's up to 65,535 values: two bytes, so all of them are reachable */
+	if (q->why == SIM_WHY_RANGE && q->n > 256 && st->at < st->n)
+		v |= (unsigned int)st->d[st->at++] << 8;
+	return v % q->n;
 }
 
 static int by_name(const void *a, const void *b)

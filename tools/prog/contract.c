@@ -327,12 +327,12 @@ static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct 
 		if (*depth > 0)
 			r |= BIT(KP_RULE_LOCKING);
 		break;
-	case KP_UDELAY:
-		if (s->arg > KP_MAX_UDELAY_US)
+	case KP_UDELAY:		/* a range's every value: its upper bound too */
+		if (s->arg > KP_MAX_UDELAY_US || s->hi > KP_MAX_UDELAY_US)
 			r |= BIT(KP_RULE_WAIT);
 		break;
 	case KP_MSLEEP:
-		if (s->arg > KP_MAX_MSLEEP_MS)
+		if (s->arg > KP_MAX_MSLEEP_MS || s->hi > KP_MAX_MSLEEP_MS)
 			r |= BIT(KP_RULE_WAIT);
 		break;
 	case KP_LOCK: {

@@ -213,6 +213,33 @@ static uint32_t draw_msleep(struct rng *r)
 	return rng_below(r, 8) ? 1 + rng_below(r, 10) : 10 + rng_below(r, 100);
 }
 
+/*
+ * Ranges (README "Ranges"): a time a program gives may be a range, each
+ * run of the scenario taking a value of it, so that a campaign searches
+ * time as well as order. One in 3 of each kind: a udelay's up to 50 µs
+ * wider in atomic context, else up to 2 ms; an msleep's up to 20 ms; a
+ * thread's start up to 5 ms, an irq's arrival up to 10 ms. kp_generate
+ * draws them in a pass of their own after the rest, so a seed's program is
+ * the one it was without ranges, with ranges added.
+ */
+static uint32_t draw_range_hi(struct rng *r, uint32_t lo, uint32_t width)
+{
+	return rng_below(r, 3) ? 0 : lo + 1 + rng_below(r, width);
+}
+
+static void draw_stmt_range(struct kp_stmt *s, struct rng *r, bool atomic)
+{
+	if (s->op == KP_UDELAY)
+		s->hi = draw_range_hi(r, s->arg, atomic ? 50 : 2000);
+	else if (s->op == KP_MSLEEP)
+		s->hi = draw_range_hi(r, s->arg, 20);
+}
+
+static void draw_ctx_range(struct kp_ctx *c, struct rng *r)
+{
+	c->at_hi_us = draw_range_hi(r, c->at_us, c->kind == KP_IRQ ? 10000 : 5000);
+}
+
 /* Statement weights by where it goes; 0: never drawn there (unless --misuse). */
 static const uint8_t w_thread[KP_OP__COUNT] = {
 	[KP_QUEUE_WORK] = 14, [KP_QUEUE_DELAYED_WORK] = 10, [KP_MOD_DELAYED_WORK] = 6,
@@ -485,16 +512,23 @@ static bool stmt_fix(const struct kp *p, struct kp_stmt *s)
 	case KP_UDELAY:
 		if (s->arg > 100000)
 			s->arg = 100000;
+		if (s->hi > 100000)
+			s->hi = 100000;
 		break;
 	case KP_MSLEEP:
 		if (s->arg > 1000)
 			s->arg = 1000;
+		if (s->hi > 1000)
+			s->hi = 1000;
 		break;
 	default:
 		if (s->op != KP_QUEUE_DELAYED_WORK && s->op != KP_MOD_DELAYED_WORK)
 			s->arg = 0;
 		break;
 	}
+	/* a range is only of a udelay's or an msleep's length, and not empty */
+	if ((s->op != KP_UDELAY && s->op != KP_MSLEEP) || s->hi <= s->arg)
+		s->hi = 0;
 	if ((s->op == KP_QUEUE_DELAYED_WORK || s->op == KP_MOD_DELAYED_WORK) && s->arg > 32767)
 		s->arg = 32767;
 	return true;
@@ -693,6 +727,7 @@ static void canonical(struct kp *p)
 		c.ctx[i].kind = p->ctx[i].kind;
 		c.ctx[i].cpu = p->ctx[i].cpu;
 		c.ctx[i].at_us = p->ctx[i].at_us;
+		c.ctx[i].at_hi_us = p->ctx[i].at_hi_us;
 	}
 	for (unsigned int i = 0; i < nwhere(p); i++) {
 		from[i] = body_at(p, where_nth(p, i));
@@ -705,6 +740,7 @@ static void canonical(struct kp *p)
 			to[i]->s[k].a = from[i]->s[k].a;
 			to[i]->s[k].b = from[i]->s[k].b;
 			to[i]->s[k].arg = from[i]->s[k].arg;
+			to[i]->s[k].hi = from[i]->s[k].hi;
 		}
 	}
 	memcpy(p, &c, sizeof(c));
@@ -775,6 +811,10 @@ void kp_normalize(struct kp *p)
 			c->cpu = (int8_t)(c->cpu % p->cpus);
 		if (c->at_us > 10000000)
 			c->at_us = 10000000;
+		if (c->at_hi_us > 10000000)
+			c->at_hi_us = 10000000;
+		if (c->at_hi_us <= c->at_us)
+			c->at_hi_us = 0;
 	}
 	if (p->suspend) {
 		if (p->suspend_at_us > 10000000)
@@ -1002,6 +1042,20 @@ static void gen_suspend(struct kp *p, struct rng *r)
 			  (rng_below(r, 2) ? rng_below(r, 50000) : rng_below(r, 2000000));
 }
 
+/* The ranges' pass (draw_range_hi()): every start, every udelay's and msleep's length. */
+static void gen_ranges(struct kp *p, struct rng *r)
+{
+	for (unsigned int i = 0; i < p->nctx; i++)
+		draw_ctx_range(&p->ctx[i], r);
+	for (unsigned int i = 0; i < nwhere(p); i++) {
+		struct kp_where w = where_nth(p, i);
+		struct kp_body *b = body_at(p, w);
+
+		for (unsigned int k = 0; k < b->n; k++)
+			draw_stmt_range(&b->s[k], r, where_atomic(p, w) || locks_open(b, k));
+	}
+}
+
 void kp_generate(struct kp *p, struct rng *r, const struct kp_gen_opts *o)
 {
 	unsigned int max_cpus = o->max_cpus < 1 ? 1 : o->max_cpus > 4 ? 4 : o->max_cpus;
@@ -1041,6 +1095,7 @@ void kp_generate(struct kp *p, struct rng *r, const struct kp_gen_opts *o)
 		fill_body(p, r, o, (struct kp_where){ KP_IN_TIMER, i }, 1 + rng_below(r, 3));
 	if (o->misuse && !rng_below(r, 20))
 		p->teardown = false;
+	gen_ranges(p, r);
 	kp_normalize(p);
 }
 
@@ -1126,6 +1181,9 @@ static const char *m_delay(struct kp *p, struct rng *r, const struct kp *other,
 			s->arg = draw_udelay(r, where_atomic(p, w));
 		else if (s->op == KP_MSLEEP)
 			s->arg = draw_msleep(r);
+		if (s->op == KP_UDELAY || s->op == KP_MSLEEP)
+			draw_stmt_range(s, r, where_atomic(p, w) ||
+					locks_open(b, (unsigned int)(s - b->s)));
 		else if (rng_below(r, 2))
 			s->arg = draw_jiffies(r);
 		else	/* a step: across a level boundary, or by one jiffy */
@@ -1154,6 +1212,7 @@ static const char *m_time(struct kp *p, struct rng *r, const struct kp *other,
 
 		c->at_us = rng_below(r, 2) ? c->at_us / 2 + rng_below(r, c->at_us / 2 + 50)
 					   : rng_below(r, 5000);
+		draw_ctx_range(c, r);
 	}
 	return "time";
 }
@@ -1381,12 +1440,25 @@ static const char *const where_names[] = { "ctx", "work", "timer" };
  *   teardown 0|1
  *   worker I FREEZABLE LEGACY CPU            (CPU -1: any)
  *   work I DELAYED WORKER
- *   ctx I thread|irq CPU AT_US
- *   stmt ctx|work|timer I OP A B ARG          (in body order)
+ *   ctx I thread|irq CPU AT_US [AT_HI_US]     (AT_HI_US: a range, README "Ranges")
+ *   stmt ctx|work|timer I OP A B ARG [HI]     (in body order; HI: a range)
  *   end
+ * The ranges' upper bounds are written only where there is a range, so a
+ * program without ranges is written as before ranges were.
  */
+static const char *range_text(uint32_t hi, char *buf, size_t len)
+{
+	if (hi)
+		snprintf(buf, len, " %u", hi);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 int kp_save(FILE *out, const struct kp *p)
 {
+	char hi[16];
+
 	fprintf(out, "kwsim-prog 1\nmachine %u %u\n", p->cpus, p->hz);
 	fprintf(out, "counts %u %u %u %u %u %u %u\n", p->nworkers, p->nworks, p->ntimers, p->nctx,
 		p->nlocks, p->ncompletions, p->ncounters);
@@ -1398,15 +1470,16 @@ int kp_save(FILE *out, const struct kp *p)
 	for (unsigned int i = 0; i < p->nworks; i++)
 		fprintf(out, "work %u %d %u\n", i, p->work[i].delayed, p->work[i].worker);
 	for (unsigned int i = 0; i < p->nctx; i++)
-		fprintf(out, "ctx %u %s %d %u\n", i, p->ctx[i].kind == KP_IRQ ? "irq" : "thread",
-			p->ctx[i].cpu, p->ctx[i].at_us);
+		fprintf(out, "ctx %u %s %d %u%s\n", i, p->ctx[i].kind == KP_IRQ ? "irq" : "thread",
+			p->ctx[i].cpu, p->ctx[i].at_us, range_text(p->ctx[i].at_hi_us, hi, sizeof(hi)));
 	for (unsigned int i = 0; i < nwhere(p); i++) {
 		struct kp_where w = where_nth(p, i);
 		const struct kp_body *b = body_at((struct kp *)p, w);
 
 		for (unsigned int k = 0; k < b->n; k++)
-			fprintf(out, "stmt %s %u %s %u %u %u\n", where_names[w.kind], w.index,
-				op_names[b->s[k].op], b->s[k].a, b->s[k].b, b->s[k].arg);
+			fprintf(out, "stmt %s %u %s %u %u %u%s\n", where_names[w.kind], w.index,
+				op_names[b->s[k].op], b->s[k].a, b->s[k].b, b->s[k].arg,
+				range_text(b->s[k].hi, hi, sizeof(hi)));
 	}
 	fprintf(out, "end\n");
 	return fflush(out) || ferror(out) ? -1 : 0;
@@ -1601,6 +1674,8 @@ int kp_load(FILE *in, struct kp *p, char *err, size_t len)
 			c->kind = strcmp(word, "irq") ? KP_THREAD : KP_IRQ;
 			NUM(c->kind == KP_IRQ ? 0 : -1, p->cpus - 1, c->cpu, "cpu");
 			NUM(0, 10000000, c->at_us, "start time");
+			if (!load_end_of_line(&l))
+				NUM(0, 10000000, c->at_hi_us, "a start range's upper bound");
 		} else if (!strcmp(word, "stmt")) {
 			struct kp_where w;
 			struct kp_body *b;
@@ -1634,6 +1709,8 @@ int kp_load(FILE *in, struct kp *p, char *err, size_t len)
 			NUM(0, shapes[op].b == O_NONE ? 0 : (long)operand_count(p, shapes[op].b) - 1,
 			    s.b, "its second operand");
 			NUM(0, 1000000, s.arg, "its argument");
+			if (!load_end_of_line(&l))
+				NUM(0, 1000000, s.hi, "its range's upper bound");
 			b->s[b->n++] = s;
 		} else {
 			return load_fail(&l, "unknown line \"%s\"", word);

@@ -103,10 +103,11 @@ static void print_call(struct printer *pr, const struct kp_stmt *s)
 		fprintf(out, "del_timer_sync(T%u);", s->a);
 		break;
 	case KP_UDELAY:
-		fprintf(out, "udelay(%u);", s->arg);
-		break;
 	case KP_MSLEEP:
-		fprintf(out, "msleep(%u);", s->arg);
+		fprintf(out, "%s(%u", s->op == KP_UDELAY ? "udelay" : "msleep", s->arg);
+		if (s->hi)
+			fprintf(out, "..%u", s->hi);
+		fprintf(out, ");");
 		break;
 	case KP_COND_RESCHED:
 		fprintf(out, "cond_resched();");
@@ -193,15 +194,15 @@ static uint64_t longest_wait_ms(const struct kp *p)
 			if (s->op == KP_QUEUE_DELAYED_WORK || s->op == KP_MOD_DELAYED_WORK ||
 			    s->op == KP_MOD_TIMER)
 				t = ((uint64_t)s->arg + 1) * 1000 / p->hz + 1;
-			else if (s->op == KP_MSLEEP)
-				t = s->arg + 1;
+			else if (s->op == KP_MSLEEP)	/* a range: its longest */
+				t = (s->hi ? s->hi : s->arg) + 1;
 			else if (s->op == KP_UDELAY)
-				t = s->arg / 1000 + 1;
+				t = (s->hi ? s->hi : s->arg) / 1000 + 1;
 			ms += rounds * t;
 		}
 	}
 	for (unsigned int i = 0; i < p->nctx; i++)
-		ms += p->ctx[i].at_us / 1000 + 1;
+		ms += (p->ctx[i].at_hi_us ? p->ctx[i].at_hi_us : p->ctx[i].at_us) / 1000 + 1;
 	if (p->suspend)
 		ms += p->resume_at_us / 1000 + 1;
 	return ms;
@@ -347,10 +348,14 @@ int kp_print(FILE *out, const struct kp *p, const struct kp_print_opts *o)
 			fprintf(out, "%s", pr.names[i]);
 			if (c->cpu >= 0)
 				fprintf(out, " @cpu%d", c->cpu);
-			if (c->at_us) {
+			if (c->at_us || c->at_hi_us) {
 				fprintf(out, " at ");
 				print_time(out, c->at_us);
 			}
+		}
+		if (c->at_hi_us) {	/* a range: at LO..HI */
+			fprintf(out, "..");
+			print_time(out, c->at_hi_us);
 		}
 		fprintf(out, " {\n");
 		print_body(&pr, &c->body, 1, -1);

@@ -59,8 +59,8 @@ enum kp_op {
 	KP_MOD_TIMER,			/* mod_timer(T a, jiffies + arg) */
 	KP_DEL_TIMER,			/* del_timer(T a) */
 	KP_DEL_TIMER_SYNC,		/* del_timer_sync(T a) */
-	KP_UDELAY,			/* udelay(arg us): busy */
-	KP_MSLEEP,			/* msleep(arg ms) */
+	KP_UDELAY,			/* udelay(arg us), or udelay(arg..hi): busy */
+	KP_MSLEEP,			/* msleep(arg ms), or msleep(arg..hi) */
 	KP_COND_RESCHED,		/* cond_resched() */
 	KP_LOCK,			/* spin_lock*(L a), b: enum kp_lock_how */
 	KP_UNLOCK,			/* the matching spin_unlock*(L a), b as KP_LOCK's */
@@ -76,6 +76,7 @@ struct kp_stmt {
 	uint8_t op;		/* enum kp_op */
 	uint8_t a, b;
 	uint32_t arg;
+	uint32_t hi;		/* udelay, msleep: 0, or the range arg..hi (hi > arg) */
 };
 
 struct kp_body {
@@ -105,6 +106,7 @@ struct kp_ctx {
 	uint8_t kind;		/* enum kp_ctx_kind */
 	int8_t cpu;		/* a thread's -1: not bound; an irq's CPU */
 	uint32_t at_us;		/* start (thread) or arrival (irq), boot-clock µs */
+	uint32_t at_hi_us;	/* 0, or the range at_us..at_hi_us (at_hi_us > at_us) */
 	struct kp_body body;
 };
 

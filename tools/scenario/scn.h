@@ -48,6 +48,13 @@
  * timeout: a timer beyond the wheel's reach (about 12 days at HZ=1000) fires
  * at that reach, in the machine as in the kernel. Constants are checked as
  * the file is parsed, computed values when the call is made.
+ *
+ * Any of those times may be a range instead ('at 20ms..30ms',
+ * udelay(100..1000)): each run takes a value of it, a decision
+ * (SIM_WHY_RANGE; sim.h says how a range maps onto one), the lower bound
+ * in the faithful run. A start's value is decided as the init block
+ * starts the programs, in their order in the file; a statement's as it
+ * runs. A delay in jiffies is the API's argument, never a range.
  */
 #define SCN_MAX_TIME_NS	INT64_MAX
 #define SCN_MAX_JIFFIES	((INT64_MAX >> 1) - 1)
@@ -108,6 +115,7 @@ enum scn_expr_kind {
 	EX_RAN,			/* ran(A): executions of a work's function */
 	EX_BEFORE,		/* before(A, B) */
 	EX_STATE,		/* pending(D), ..., task_state(T) == S: the model's state */
+	EX_RANGE,		/* udelay(100..1000): lhs..rhs, two EX_INT, lhs <= rhs */
 };
 
 /*
@@ -186,7 +194,7 @@ struct scn_stmt {
 	struct scn_expr *e;
 	struct scn_obj *obj;		/* ST_SET_COUNTER, ST_ADD_COUNTER */
 	int reg;			/* ST_SET_REG */
-	uint64_t ns;			/* ST_AT */
+	uint64_t ns, ns_hi;		/* ST_AT: a time, or the range ns..ns_hi */
 	char *str;			/* ST_LOG */
 	struct scn_stmt *body, *orelse;	/* ST_IF, ST_REPEAT, ST_WHILE, ST_BLOCK */
 	struct scn_stmt *next;
@@ -205,7 +213,7 @@ struct scn_prog {
 	int id;				/* in scn->progs: its run state's place */
 	struct scn_loc loc;
 	int cpu;			/* -1: any (threads only) */
-	uint64_t at;			/* start time, ns */
+	uint64_t at, at_hi;		/* start time, ns: at, or a value of the range at..at_hi */
 	struct scn_stmt *body;
 	char regnames[SCN_MAX_REGS][16];
 	int nregs;
@@ -340,6 +348,8 @@ struct scn_run_prog {
 	long regs[SCN_MAX_REGS];
 	bool regset[SCN_MAX_REGS];
 	struct task_struct *task;	/* threads: once the init block has started it */
+	uint64_t at;			/* its start time in this run: a value of a range */
+	char said[96];			/* and the account's words for it, "" for no range */
 };
 
 struct scn_work_ref;

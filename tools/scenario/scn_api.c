@@ -65,6 +65,17 @@ const struct scn_api *scn_api_find(const char *name)
 	return NULL;
 }
 
+bool scn_api_spends(const struct scn_api *api)
+{
+	switch (api->id) {
+	case API_UDELAY: case API_MDELAY: case API_NDELAY: case API_MSLEEP:
+	case API_MSLEEP_INTERRUPTIBLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 size_t scn_api_names(const char **names, size_t max)
 {
 	size_t n = 0;

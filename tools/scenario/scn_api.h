@@ -42,6 +42,8 @@ const struct scn_api *scn_api_find(const char *name);
  * of a time (see SCN_MAX_TIME_NS). If not, why, in why[n].
  */
 bool scn_api_arg_fits(const struct scn_api *api, int i, long v, char *why, size_t n);
+/* Whether api's argument is how long its caller spends (a delay, a sleep): it may be a range. */
+bool scn_api_spends(const struct scn_api *api);
 /* Every name, for did-you-mean. */
 size_t scn_api_names(const char **names, size_t max);
 

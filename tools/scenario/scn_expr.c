@@ -212,6 +212,57 @@ static bool constant(const struct scn_expr *e, long *v)
 	}
 }
 
+/* A constant bound of a range, as a leaf: the interpreter reads its value. */
+static struct scn_expr *range_bound(struct parser *p, const struct scn_api *api, int i,
+				    struct scn_expr *a)
+{
+	struct scn_expr *leaf;
+	char why[160];
+	long v;
+
+	expr_want_number(p, a, "a range's bounds are numbers");
+	if (!constant(a, &v))
+		lex_fail_at(p, a->loc, "a range's bounds are constants: each run takes a value "
+			    "of it, decided before the call (a computed length is one value)");
+	if (!scn_api_arg_fits(api, i, v, why, sizeof(why)))
+		lex_fail_at(p, a->loc, "%s", why);
+	leaf = expr_new(p, EX_INT);
+	leaf->loc = a->loc;
+	leaf->value = v;
+	return leaf;
+}
+
+/*
+ * Argument i of api written as a range, lo its lower bound, the '..' the
+ * current token: only a length the caller spends may be one (scn.h).
+ */
+static struct scn_expr *expr_range(struct parser *p, const struct scn_api *api, int i,
+				   struct scn_expr *lo)
+{
+	struct scn_expr *e;
+
+	if (api->args[i] == ARG_JIFFIES)
+		lex_fail_at(p, lo->loc, "the delay of %s cannot be a range: it is the API's "
+			    "argument, not a timing, and stays as written; make the time of the "
+			    "call a range instead ('at 5ms..8ms;' before it, or a "
+			    "udelay(100..1000))", api->name);
+	if (!scn_api_spends(api))
+		lex_fail_at(p, lo->loc, "argument %d of %s cannot be a range: only the length of "
+			    "a delay or sleep (udelay, ndelay, mdelay, msleep, "
+			    "msleep_interruptible) and a time after 'at' can", i + 1, api->name);
+	e = expr_new(p, EX_RANGE);
+	e->loc = lo->loc;
+	e->type = TY_INT;
+	e->lhs = range_bound(p, api, i, lo);
+	lex_next(p);
+	e->rhs = range_bound(p, api, i, expr_parse(p));
+	if (e->rhs->value < e->lhs->value)
+		lex_fail_at(p, e->loc, "empty range %ld..%ld: its lower bound is above its upper "
+			    "bound", e->lhs->value, e->rhs->value);
+	e->height = 1;
+	return e;
+}
+
 struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 {
 	struct scn_expr *e = expr_new(p, EX_CALL);
@@ -230,6 +281,8 @@ struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 		if (e->nargs == api->nargs)
 			fail(p, "too many arguments to %s (it takes %d)", api->name, api->nargs);
 		a = expr_parse(p);
+		if (p->tok == T_DOTDOT)
+			a = expr_range(p, api, e->nargs, a);
 		if (!arg_fits(api->args[e->nargs], a))
 			lex_fail_at(p, at, "type error: argument %d of %s must be %s%s",
 				e->nargs + 1, api->name, arg_name(api->args[e->nargs]),
@@ -287,7 +340,8 @@ struct scn_expr *expr_primary(struct parser *p)
 	case T_TIME:
 		/* udelay(5ms) would wait 5,000,000 us: calls take numbers in their own unit */
 		fail(p, "a time such as %s goes after 'at' or in a time setting; a call takes a "
-		     "plain number in its own unit, as in udelay(5000) or msleep(5)", lex_tok_text(p));
+		     "plain number in its own unit, as in udelay(5000) or msleep(5), and so do a "
+		     "range's bounds: udelay(100..1000)", lex_tok_text(p));
 	case T_INT:
 		e = expr_new(p, EX_INT);
 		e->value = p->num;

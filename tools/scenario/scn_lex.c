@@ -258,7 +258,7 @@ void lex_next(struct parser *p)
 		{ "{", T_LBRACE }, { "}", T_RBRACE }, { "(", T_LPAREN }, { ")", T_RPAREN },
 		{ ";", T_SEMI }, { ",", T_COMMA }, { "=", T_ASSIGN }, { "<", T_LT }, { ">", T_GT },
 		{ "!", T_NOT }, { "~", T_NOT }, { "+", T_PLUS }, { "-", T_MINUS }, { ":", T_COLON },
-		{ "@", T_AT_SIGN }, { ".", T_DOT }, { "&", T_AMP },
+		{ "@", T_AT_SIGN }, { "..", T_DOTDOT }, { ".", T_DOT }, { "&", T_AMP },
 	};
 	int c;
 

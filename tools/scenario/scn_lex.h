@@ -22,6 +22,7 @@ enum tok {
 	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_SEMI, T_COMMA, T_ASSIGN,
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_AND, T_OR, T_NOT, T_PLUS, T_MINUS,
 	T_INC, T_DEC, T_ADD_ASSIGN, T_SUB_ASSIGN, T_ARROW, T_COLON, T_AT_SIGN, T_DOT, T_AMP,
+	T_DOTDOT,		/* a range's '..': at 20ms..30ms, udelay(100..1000) */
 };
 
 struct parser {

@@ -38,6 +38,22 @@ static uint64_t parse_time(struct parser *p)
 	return (uint64_t)v;
 }
 
+/* A time, or a range of times 'LO..HI' (LO <= HI, both times): *lo == *hi for a time. */
+static void parse_time_range(struct parser *p, uint64_t *lo, uint64_t *hi)
+{
+	struct scn_loc at = p->tloc;
+	size_t start = p->tstart;
+
+	*lo = *hi = parse_time(p);
+	if (p->tok != T_DOTDOT)
+		return;
+	lex_next(p);
+	*hi = parse_time(p);
+	if (*hi < *lo)
+		lex_fail_at(p, at, "empty range '%.*s': its lower bound is above its upper bound",
+			    (int)(p->pend - start), p->text + start);
+}
+
 static struct scn_stmt *parse_stmt_at(struct parser *p)
 {
 	struct scn_stmt *st;
@@ -84,7 +100,7 @@ static struct scn_stmt *parse_stmt_at(struct parser *p)
 			fail(p, "'at' waits are for programs, not work functions or timer callbacks");
 		st = new_stmt(p, ST_AT);
 		lex_next(p);
-		st->ns = parse_time(p);
+		parse_time_range(p, &st->ns, &st->ns_hi);
 		lex_expect(p, T_SEMI, "';'");
 		return st;
 	}
@@ -478,7 +494,7 @@ static void parse_program(struct parser *p)
 		if (!lex_is_word(p, "at"))
 			fail(p, "expected 'at' and a time after %s", prog->name);
 		lex_next(p);
-		prog->at = parse_time(p);
+		parse_time_range(p, &prog->at, &prog->at_hi);
 		lex_expect(p, T_SEMI, "';'");
 		prog->start = start;
 		prog->end = p->pend;
@@ -494,7 +510,7 @@ static void parse_program(struct parser *p)
 		if (!lex_is_word(p, "at"))
 			fail(p, "an irq needs 'at' and a time");
 		lex_next(p);
-		prog->at = parse_time(p);
+		parse_time_range(p, &prog->at, &prog->at_hi);
 	} else {
 		prog = new_prog(p, PROG_THREAD, p->ident);
 		lex_next(p);
@@ -502,7 +518,7 @@ static void parse_program(struct parser *p)
 			prog->cpu = parse_cpu(p);
 		if (lex_is_word(p, "at")) {
 			lex_next(p);
-			prog->at = parse_time(p);
+			parse_time_range(p, &prog->at, &prog->at_hi);
 		}
 	}
 	p->prog = prog;

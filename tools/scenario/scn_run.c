@@ -109,6 +109,56 @@ static void runtime_error(const struct scn_loc *loc, const char *fmt, ...)
 	sim_halt(SIM_END_FATAL);
 }
 
+/* --- ranges ----------------------------------------------------------------------------- */
+
+/*
+ * A time as the language writes one, exactly: in its largest unit, with the
+ * decimals it needs ("20ms", "23.400152ms", "750ns", "0").
+ */
+static const char *time_text(char *buf, size_t len, uint64_t ns)
+{
+	static const struct { uint64_t ns; const char *unit; int digits; } units[] = {
+		{ 1000000000, "s", 9 }, { 1000000, "ms", 6 }, { 1000, "us", 3 }, { 1, "ns", 0 },
+	};
+	size_t u = 0;
+	uint64_t frac;
+	int digits;
+
+	while (u < 3 && ns < units[u].ns)
+		u++;
+	frac = ns % units[u].ns;
+	digits = units[u].digits;
+	for (; frac && frac % 10 == 0; frac /= 10)
+		digits--;
+	if (!ns)
+		snprintf(buf, len, "0");
+	else if (!frac)
+		snprintf(buf, len, "%llu%s", (unsigned long long)(ns / units[u].ns), units[u].unit);
+	else
+		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)(ns / units[u].ns), digits,
+			 (unsigned long long)frac, units[u].unit);
+	return buf;
+}
+
+/*
+ * A value of the time range lo..hi, in ns (a decision when lo < hi), and
+ * the account's words for it, in buf: "" for a time that is no range,
+ * else "VALUE of LO..HI".
+ */
+static uint64_t time_of(uint64_t lo, uint64_t hi, char *buf, size_t len)
+{
+	char v[32], l[32], h[32];
+	uint64_t ns;
+
+	buf[0] = '\0';
+	if (hi <= lo)
+		return lo;
+	ns = sim_choose_range(lo, hi);
+	snprintf(buf, len, "%s of %s..%s", time_text(v, sizeof(v), ns),
+		 time_text(l, sizeof(l), lo), time_text(h, sizeof(h), hi));
+	return ns;
+}
+
 /* --- evaluation ------------------------------------------------------------------------ */
 
 struct env {
@@ -196,6 +246,8 @@ static long call(struct env *env, const struct scn_expr *e)
 		t = eval(env, a[i]);
 		if (R->failed)
 			return 0;
+		if (a[i]->kind == EX_RANGE && a[i]->lhs->value < a[i]->rhs->value)
+			note("%s(%ld) of %ld..%ld", api->name, t, a[i]->lhs->value, a[i]->rhs->value);
 		if (i == 0)
 			t0 = t;
 		if (!scn_api_arg_fits(api, i, t, why, sizeof(why))) {
@@ -440,6 +492,8 @@ static long eval(struct env *env, const struct scn_expr *e)
 		return st_of(e->obj)->count;
 	case EX_CALL:
 		return call(env, e);
+	case EX_RANGE:		/* a call's time argument: its lengths are decided as it runs */
+		return (long)sim_choose_range((uint64_t)e->lhs->value, (uint64_t)e->rhs->value);
 	case EX_UNARY:
 		return scn_apply(e->op, eval(env, e->lhs), 0);
 	case EX_BINARY:
@@ -536,10 +590,16 @@ static void exec(struct env *env, const struct scn_stmt *st)
 			ndelay(10);
 		}
 		break;
-	case ST_AT:
-		if (st->ns > sim_boot_now())	/* scenario time counts a suspend's sleep */
-			sim_sleep_until_boot(st->ns);
+	case ST_AT: {
+		char said[96];
+		uint64_t ns = time_of(st->ns, st->ns_hi, said, sizeof(said));
+
+		if (said[0])
+			note("at %s", said);
+		if (ns > sim_boot_now())	/* scenario time counts a suspend's sleep */
+			sim_sleep_until_boot(ns);
 		break;
+	}
 	case ST_LOG:
 		printk(KERN_INFO "%s\n", st->str);
 		note("log: %s", st->str);
@@ -655,7 +715,10 @@ static int thread_main(void *arg)
 	const struct scn_prog *prog = arg;
 	struct env env = { prog, &R->progs[prog->id] };
 
-	note("%s starts", prog->name);
+	if (R->progs[prog->id].said[0])
+		note("%s starts (at %s)", prog->name, R->progs[prog->id].said);
+	else
+		note("%s starts", prog->name);
 	exec(&env, prog->body);
 	if (!R->failed)
 		note("%s ends", prog->name);
@@ -667,7 +730,10 @@ static void irq_main(void *arg)
 	const struct scn_prog *prog = arg;
 	struct env env = { prog, &R->progs[prog->id] };
 
-	note("irq %s", prog->name);
+	if (R->progs[prog->id].said[0])
+		note("irq %s (at %s)", prog->name, R->progs[prog->id].said);
+	else
+		note("irq %s", prog->name);
 	exec(&env, prog->body);
 }
 
@@ -681,11 +747,18 @@ static int setup_main(void *arg)
 		return 0;
 	for (int i = 0; i < S->nprogs; i++) {
 		const struct scn_prog *prog = S->progs[i];
-		uint64_t at = prog->at > sim_now() ? prog->at : sim_now();
+		struct scn_run_prog *run = &R->progs[prog->id];
+		uint64_t at;
+
+		/* in the file's order, every run: the decision log's order is the same */
+		run->at = time_of(prog->at, prog->at_hi, run->said, sizeof(run->said));
+		at = run->at > sim_now() ? run->at : sim_now();
+		if (run->said[0] && (prog->kind == PROG_SUSPEND || prog->kind == PROG_RESUME))
+			note("%s at %s", prog->name, run->said);
 
 		switch (prog->kind) {
 		case PROG_THREAD:
-			R->progs[prog->id].task = sim_spawn(prog->name, thread_main, (void *)prog,
+			run->task = sim_spawn(prog->name, thread_main, (void *)prog,
 							    prog->cpu >= 0 ? prog->cpu : 0,
 							    prog->cpu >= 0, at);
 			if (!R->progs[prog->id].task) {

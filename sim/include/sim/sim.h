@@ -330,12 +330,37 @@ struct sim_question {
 	 * own strategies do not read it).
 	 */
 	const struct sim_site *const *sites;
+	/*
+	 * For SIM_WHY_RANGE, the range [lo, hi] (lo < hi) in the unit its
+	 * asker uses (a scenario's nanoseconds, or a call's own unit); candidate
+	 * i is the value sim_range_value(lo, hi, n, i): candidate 0 is lo,
+	 * candidate n - 1 is hi. 0, 0 for other questions.
+	 */
+	uint64_t lo, hi;
 };
 
 /* Every choice the machine makes goes through here. Returns 0 .. n-1. */
 unsigned int sim_choose(unsigned int n, enum sim_why why);
 /* ... with who the candidates are (struct sim_question's ids; NULL: 0 .. n-1). */
 unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids);
+
+/*
+ * A value of the range [lo, hi], chosen (SIM_WHY_RANGE). A decision holds
+ * at most SIM_RANGE_VALUES candidates, so a range of that many values or
+ * fewer offers each of them (msleep(5..20): 16, one per millisecond), and a
+ * wider one offers SIM_RANGE_VALUES evenly spaced values, both bounds
+ * included: its resolution is (hi - lo) / (SIM_RANGE_VALUES - 1), rounded
+ * down (20ms..30ms: about 153 ns). One decision, not a coarse and a fine
+ * one: a strategy sees the whole range at once, and a saved schedule
+ * writes it as r<pick>/<n>. lo == hi asks nothing (no decision logged).
+ * The faithful strategy answers lo, the machine's random one draws the
+ * candidates uniformly.
+ */
+#define SIM_RANGE_VALUES 65535u
+uint64_t sim_choose_range(uint64_t lo, uint64_t hi);
+/* How many candidates sim_choose_range(lo, hi) offers, and candidate i's value. */
+unsigned int sim_range_candidates(uint64_t lo, uint64_t hi);
+uint64_t sim_range_value(uint64_t lo, uint64_t hi, unsigned int n, unsigned int i);
 
 size_t sim_decision_count(void);
 const struct sim_decision *sim_decisions(void);
