@@ -54,7 +54,8 @@
  * the target needs, measured on the shrunk schedule. deviations counts the
  * answers other than the faithful 0 (a CPU run out of time order, an
  * interrupt held back, a wake-up that preempts or does not, a task placed
- * elsewhere, another spinner winning); preemptions counts those of them
+ * elsewhere, another spinner winning, a time range's value above its lower
+ * bound); preemptions counts those of them
  * that take the machine from the CPU that ran last while it could have
  * gone on. Depth 0 (0 deviations) means the time-faithful run shows the
  * target: no race window has to be hit. ddmin's result is 1-minimal (no
