@@ -221,6 +221,7 @@ enum sim_finding_kind {
 	SIM_F_HUNG, SIM_F_UAF, SIM_F_DOUBLE_FREE, SIM_F_BAD_FREE, SIM_F_LEAK,
 	SIM_F_FREEZE_FAILED, SIM_F_STACK_OVERFLOW, SIM_F_ATOMIC_LEAK,
 	SIM_F_INVARIANT,	/* a caller's always/never broken (sim_raise) */
+	SIM_F_CONTRACT,		/* a caller's check of an API promise broken (sim_raise) */
 	SIM_F__COUNT
 };
 
