@@ -216,14 +216,10 @@ void scn_contract_free(struct scn_contract *c)
 
 /* --- reading the model ---------------------------------------------------------------------- */
 
-/* Who runs: a task, or the hard or soft interrupt of a CPU (they do not nest in themselves). */
+/* Who runs: the machine's context (a task, an interrupt, a softirq run), not current. */
 static uintptr_t ctx_key(void)
 {
-	if (in_irq())
-		return (uintptr_t)sim_this_cpu() * 4 + 1;
-	if (in_serving_softirq())
-		return (uintptr_t)sim_this_cpu() * 4 + 2;
-	return (uintptr_t)current;
+	return (uintptr_t)sim_running_ctx();
 }
 
 static void here(struct cev *ev, int line, const char *what)

@@ -213,6 +213,13 @@ int sim_this_cpu(void);
  * function it executes (NULL: none); NULL on the machine's own stack.
  */
 const char *sim_running(const char **work_fn);
+/*
+ * Who runs now, as an identity only (NULL: the machine's own): the same
+ * pointer for the whole life of a task, an interrupt or a softirq run, at
+ * its every step and scheduling point, so that a caller can tell which of
+ * its records belong to the context at hand.
+ */
+const void *sim_running_ctx(void);
 
 /* --- findings -------------------------------------------------------------- */
 
