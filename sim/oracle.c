@@ -98,6 +98,7 @@ const char *sim_finding_kind_name(enum sim_finding_kind kind)
 		[SIM_F_STACK_OVERFLOW] = "stack_overflow",
 		[SIM_F_ATOMIC_LEAK] = "atomic_leak",
 		[SIM_F_INVARIANT] = "invariant",
+		[SIM_F_CONTRACT] = "contract",
 	};
 	return kind < SIM_F__COUNT ? names[kind] : "?";
 }

@@ -44,6 +44,11 @@ const char *sim_running(const char **work_fn)
 	return x ? sim_ctx_name(x) : NULL;
 }
 
+const void *sim_running_ctx(void)
+{
+	return sim.in_event ? NULL : sim.cur;
+}
+
 /* As the kernel's: cpu_curr(task_cpu(p)) == p. */
 bool task_curr(const struct task_struct *p)
 {

@@ -51,7 +51,8 @@ claims 15-race-timer-vs-cancel \
 	"any('P1:r1=0; ran(f)=0;' in x for x in states('mainline'))" \
 	"not any('P1:r1=0; ran(f)=0;' in x for x in states('v4.9'))" \
 	"'invariant' in kinds('v4.9') and 'invariant' not in kinds('mainline')" \
-	"all(f['key'].startswith('invariant never:') and ' softirq' in f['key'] for f in k('v4.9')['findings'] if f['key'] != 'condition')"
+	"'contract' in kinds('v4.9') and 'contract' not in kinds('mainline')" \
+	"all((f['key'].startswith('invariant never:') or f['key'].startswith('contract kthread_cancel_delayed_work_sync:')) and ' softirq' in f['key'] for f in k('v4.9')['findings'] if f['key'] != 'condition')"
 claims 16-race-mod-vs-cancel \
 	"states('mainline') == ['P0:r0=1; ran(f)=1; warn=0; ']" \
 	"k('mainline')['observation'] == 'Always'" \

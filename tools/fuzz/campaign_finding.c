@@ -85,6 +85,12 @@ static const char *identity(const struct sim_finding *f, char *buf, size_t len, 
 
 		clause(f->msg, c, sizeof(c));
 		snprintf(buf, len, "%s %s %s", kind, c, ctx_kind(f->context));
+	} else if (f->kind == SIM_F_CONTRACT) {
+		/* "contract [cancel-idle] ...": the rule and the promising call, not its line */
+		const char *r = strchr(f->msg, '[');
+
+		snprintf(buf, len, "%s %.*s %s %s", kind, r ? (int)strcspn(r, "]") + 1 : 1,
+			 r ? r : "-", f->site.func ? f->site.func : "-", ctx_kind(f->context));
 	} else if (f->site.func && line && !in_scenario(&f->site)) {
 		snprintf(buf, len, "%s %s:%d %s", kind, f->site.func, f->site.line,
 			 ctx_kind(f->context));

@@ -133,6 +133,16 @@ enum scn_pred {
 	PRED_CURRENT_WORK,	/* current_work(W) == A (obj2), or == none (obj2 NULL) */
 	PRED_TASK_STATE,	/* task_state(T) == TASK_...: the state in reg */
 	PRED_TASK_CURR,		/* task_curr(T): on its CPU now */
+	/*
+	 * Events (scn_contract.h): true at the first scheduling point after
+	 * they happen, in always/never only.
+	 */
+	PRED_INSERTED,		/* inserted(D): linked onto its worker's work_list */
+	PRED_ARMED,		/* armed(D): onto the delayed list, or its timer armed */
+	PRED_STARTED,		/* started(D): its function began executing */
+	PRED_FINISHED,		/* finished(D): ... returned */
+	PRED_DURING,		/* during(FN, X): a call FN naming X is in progress (api) */
+	PRED_RETURNED,		/* returned(FN, X): such a call returned */
 };
 
 /* A task's state as task_state(T) names it: one of these at any time, or none. */
@@ -403,6 +413,7 @@ struct scn_run {
 	void *chain_arg;
 	struct scn_work_ref *works;	/* the scenario's works by address */
 	size_t nworks;
+	struct scn_contract *contract;	/* the contract oracles' monitor (scn_contract.h) */
 };
 
 /*

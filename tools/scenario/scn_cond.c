@@ -153,6 +153,8 @@ static const char *const pred_names[] = {
 	[PRED_RUNNING] = "running", [PRED_CANCELING] = "canceling",
 	[PRED_TIMER_PENDING] = "timer_pending", [PRED_CURRENT_WORK] = "current_work",
 	[PRED_TASK_STATE] = "task_state", [PRED_TASK_CURR] = "task_curr",
+	[PRED_INSERTED] = "inserted", [PRED_ARMED] = "armed", [PRED_STARTED] = "started",
+	[PRED_FINISHED] = "finished", [PRED_DURING] = "during", [PRED_RETURNED] = "returned",
 };
 
 static const char *const task_state_names[TS__COUNT] = {
@@ -263,6 +265,44 @@ static struct scn_expr *pred_compared(struct parser *p, struct scn_expr *e, cons
 	return not;
 }
 
+/*
+ * during(FN, X) and returned(FN, X): FN one of the calls the contract
+ * oracles watch (scn_contract.h), X the work or worker it names.
+ */
+static void pred_call(struct parser *p, struct scn_expr *e)
+{
+	static const char *const calls[] = {
+		"kthread_queue_work", "kthread_queue_delayed_work", "kthread_mod_delayed_work",
+		"kthread_flush_work", "kthread_flush_worker", "kthread_cancel_work_sync",
+		"kthread_cancel_delayed_work_sync", "kthread_destroy_worker",
+	};
+	const size_t ncalls = sizeof(calls) / sizeof(calls[0]);
+	const char *hint;
+	size_t i = ncalls;
+	bool worker;
+
+	if (p->tok == T_IDENT)
+		for (i = 0; i < ncalls && !lex_is_word(p, calls[i]); i++)
+			;
+	if (i == ncalls) {
+		hint = p->tok == T_IDENT ? scn_did_you_mean(p->ident, calls, ncalls) : NULL;
+		fail(p, "%s() takes a kthread_worker call that queues, flushes, cancels or destroys "
+		     "(kthread_queue_work, ..., kthread_destroy_worker), found %s%s%s%s",
+		     pred_names[e->value], lex_tok_text(p), hint ? "; did you mean '" : "",
+		     hint ? hint : "", hint ? "'?" : "");
+	}
+	e->api = scn_api_find(calls[i]);
+	worker = e->api->id == API_FLUSH_WORKER || e->api->id == API_DESTROY_WORKER;
+	lex_next(p);
+	lex_expect(p, T_COMMA, "',' after the call's name");
+	if (worker)
+		e->obj = pred_obj(p, e->value, false, false, true);
+	else
+		e->obj = pred_obj(p, e->value, e->api->args[1] != ARG_DWORK &&
+				  e->api->args[0] != ARG_DWORK, true, false);
+	lex_expect(p, T_RPAREN, "')'");
+}
+
 static struct scn_expr *parse_pred(struct parser *p, enum scn_pred pred)
 {
 	struct scn_expr *e = expr_new(p, EX_STATE), *not = NULL;
@@ -310,6 +350,10 @@ static struct scn_expr *parse_pred(struct parser *p, enum scn_pred pred)
 		pred_task(p, e);
 		lex_expect(p, T_RPAREN, "')'");
 		break;
+	case PRED_DURING:
+	case PRED_RETURNED:
+		pred_call(p, e);
+		break;
 	case PRED_TIMER_PENDING:
 		/* a timer's own, or a delayed_work's */
 		if (p->tok == T_IDENT && decl_find(p, p->ident) &&
@@ -350,8 +394,14 @@ static struct scn_expr *parse_cond_atom(struct parser *p)
 		e->value = strtol(num, NULL, 10);
 		return e;
 	}
-	if (pred_at(p) >= 0)
-		return parse_pred(p, (enum scn_pred)pred_at(p));
+	if (pred_at(p) >= 0) {
+		enum scn_pred pred = (enum scn_pred)pred_at(p);
+
+		if (pred >= PRED_INSERTED && !p->in_invariant)
+			fail(p, "%s() is an event, true at the scheduling point after it happens: "
+			     "it belongs in always/never, not in the condition", pred_names[pred]);
+		return parse_pred(p, pred);
+	}
 	if (p->tok == T_IDENT) {
 		for (int i = 0; i < SIM_F__COUNT; i++) {
 			if (!lex_is_word(p, sim_finding_kind_name((enum sim_finding_kind)i)))
@@ -506,7 +556,9 @@ void cond_parse_invariant(struct parser *p)
 	inv->loc = p->tloc;
 	lex_next(p);
 	lex_expect(p, T_LPAREN, inv->never ? "'(' after never" : "'(' after always");
+	p->in_invariant = true;
 	inv->cond = parse_cond(p);
+	p->in_invariant = false;
 	expr_want_value(p, inv->cond);
 	if (p->tok != T_RPAREN)
 		fail(p, "expected ')' to close the invariant, found %s", lex_tok_text(p));

@@ -48,6 +48,7 @@ struct parser {
 	const char **site_funcs;
 	size_t nsite_funcs;
 	bool in_fn;
+	bool in_invariant;		/* in always/never: events may be named */
 	FILE *err;
 	jmp_buf fail;
 };

@@ -15,6 +15,7 @@
 
 #include "scn.h"
 #include "scn_api.h"
+#include "scn_contract.h"
 
 #include <model.h>
 #include <linux/completion.h>
@@ -222,7 +223,7 @@ static const struct sim_site *scn_site(const struct scn_expr *e)
 	return sim_site_at(S->path, e->loc.line, e->api->name);
 }
 
-static long call(struct env *env, const struct scn_expr *e)
+static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 {
 	const struct scn_api *api = e->api;
 	const struct scn_expr *const *a = (const struct scn_expr *const *)e->args;
@@ -250,6 +251,7 @@ static long call(struct env *env, const struct scn_expr *e)
 			note("%s(%ld) of %ld..%ld", api->name, t, a[i]->lhs->value, a[i]->rhs->value);
 		if (i == 0)
 			t0 = t;
+		*delay = t;
 		if (!scn_api_arg_fits(api, i, t, why, sizeof(why))) {
 			runtime_error(&a[i]->loc, "%s", why);
 			return 0;
@@ -455,6 +457,16 @@ static long call(struct env *env, const struct scn_expr *e)
 	return v;
 }
 
+/* A call, seen by the contract oracles (scn_contract.h) as it begins and returns. */
+static long call(struct env *env, const struct scn_expr *e)
+{
+	struct scn_ccall *k = scn_contract_begin(R, e);
+	long delay = 0, v = call_api(env, e, &delay);
+
+	scn_contract_end(R, k, v, delay);
+	return v;
+}
+
 long scn_apply(enum scn_op op, long l, long r)
 {
 	switch (op) {
@@ -630,13 +642,20 @@ static int by_work(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const char *work_name(const void *w)
+static const struct scn_obj *work_obj(const void *w)
 {
 	struct scn_work_ref key = { w, NULL };
 	struct scn_work_ref *found = bsearch(&key, R->works, R->nworks, sizeof(*R->works),
 					     by_work);
 
-	return found ? found->obj->name : "?";
+	return found ? found->obj : NULL;
+}
+
+static const char *work_name(const void *w)
+{
+	const struct scn_obj *o = work_obj(w);
+
+	return o ? o->name : "?";
 }
 
 static void run_fn(int i, struct kthread_work *w)
@@ -649,7 +668,9 @@ static void run_fn(int i, struct kthread_work *w)
 	if (!run->first_start)
 		run->first_start = sim_now() + 1;
 	note("work %s runs %s", work_name(w), fn->name);
+	scn_contract_exec(R, work_obj(w), true);
 	exec(&env, fn->body);
+	scn_contract_exec(R, work_obj(w), false);
 	/* a work must give back every lock and leave irqs and preemption on */
 	sim_lockdep_context_end("kthread work", fn->name);
 }
@@ -905,11 +926,10 @@ static void keep_state(struct scn_run *run, const struct scn_expr *e)
 }
 
 /*
- * on_point with invariants: each is checked at every scheduling point, and
- * the first point where one is broken is its finding, raised in the
- * running context (its time, CPU and scenario line); then the caller's
- * on_point. Nothing here makes a decision or a step: the run is the run
- * without invariants, plus their findings' records.
+ * The invariants, at every scheduling point: the first point where one is
+ * broken is its finding, raised in the running context (its time, CPU and
+ * scenario line). Nothing here makes a decision or a step: the run is the
+ * run without invariants, plus their findings' records.
  */
 static void check_invariants(void *arg)
 {
@@ -944,6 +964,20 @@ static void check_invariants(void *arg)
 			     len >= 2 ? state : "");
 		free(state);
 	}
+}
+
+/*
+ * on_point: the contract oracles read the state and make this point's
+ * events, the invariants see them, then they are over; then the caller's
+ * on_point.
+ */
+static void at_point(void *arg)
+{
+	struct scn_run *run = arg;
+
+	scn_contract_point(run);
+	check_invariants(run);
+	scn_contract_settle(run);
 	if (run->chain)
 		run->chain(run->chain_arg);
 }
@@ -974,12 +1008,10 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->log_cap = log_cap;
 	run->cfg = config ? *config : s->cfg;
 	run->cfg.era = model->era;	/* the machine is of the variant's era */
-	if (scn_has_invariants(s)) {
-		run->chain = run->cfg.on_point;
-		run->chain_arg = run->cfg.on_point_arg;
-		run->cfg.on_point = check_invariants;
-		run->cfg.on_point_arg = run;
-	}
+	run->chain = run->cfg.on_point;
+	run->chain_arg = run->cfg.on_point_arg;
+	run->cfg.on_point = at_point;
+	run->cfg.on_point_arg = run;
 	run->scn = s;
 	run->model = model;
 	run->err = err;
@@ -1003,6 +1035,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 			run->cfg.max_tasks);
 		return -1;
 	}
+	run->contract = scn_contract_new(run);
 	run->end = sim_run();
 	run->end_time = sim_max_time();
 	run->hash = sim_trace_hash();
@@ -1010,6 +1043,8 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	keep_result(run);
 	if (!run->failed)
 		keep_state(run, s->cond);
+	scn_contract_free(run->contract);
+	run->contract = NULL;
 	free_objects();
 	R = NULL;
 	if (run->failed)
@@ -1146,6 +1181,13 @@ static long state_now(const struct scn_run *run, const struct scn_expr *e)
 		w = live_worker(run->objs[e->obj->id].ptr);
 		return (w ? m->current_work(w) : NULL) ==
 		       (e->obj2 ? state_work(run, e->obj2) : NULL);
+	case PRED_INSERTED:
+	case PRED_ARMED:
+	case PRED_STARTED:
+	case PRED_FINISHED:
+	case PRED_DURING:
+	case PRED_RETURNED:
+		return scn_contract_event(run, e);
 	case PRED_TASK_STATE:
 	case PRED_TASK_CURR:
 		t = e->obj ? run->objs[e->obj->id].task : run->progs[e->prog].task;

@@ -221,6 +221,13 @@ int sim_this_cpu(void);
  * function it executes (NULL: none); NULL on the machine's own stack.
  */
 const char *sim_running(const char **work_fn);
+/*
+ * Who runs now, as an identity only (NULL: the machine's own): the same
+ * pointer for the whole life of a task, an interrupt or a softirq run, at
+ * its every step and scheduling point, so that a caller can tell which of
+ * its records belong to the context at hand.
+ */
+const void *sim_running_ctx(void);
 
 /* --- findings -------------------------------------------------------------- */
 
@@ -229,6 +236,7 @@ enum sim_finding_kind {
 	SIM_F_HUNG, SIM_F_UAF, SIM_F_DOUBLE_FREE, SIM_F_BAD_FREE, SIM_F_LEAK,
 	SIM_F_FREEZE_FAILED, SIM_F_STACK_OVERFLOW, SIM_F_ATOMIC_LEAK,
 	SIM_F_INVARIANT,	/* a caller's always/never broken (sim_raise) */
+	SIM_F_CONTRACT,		/* a caller's check of an API promise broken (sim_raise) */
 	SIM_F__COUNT
 };
 
