@@ -108,7 +108,7 @@ if check [ -n "$token" ] && [ -n "$file" ]; then
 	check awk -v a="$v_shr" -v b="$v_tok" 'BEGIN { exit !(a + 0 <= b + 0 && a + 0 > 0) }' ||
 		fail "the shrunk replay file's start ($v_shr us) is above the found run's ($v_tok us)"
 	# kwsim shrink on the token's schedule keeps the race
-	kw shrink "$tmp/tok.kws" --out "$tmp/shrunk.kws" --budget 300
+	kw shrink "$tmp/tok.kws" --out "$tmp/shrunk.kws" --budget 300 --finding condition
 	kw replay "$tmp/shrunk.kws"
 	check grep -q '^Observation .* Observed$' "$tmp/out" || fail "kwsim shrink's file does not show the race"
 else
