@@ -8,8 +8,8 @@
  * The interpreter (scn_run.c) tells the monitor what it alone sees: each
  * call's begin and return (with its result), each execution of a
  * scenario work's function, and every scheduling point. At a point the
- * monitor reads the model's state of the works the scenario has used and
- * turns its changes into events: a work linked onto its worker's run list
+ * monitor reads the model's state of the works that the calls in progress
+ * name (in any context) and turns its changes into events: a work linked onto its worker's run list
  * (inserted), onto the delayed list or its timer armed (armed). A change
  * made while the same context is inside a queueing call of that work is
  * that call's queueing; any other (the timer callback moving the work) is
