@@ -1,0 +1,28 @@
+/* The module generator's parts (kmod_gen.c, kmod_cond.c), sharing one state. */
+#ifndef KWSIM_KMOD_GEN_H
+#define KWSIM_KMOD_GEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct scn;
+
+struct kgen {
+	FILE *out;
+	const struct scn *s;
+	int prog;		/* whose registers a body writes */
+	const char *who;	/* the context a body is, for log() */
+	int depth;		/* of blocks: indentation, loop counters' names */
+	uint64_t last_at;	/* the latest `at` statement, ns */
+};
+
+/* text as a C string literal: quotes, backslashes and bytes outside ASCII escaped */
+void kgen_cstr(FILE *out, const char *text);
+/* kw_print_unobserved(), kw_observe(): the state's atoms, the condition */
+void kgen_cond(struct kgen *g);
+/* kw_refuse(): the settings as load-time checks */
+void kgen_refuse(struct kgen *g);
+/* g->last_at from the programs' `at` statements */
+void kgen_last_at(struct kgen *g);
+
+#endif
