@@ -304,6 +304,54 @@ static uint64_t last_at(const struct scn_stmt *st, uint64_t last)
 	return last;
 }
 
+struct times {
+	uint64_t v[64];
+	int n;
+};
+
+static void add_time(struct times *t, uint64_t ns)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i] == ns)
+			return;
+	if (t->n < 64)
+		t->v[t->n++] = ns;
+}
+
+static void at_times(const struct scn_stmt *st, struct times *t)
+{
+	for (; st; st = st->next) {
+		if (st->kind == ST_AT)
+			add_time(t, st->ns);
+		at_times(st->body, t);
+		at_times(st->orelse, t);
+	}
+}
+
+unsigned int kgen_late_us(const struct scn *s)
+{
+	struct times t = { .n = 0 };
+	uint64_t gap = UINT64_MAX;
+	int nctx = 0;
+
+	for (int i = 0; i < s->nprogs; i++) {
+		if (s->progs[i]->kind != PROG_THREAD && s->progs[i]->kind != PROG_IRQ)
+			continue;
+		nctx++;
+		add_time(&t, s->progs[i]->at);
+		at_times(s->progs[i]->body, &t);
+	}
+	if (nctx <= 1 && t.n <= 1)
+		return 0;
+	for (int i = 0; i < t.n; i++)
+		for (int j = 0; j < t.n; j++)
+			if (t.v[i] > t.v[j] && t.v[i] - t.v[j] < gap)
+				gap = t.v[i] - t.v[j];
+	if (gap == UINT64_MAX || gap / 4000 < 1000)
+		return 1000;
+	return gap / 4000 > 1000000 ? 1000000 : (unsigned int)(gap / 4000);
+}
+
 void kgen_last_at(struct kgen *g)
 {
 	for (int i = 0; i < g->s->nprogs; i++)

@@ -136,10 +136,10 @@ static bool value_call(struct kgen *g, const struct scn_expr *e)
 		fputs("))", out);
 		return true;
 	case API_JIFFIES:
-		fputs("(long)jiffies", out);
+		fputs("kw_jiffies()", out);
 		return true;
 	case API_MOD_TIMER:
-		fprintf(out, "(long)mod_timer(&kw.timer_%s, (unsigned long)(", a[0]->obj->name);
+		fprintf(out, "(long)mod_timer(&kw.timer_%s, kw_expires(", a[0]->obj->name);
 		arg(g, e, 1);
 		fputs("))", out);
 		return true;
@@ -653,6 +653,7 @@ static void defines(struct kgen *g, const char *version)
 	/* the last start or `at`, and 10 s for what follows it */
 	fprintf(out, "\n#define KW_TIMEOUT_MS %lluU\n",
 		(unsigned long long)(last / 1000000 + 10000));
+	fprintf(out, "#define KW_LATE_US %uU\n", kgen_late_us(s));
 	fprintf(out, "#define KW_NCTX %d\n#define KW_NFNS %d\n#define KW_NWORKERS %d\n", nctx,
 		s->nfns, count_kind(s, OBJ_WORKER));
 	fputs("#define KW_STEERED 0\n\n", out);

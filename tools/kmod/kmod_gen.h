@@ -24,5 +24,12 @@ void kgen_cond(struct kgen *g);
 void kgen_refuse(struct kgen *g);
 /* g->last_at from the programs' `at` statements */
 void kgen_last_at(struct kgen *g);
+/*
+ * How late (us) a context may start or reach an `at` before its iteration
+ * is not counted: a quarter of the shortest gap between two of the
+ * scenario's times, at least 1 ms; 0 (not checked) with one context and
+ * no `at`, where nothing's timing is relative to anything else's.
+ */
+unsigned int kgen_late_us(const struct scn *s);
 
 #endif

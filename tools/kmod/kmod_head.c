@@ -48,10 +48,10 @@
 static unsigned int iterations = 1000;
 module_param(iterations, uint, 0444);
 MODULE_PARM_DESC(iterations, "how many times to run the scenario");
-static unsigned int late_us = 1000;
+static unsigned int late_us = KW_LATE_US;
 module_param(late_us, uint, 0444);
-MODULE_PARM_DESC(late_us, "a context that starts (or reaches an `at`) later than this is late: "
-		 "its iteration is not counted in the states");
+MODULE_PARM_DESC(late_us, "a context that starts (or reaches an `at`) later than this (us) is "
+		 "late: its iteration is not counted in the states (0: not checked)");
 static unsigned int timeout_ms = KW_TIMEOUT_MS;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "an iteration's deadline from its start (ms): a context not done by then is stuck");
@@ -82,6 +82,7 @@ struct kw_fn {
 
 static u64 kw_start;			/* the iteration's common start, ktime_get_ns() */
 static u64 kw_deadline;			/* kw_start + timeout_ms */
+static unsigned long kw_j0;		/* jiffies at kw_start, a tick boundary */
 static atomic_long_t kw_seq;		/* orders fns' first starts: before(f, g) */
 static atomic_t kw_unsafe;		/* calls skipped this iteration: they would corrupt the kernel */
 static atomic_t kw_late_starts;		/* contexts late to their time this iteration */
@@ -102,7 +103,7 @@ static __maybe_unused bool kw_wait_until(u64 t)
 	for (;;) {
 		s64 left = (s64)(t - ktime_get_ns());
 
-		if (left <= -(s64)late_us * NSEC_PER_USEC)
+		if (late_us && left <= -(s64)late_us * NSEC_PER_USEC)
 			return false;
 		if (left <= 0)
 			return true;
@@ -125,6 +126,21 @@ static __maybe_unused bool kw_at(u64 t)
 	if (!kw_wait_until(kw_start + t))
 		atomic_inc(&kw_late_starts);
 	return true;
+}
+
+/*
+ * The scenario's jiffies: kwsim's boot starts at INITIAL_JIFFIES on a tick,
+ * and so does an iteration's common start here (kw_align_start()), so that
+ * `r0 = jiffies` reads as in kwsim; an expiry given to mod_timer() goes back.
+ */
+static __maybe_unused long kw_jiffies(void)
+{
+	return (long)(INITIAL_JIFFIES + (jiffies - kw_j0));
+}
+
+static __maybe_unused unsigned long kw_expires(long v)
+{
+	return (unsigned long)v - INITIAL_JIFFIES + kw_j0;
 }
 
 /* wait_for_completion() with the iteration's deadline: false when it passed. */

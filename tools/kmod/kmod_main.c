@@ -158,6 +158,24 @@ static void kw_count(const char *text, bool positive)
 	kw_outcomes[i].count++;
 }
 
+/*
+ * The common start: on the first tick at least 5 ms ahead (time to make and
+ * wake the threads), as kwsim's time 0 is on a tick; kw_j0 is its jiffies.
+ * 100 us after it, so that the tick's interrupt has counted it: a program
+ * at 0 reads kw_j0, as in kwsim, not a race with the tick.
+ */
+static void kw_align_start(void)
+{
+	unsigned long j = jiffies, ticks = DIV_ROUND_UP(5 * NSEC_PER_MSEC, TICK_NSEC);
+	u64 tick;
+
+	while (READ_ONCE(jiffies) == j)
+		cpu_relax();
+	tick = ktime_get_ns();
+	kw_j0 = READ_ONCE(jiffies) + ticks;
+	kw_start = tick + ticks * TICK_NSEC + 100 * NSEC_PER_USEC;
+}
+
 /* One iteration: true when it ended (counted or unsafe), false when something is stuck. */
 static bool kw_iterate(char *text)
 {
@@ -172,11 +190,12 @@ static bool kw_iterate(char *text)
 		kw_ctx_prepare(&kw_ctxs[i]);
 	/* the init block first, on cpu0, before any program */
 	kw_start = ktime_get_ns();
+	kw_j0 = jiffies;
 	WRITE_ONCE(kw_deadline, kw_start + (u64)timeout_ms * NSEC_PER_MSEC);
 	if (kw_ctx_start(&kw_ctxs[0]) || !kw_ctx_wait(&kw_ctxs[0]))
 		return false;
-	/* then everything else from one start, 5 ms ahead: time to make and wake the threads */
-	kw_start = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+	/* then everything else from one start */
+	kw_align_start();
 	WRITE_ONCE(kw_deadline, kw_start + (u64)timeout_ms * NSEC_PER_MSEC);
 	for (i = 1; i < KW_NCTX; i++)
 		if (kw_ctx_start(&kw_ctxs[i]))
