@@ -92,5 +92,9 @@ int kmod_export(const struct scn *s, const char *dir, const char *version, FILE 
 	if (!rc)
 		printf("kwsim export: wrote %s/%s, %s/Kbuild and %s/Makefile (module %s)\n", dir,
 		       file, dir, dir, name);
+	/* issue 18's steering would enforce the schedule's orderings: not built */
+	if (!rc && s->has_schedule)
+		printf("kwsim export: the module runs the scenario unsteered: the schedule of %s "
+		       "is not followed\n", s->path);
 	return rc;
 }

@@ -222,8 +222,7 @@ static void stmts(struct check *c, const struct scn_stmt *st)
 		stmt(c, st);
 }
 
-static void body(struct check *c, const struct scn_stmt *st, struct scn_loc at, const char *who,
-		 const char *ctx)
+static void body(struct check *c, const struct scn_stmt *st, const char *who, const char *ctx)
 {
 	c->ctx = ctx;
 	c->atomic = 0;
@@ -232,7 +231,6 @@ static void body(struct check *c, const struct scn_stmt *st, struct scn_loc at, 
 		refuse(c, c->atomic_at, who, "it ends with a spinlock held or interrupts or "
 		       "preemption off (taken here): on a real kernel the context that runs it "
 		       "next would be atomic");
-	(void)at;
 }
 
 static void bodies(struct check *c)
@@ -246,11 +244,10 @@ static void bodies(struct check *c)
 
 		c->timer_fn = timer ? fn : NULL;
 		snprintf(who, sizeof(who), "fn %s", fn->name);
-		body(c, fn->body, fn->body_loc, who, timer ? "a timer callback (softirq context)" :
-		     NULL);
+		body(c, fn->body, who, timer ? "a timer callback (softirq context)" : NULL);
 	}
 	c->timer_fn = NULL;
-	body(c, s->setup, (struct scn_loc){ 1, 1 }, "the init block", NULL);
+	body(c, s->setup, "the init block", NULL);
 	for (int i = 0; i < s->nprogs; i++) {
 		const struct scn_prog *p = s->progs[i];
 
@@ -258,7 +255,7 @@ static void bodies(struct check *c)
 			refuse(c, p->loc, p->kind == PROG_SUSPEND ? "suspend" : "resume", "a module "
 			       "cannot suspend the machine it runs on and come back to report");
 		snprintf(who, sizeof(who), "program %s", p->name);
-		body(c, p->body, p->loc, who, p->kind == PROG_IRQ ? "a hard irq" : NULL);
+		body(c, p->body, who, p->kind == PROG_IRQ ? "a hard irq" : NULL);
 	}
 }
 

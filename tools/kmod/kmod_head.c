@@ -66,10 +66,10 @@ struct kw_ctx {
 	/* per iteration */
 	int line;			/* the scenario line it is at (WRITE_ONCE) */
 	int stuck_line;			/* it gave up at this line: a wait past the deadline */
+	bool started;			/* its thread made, or its hrtimer armed */
 	bool finished;
 	struct completion done;
 	struct hrtimer timer;		/* irqs */
-	bool armed;
 };
 
 /* A fn (a work's function, a timer's callback): where it is, for a stuck report. */

@@ -57,7 +57,7 @@ static int kw_ctx_prepare(struct kw_ctx *c)
 	c->line = 0;
 	c->stuck_line = 0;
 	c->finished = false;
-	c->armed = false;
+	c->started = false;
 	init_completion(&c->done);
 	if (c->irq) {
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
@@ -73,14 +73,17 @@ static int kw_ctx_start(struct kw_ctx *c)
 
 	if (c->irq) {
 		smp_call_function_single(c->cpu, kw_irq_arm, c, 1);
-		c->armed = true;
+		c->started = true;
 		return 0;
 	}
 	t = kthread_create(kw_thread, c, "kwsim-%s", c->name);
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		pr_info("kwsim: note %s: kthread_create() failed (%ld)\n", c->name, PTR_ERR(t));
 		return PTR_ERR(t);
+	}
 	if (c->cpu >= 0)
 		kthread_bind(t, c->cpu);
+	c->started = true;
 	wake_up_process(t);
 	return 0;
 }
@@ -88,8 +91,8 @@ static int kw_ctx_start(struct kw_ctx *c)
 /* Wait for c until the deadline; false if it is not done (stuck, or gave up). */
 static bool kw_ctx_wait(struct kw_ctx *c)
 {
-	if (c->irq && !c->armed)
-		return true;
+	if (!c->started)
+		return false;
 	if (!kw_wait_completion(&c->done)) {
 		/* an irq that has not fired yet will not: cancel it (it cannot be stuck) */
 		if (c->irq && hrtimer_cancel(&c->timer) && !c->finished)
@@ -108,7 +111,7 @@ static void kw_report_stuck(void)
 			pr_info("kwsim: note %s did not fire before the deadline\n", c->name);
 		else if (c->stuck_line)
 			pr_info("kwsim: stuck 1 %s line %d\n", c->name, c->stuck_line);
-		else if (!READ_ONCE(c->finished) && (c->armed || !c->irq))
+		else if (c->started && !READ_ONCE(c->finished))
 			pr_info("kwsim: stuck 1 %s line %d\n", c->name, READ_ONCE(c->line));
 	}
 	for (int i = 0; i < KW_NFNS; i++) {
