@@ -41,7 +41,7 @@ static const struct command commands[] = {
 	{ "fuzz", "--kernel V [options]", "generate programs and search them for races; see below",
 	  kwsim_fuzz },
 	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
-	{ "export", "FILE --html OUT|--module DIR", "a run's timeline as one HTML page; the scenario as a kernel module",
+	{ "export", "FILE --html|--module OUT", "a run's timeline page, or the scenario as a kernel module",
 	  kwsim_export },
 	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
 	  kwsim_serve },
