@@ -39,6 +39,7 @@
  */
 #include "cmd_run.h"
 #include "html/html.h"
+#include "kmod/kmod.h"
 #include "scenario/scn.h"
 #include "trace_view.h"
 
@@ -57,6 +58,7 @@ struct run_opts {
 	const char *out;
 	const char *save;
 	const char *html;	/* export: the page's file */
+	const char *module;	/* export: the kernel module's directory */
 	size_t max_events;	/* export: the document's cap (0: HTML_MAX_RECORDS) */
 	bool json;
 	bool timeline;
@@ -145,6 +147,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
 			     !strcmp(a, "--width") || !strcmp(a, "--from") || !strcmp(a, "--to") ||
 			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events") ||
+			     !strcmp(a, "--module") ||
 			     !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit");
 		bool export = !strcmp(cmd, "export");
 
@@ -176,6 +179,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			add_set(o, NULL, a, v);
 		} else if (export && !strcmp(a, "--html")) {
 			o->html = v;
+		} else if (export && !strcmp(a, "--module")) {
+			o->module = v;
 		} else if (export && !strcmp(a, "--max-events")) {
 			char *end;
 
@@ -246,7 +251,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			printf("usage: kwsim %s\n(the options are explained by 'kwsim help')\n",
 			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
 					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
-					" [--max-events N]" :
+					" [--max-events N]\n"
+					"       kwsim export FILE --module DIR" :
 			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
 					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
 					" [--timeline [--width N] [--from T] [--to T]"
@@ -270,8 +276,12 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	}
 	if (!o->file)
 		return usage_error(cmd, "%s", "needs a scenario file");
-	if (!strcmp(cmd, "export") && !o->html)
-		return usage_error(cmd, "%s", "needs --html OUT.html: the page's file");
+	if (!strcmp(cmd, "export") && !o->html == !o->module)
+		return usage_error(cmd, "%s", "needs --html OUT.html (the page's file) or --module "
+				   "DIR (a kernel module's), one of them");
+	if (o->module && (o->nsets || o->max_events))
+		return usage_error(cmd, "%s", "--module takes no --set, --seed, --kernel, --strategy "
+				   "or --max-events: the module runs on the kernel it is loaded into");
 	if (o->out && !o->trace)
 		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
 	if ((o->filter || o->limit_given) && !o->trace)
@@ -623,6 +633,12 @@ int kwsim_export(int argc, char **argv)
 		return rc < 0 ? 0 : rc;	/* -1: --help was answered */
 	}
 	s = scn_load(o.file, stderr);
+	if (s && o.module) {
+		rc = kmod_export(s, o.module, KWSIM_VERSION, stderr);
+		scn_free(s);
+		free_opts(&o);
+		return rc;
+	}
 	if (!s) {
 		rc = 2;
 	} else if (s->has_schedule) {

@@ -41,7 +41,8 @@ static const struct command commands[] = {
 	{ "fuzz", "--kernel V [options]", "generate programs and search them for races; see below",
 	  kwsim_fuzz },
 	{ "shrink", "FILE [options]", "make a replay file smaller, keeping what it shows", kwsim_shrink },
-	{ "export", "FILE --html OUT", "write a run's timeline as one HTML page", kwsim_export },
+	{ "export", "FILE --html OUT|--module DIR", "a run's timeline as one HTML page; the scenario as a kernel module",
+	  kwsim_export },
 	{ "serve", "[--port P] [options]", "the library in a browser: read, run, play, edit; see below",
 	  kwsim_serve },
 	{ "bench", "[--quick|--long|--races DIR]", "measure the machine's speed and memory; the strategies on DIR", kwsim_bench },
@@ -130,7 +131,10 @@ static void usage(FILE *f)
 	fprintf(f, "\nexport options (FILE: a scenario, or a replay file, which replays):\n"
 		"  --html OUT               write the timeline page to OUT (one file, no network)\n"
 		"  --max-events N           the page keeps the run's first N events (default %d)\n"
-		"  --seed, --kernel, --strategy, --set  as for run (not for a replay file)\n",
+		"  --seed, --kernel, --strategy, --set  as for run (not for a replay file)\n"
+		"  --module DIR             write the scenario as a Linux kernel module (C source,\n"
+		"                           Kbuild, Makefile) that runs it N times on a real kernel\n"
+		"                           and prints its outcome table (tools/kmod/README.md)\n",
 		HTML_MAX_RECORDS);
 	fprintf(f, "\nserve options (README \"kwsim serve\"):\n"
 		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"

@@ -214,6 +214,12 @@ struct scn_prog {
 
 /* --- the scenario --------------------------------------------------------------------- */
 
+/* A setting the init block gives ("cost.lock"), and where: kwsim export --module checks them. */
+struct scn_given {
+	char name[32];
+	struct scn_loc loc;
+};
+
 enum scn_quant { Q_NONE, Q_EXISTS, Q_NOT_EXISTS, Q_FORALL };
 
 /*
@@ -243,6 +249,8 @@ struct scn {
 
 	struct sim_config cfg;
 	char kernel[128];		/* v4.9, mainline, tree:LABEL or tree:DIR */
+	struct scn_given *given;	/* the init block's settings, as written, in order */
+	int ngiven;
 
 	struct scn_obj **objs;
 	int nobjs;
@@ -442,6 +450,14 @@ void scn_timeline_end(struct scn_timeline *t);
  */
 size_t scn_state_text(const struct scn_run *run, const struct scn_expr *e, bool live, char *buf,
 		      size_t len);
+
+/*
+ * The name an atom of a condition has in a state ("0:r0" as "P0:r0",
+ * "ran(f)", "pending(D)", "warn(fn)") to out; false (nothing written) when e
+ * is no atom (numbers, operators). scn_state_text() lists each as
+ * "NAME=VALUE; ", and kwsim export --module prints them the same way.
+ */
+bool scn_atom_name(const struct scn *s, const struct scn_expr *e, FILE *out);
 
 void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run);
 /*

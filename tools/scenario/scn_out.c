@@ -399,7 +399,7 @@ void scn_print_state(FILE *out, const struct scn_run *run, const struct scn_expr
 }
 
 /* A state predicate as the state lists it: its arguments, and what it is compared with. */
-static void state_name(FILE *out, const struct scn_run *run, const struct scn_expr *e)
+static void state_name(FILE *out, const struct scn *s, const struct scn_expr *e)
 {
 	const char *name = scn_pred_name((enum scn_pred)e->value);
 
@@ -412,7 +412,7 @@ static void state_name(FILE *out, const struct scn_run *run, const struct scn_ex
 		if (e->obj)
 			fprintf(out, "%s(%s->task)", name, e->obj->name);
 		else
-			fprintf(out, "%s(%s)", name, run->scn->progs[e->prog]->name);
+			fprintf(out, "%s(%s)", name, s->progs[e->prog]->name);
 		if (e->value == PRED_TASK_STATE)
 			fprintf(out, "==%s", scn_task_state_name((enum scn_task_state)e->reg));
 		return;
@@ -422,45 +422,48 @@ static void state_name(FILE *out, const struct scn_run *run, const struct scn_ex
 	}
 }
 
+bool scn_atom_name(const struct scn *s, const struct scn_expr *e, FILE *out)
+{
+	switch (e->kind) {
+	case EX_REG:
+		fprintf(out, "%s:%s", s->progs[e->prog]->name, s->progs[e->prog]->regnames[e->reg]);
+		return true;
+	case EX_STATE:
+		state_name(out, s, e);
+		return true;
+	case EX_OBJ:
+		if (!e->obj || e->obj->kind != OBJ_COUNTER)
+			return false;
+		fputs(e->obj->name, out);
+		return true;
+	case EX_FINDING:
+		fprintf(out, "%s%s%s%s", sim_finding_kind_name((enum sim_finding_kind)e->value),
+			e->str ? "(" : "", e->str ? e->str : "", e->str ? ")" : "");
+		return true;
+	case EX_RAN:
+		fprintf(out, "ran(%s)", e->obj->name);
+		return true;
+	case EX_BEFORE:
+		fprintf(out, "before(%s,%s)", e->obj->name, e->obj2->name);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
 			  bool live)
 {
-	const struct scn *s = run->scn;
-	long (*value)(const struct scn_run *, const struct scn_expr *) =
-		live ? scn_eval_now : scn_eval_final;
-
 	if (!e)
 		return;
-	switch (e->kind) {
-	case EX_REG:
-		fprintf(out, "%s:%s=%ld\n", s->progs[e->prog]->name,
-			s->progs[e->prog]->regnames[e->reg], value(run, e));
+	if (scn_atom_name(run->scn, e, out)) {
+		fprintf(out, "=%ld\n", live ? scn_eval_now(run, e) : scn_eval_final(run, e));
 		return;
-	case EX_STATE:
-		state_name(out, run, e);
-		fprintf(out, "=%ld\n", value(run, e));
-		return;
-	case EX_OBJ:
-		if (e->obj && e->obj->kind == OBJ_COUNTER) {
-			fprintf(out, "%s=%ld\n", e->obj->name, run->objs[e->obj->id].count);
-			}
-		return;
-	case EX_FINDING:
-		fprintf(out, "%s%s%s%s=%ld\n", sim_finding_kind_name((enum sim_finding_kind)e->value),
-			e->str ? "(" : "", e->str ? e->str : "", e->str ? ")" : "",
-			value(run, e));
-		return;
-	case EX_RAN:
-		fprintf(out, "ran(%s)=%ld\n", e->obj->name, run->objs[e->obj->id].count);
-		return;
-	case EX_BEFORE:
-		fprintf(out, "before(%s,%s)=%ld\n", e->obj->name, e->obj2->name,
-			value(run, e));
-		return;
-	default:
-		collect_state(out, run, e->lhs, live);
-		collect_state(out, run, e->rhs, live);
 	}
+	if (e->kind == EX_OBJ)
+		return;
+	collect_state(out, run, e->lhs, live);
+	collect_state(out, run, e->rhs, live);
 }
 
 size_t scn_state_text(const struct scn_run *run, const struct scn_expr *e, bool live, char *buf,

@@ -346,7 +346,12 @@ static void parse_init(struct parser *p)
 		if (starts_part(p))
 			missing_brace(p, opened);
 		if (set_follows(p)) {
-			set_parse(p, &settings_given);
+			struct scn_given *g;
+
+			p->s->given = scn_append(p->s, p->s->given, p->s->ngiven, sizeof(*g));
+			g = &p->s->given[p->s->ngiven++];
+			g->loc = p->tloc;
+			set_text_name(set_parse(p, &settings_given), g->name, sizeof(g->name));
 		} else if (lex_is_word(p, "fn")) {
 			lex_next(p);
 			o = decl_new(p, OBJ_FN);

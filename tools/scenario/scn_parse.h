@@ -77,6 +77,8 @@ const struct setting *set_parse(struct parser *p, struct setting_block *b);
 /* The end of a block of settings: a seed alone asks for the random strategy. */
 void set_done(struct parser *p, const struct setting_block *b);
 void set_check_cpus(struct parser *p);
+/* A setting's name as written: "cpus", "cost.lock". */
+void set_text_name(const struct setting *st, char *buf, size_t len);
 /* The settings' names, for suggestions: NULL past the last. */
 const char *set_name(size_t i);
 

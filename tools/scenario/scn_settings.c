@@ -109,6 +109,11 @@ static uint64_t load(const struct sim_config *cfg, const struct setting *st)
 	return u;
 }
 
+void set_text_name(const struct setting *st, char *buf, size_t len)
+{
+	full_name(st, buf, len);
+}
+
 /* A kernel's name may hold dots, colons and slashes (v4.9, tree:6.12, tree:DIR). */
 static bool kernel_char(int c)
 {

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Every scenario of scenarios/races and scenarios/api that exports
+# (kwsim export --module) builds as a kernel module, warnings as errors,
+# against each kernel's headers in KWSIM_KMOD_HEADERS: directories such as
+# /usr/src/linux-headers-6.1.0-NN-amd64, separated by ':' (Debian's
+# linux-headers-*-amd64, -common and linux-kbuild packages, unpacked).
+# Without them the test is skipped (exit 77). The modules are built in one
+# Kbuild directory per kernel (make -j2), as a runner booting several
+# scenarios at once would.
+# Usage: kmod_build.sh KWSIM SCENARIOS_DIR
+set -uo pipefail
+kwsim=$(realpath "${1:?usage: kmod_build.sh KWSIM SCENARIOS_DIR}")
+scenarios=$(realpath "${2:?usage: kmod_build.sh KWSIM SCENARIOS_DIR}")
+if [ -z "${KWSIM_KMOD_HEADERS:-}" ]; then
+	echo "skipped: KWSIM_KMOD_HEADERS names no kernel headers"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+checks=0 failed=0
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $1"
+}
+ok() {
+	checks=$((checks + 1))
+	echo "ok:   $1"
+}
+
+mkdir "$tmp/src"
+n=0
+for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws; do
+	name=$(basename "$f" .kws)
+	"$kwsim" export "$f" --module "$tmp/x-$name" >/dev/null 2>&1 || continue
+	cp "$tmp/x-$name"/*.c "$tmp/src/"
+	n=$((n + 1))
+done
+[ $n -gt 0 ] && ok "$n scenarios exported" || fail "no scenario exported"
+(cd "$tmp/src" && for c in *.c; do echo "obj-m += ${c%.c}.o"; done) >"$tmp/src/Kbuild"
+
+IFS=: read -ra kernels <<<"$KWSIM_KMOD_HEADERS"
+for k in "${kernels[@]}"; do
+	[ -d "$k" ] || { fail "$k: no such directory"; continue; }
+	rm -rf "$tmp/build"
+	cp -r "$tmp/src" "$tmp/build"
+	# no BTF: it needs pahole and the kernel's vmlinux, and the modules need neither
+	if make -j2 -C "$k" M="$tmp/build" KCFLAGS=-Werror CONFIG_DEBUG_INFO_BTF_MODULES= modules \
+		>"$tmp/log" 2>&1; then
+		built=$(ls "$tmp/build"/*.ko 2>/dev/null | wc -l)
+		if [ "$built" -eq $n ]; then
+			ok "$(basename "$k"): $built modules built"
+		else
+			fail "$(basename "$k"): $built modules of $n"
+		fi
+	else
+		fail "$(basename "$k"): the build failed"
+		grep -E 'error|warning' "$tmp/log" | head -20
+	fi
+done
+
+echo "$checks checks passed, $failed failed"
+[ $failed -eq 0 ]
