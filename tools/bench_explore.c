@@ -178,6 +178,7 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 			rc = -1;
 			break;
 		}
+		scn_stall_default(r->s);	/* as kwsim explore runs it */
 		r->s->cfg.keep_trace = false;
 		if (r->s->quant == Q_NONE && r->s->has_schedule && replay_target(r, path)) {
 			rc = -1;
