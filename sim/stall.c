@@ -93,13 +93,18 @@ static const struct sim_site *site_of(const struct sim_cpu *c)
 	return x ? x->at : NULL;
 }
 
-/* The record every view shows: on c, at the stall's start, with whom it held up and where. */
+/*
+ * The record every view shows: on c, at the stall's start, with whom it
+ * held up and where. A scenario's line goes by its number: the file's name
+ * is the caller's, and a replay from another file must hash the same.
+ */
 static void record(struct sim_cpu *c, uint64_t d, int until, size_t index)
 {
 	struct sim_ctx *x = top_ctx(c);
-	const char *note = x ? sim_ctx_note(x) : "";
+	int line = x && x->note_line > 0 ? x->note_line : 0;
+	const char *note = x && !line ? x->note : "";
 
-	sim_trace_on(c, REC_STALL, d, (uint64_t)(int64_t)until, (uint64_t)index, 0,
+	sim_trace_on(c, REC_STALL, d, (uint64_t)(int64_t)until, (uint64_t)index, (uint64_t)line,
 		     x ? sim_intern(sim_ctx_name(x)) : NULL, note[0] ? sim_intern(note) : NULL);
 }
 

@@ -920,8 +920,9 @@ static void write_stall(FILE *out, const struct jev *e)
 	fprintf(out, ",\"decision\":%llu,\"cpu\":%u,\"ctx\":", (unsigned long long)e->r.c,
 		(unsigned int)e->r.cpu);
 	json_vstr(out, e->r.s ? e->r.s : "idle");
+	fprintf(out, ",\"line\":%llu", (unsigned long long)e->r.d);
 	if (e->r.s2) {
-		fputs(",\"at\":", out);
+		fputs(",\"note\":", out);
 		json_vstr(out, e->r.s2);
 	}
 	fputs("}}", out);

@@ -440,9 +440,10 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	case REC_STALL: {
 		char until[16];
 
-		fprintf(out, "kwsim_stall: held_ns=%llu until=%s decision=%llu ctx=%s at=%s\n", a,
-			sim_stall_until_name((int64_t)r->b, until, sizeof(until)), (unsigned long long)r->c,
-			r->s ? r->s : "idle", r->s2 ? r->s2 : "-");
+		fprintf(out, "kwsim_stall: held_ns=%llu until=%s decision=%llu ctx=%s line=%llu%s%s\n",
+			a, sim_stall_until_name((int64_t)r->b, until, sizeof(until)),
+			(unsigned long long)r->c, r->s ? r->s : "idle", (unsigned long long)r->d,
+			r->s2 ? " note=" : "", r->s2 ? r->s2 : "");
 		break;
 	}
 	default:

@@ -127,10 +127,14 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 	switch (r->type) {
 	case REC_STALL:
 		sim_stall_until_name((int64_t)r->b, until, sizeof(until));
-		snprintf(what, len, "stall: cpu%u held up for %llu.%03llu us (until %s) in %s%s%s",
+		snprintf(what, len, "stall: cpu%u held up for %llu.%03llu us (until %s) in %s",
 			 (unsigned int)r->cpu, (unsigned long long)(r->a / 1000),
-			 (unsigned long long)(r->a % 1000), until, r->s ? r->s : "idle",
-			 r->s2 ? " at " : "", r->s2 ? r->s2 : "");
+			 (unsigned long long)(r->a % 1000), until, r->s ? r->s : "idle");
+		if (r->d)
+			snprintf(what + strlen(what), len - strlen(what), " at line %llu",
+				 (unsigned long long)r->d);
+		else if (r->s2)
+			snprintf(what + strlen(what), len - strlen(what), " (%s)", r->s2);
 		return true;
 	case REC_TIMER_EXPIRE_ENTRY:
 		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");

@@ -33,8 +33,8 @@ enum sim_rec_type {
 	REC_LOCK_RELEASE,	/* a: lock; s: lock name */
 	REC_STALL,		/* the CPU held up from the record's time (stall.c): a: ns, b: what
 				   it waits for (struct sim_question's until, as int64_t), c: its
-				   decision's index; s: the held context's name (NULL: idle),
-				   s2: its note (a scenario line), or NULL */
+				   decision's index, d: the held context's line (sim_note_line; 0:
+				   none); s: its name (NULL: idle), s2: its sim_note() text, or NULL */
 	REC__COUNT
 };
 
