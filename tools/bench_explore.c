@@ -178,12 +178,13 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 			rc = -1;
 			break;
 		}
-		scn_stall_default(r->s);	/* as kwsim explore runs it */
 		r->s->cfg.keep_trace = false;
 		if (r->s->quant == Q_NONE && r->s->has_schedule && replay_target(r, path)) {
 			rc = -1;
 			break;
 		}
+		/* explored as kwsim explore explores it; its target was the schedule's, as saved */
+		scn_stall_default(r->s);
 		r->s->cfg.drop_decisions = true;
 		if (xs_calibrate(&r->est, r->s, r->m, &r->run, stderr)) {
 			rc = -1;
