@@ -108,11 +108,19 @@ static void record(struct sim_cpu *c, uint64_t d, int until, size_t index)
 		     x ? sim_intern(sim_ctx_name(x)) : NULL, note[0] ? sim_intern(note) : NULL);
 }
 
-/* A stall that ran past c's soft-lockup time is the watchdog's, as an interrupt's would be. */
-static void lockup(struct sim_cpu *c)
+/*
+ * A stall that ran past c's soft-lockup time is the watchdog's, as an
+ * interrupt's would be. An idle CPU counts from the stall's start: its idle
+ * loop could schedule until then (cpu.c touches it so for an interrupt).
+ */
+static void lockup(struct sim_cpu *c, uint64_t start)
 {
 	unsigned int secs;
-	uint64_t at = sim_softlockup_time(c->sched_touch, &secs);
+	uint64_t at;
+
+	if (!top_ctx(c) && c->sched_touch < start)
+		c->sched_touch = start;
+	at = sim_softlockup_time(c->sched_touch, &secs);
 
 	if (at && c->clock >= at)
 		sim_softlockup_watch(c);
@@ -165,7 +173,7 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 	sim_handover(c, when);		/* a busy-wait's end, if it was in one */
 	record(c, s.durations[pick], s.until[pick], q.index);
 	c->clock += s.durations[pick];
-	lockup(c);
+	lockup(c, when);
 	return true;
 }
 
