@@ -59,6 +59,9 @@ void sim_choose_init(void)
 
 	for (int i = 0; i < 4; i++)
 		sim.choose.rng[i] = splitmix64(&x);
+	/* from the seed, apart from the stream the other choices draw from */
+	x = sim.cfg.seed ^ 0x7374616c6cULL;
+	sim.choose.stall_odds = sim_stall_odds(splitmix64(&x));
 	sim.choose.log_len = 0;
 	sim.choose.divergence[0] = '\0';
 	sim.choose.where[0] = '\0';
@@ -124,7 +127,11 @@ static unsigned int strategy_pick(const struct sim_question *q)
 		/* a strategy's slip is the caller's bug, but never the machine's crash */
 		return pick < q->n ? pick : 0;
 	}
-	return sim.cfg.strategy == SIM_STRATEGY_RANDOM ? random_below(q->n) : 0;
+	if (sim.cfg.strategy != SIM_STRATEGY_RANDOM)
+		return 0;
+	if (q->why == SIM_WHY_STALL)
+		return sim_stall_random(q, sim_random(), sim.choose.stall_odds);
+	return random_below(q->n);
 }
 
 /* The logged answer, if it fits the question; else the run diverges. */
@@ -184,7 +191,10 @@ unsigned int sim_choose_among(unsigned int n, enum sim_why why, const int *ids)
 unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 			   const struct sim_site *const *sites)
 {
-	struct sim_question q = { .n = n, .why = why, .ids = ids, .sites = sites };
+	struct sim_question q = {
+		.n = n, .why = why, .ids = ids,
+		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1, .sites = sites,
+	};
 
 	return sim_ask(&q);
 }
@@ -195,11 +205,13 @@ unsigned int sim_ask(struct sim_question *q)
 	enum sim_why why = q->why;
 
 	q->index = sim.choose.log_len;
-	q->cpu = sim.cur_cpu ? sim.cur_cpu->id : -1;
 	if (n <= 1)
 		return 0;
-	/* its answers make different steps of one CPU: no step to commute as one */
-	if (why != SIM_WHY_CPU)
+	/*
+	 * Its answers make different steps of one CPU: no step to commute as
+	 * one. A stall not taken changes nothing; one taken says so itself.
+	 */
+	if (why != SIM_WHY_CPU && why != SIM_WHY_STALL)
 		sim_footprint_global();
 
 	if (sim.cfg.max_decisions && sim.choose.log_len >= sim.cfg.max_decisions) {

@@ -329,6 +329,7 @@ void sim_note(const char *fmt, ...)
 	if (!sim.cur || sim.in_event)
 		return;
 	sim.cur->note_file = NULL;
+	sim.cur->note_line = 0;		/* the note is no line now (stall.c reads it) */
 	va_start(ap, fmt);
 	vsnprintf(sim.cur->note, sizeof(sim.cur->note), fmt, ap);
 	va_end(ap);

@@ -35,6 +35,7 @@ uint64_t sim_choose_range(uint64_t lo, uint64_t hi)
 {
 	struct sim_question q = {
 		.n = sim_range_candidates(lo, hi), .why = SIM_WHY_RANGE, .lo = lo, .hi = hi,
+		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1,
 	};
 
 	return sim_range_value(lo, hi, q.n, sim_ask(&q));

@@ -183,6 +183,8 @@ static int load_races(const char *dir, struct race **out, size_t *nout)
 			rc = -1;
 			break;
 		}
+		/* explored as kwsim explore explores it; its target was the schedule's, as saved */
+		scn_stall_default(r->s);
 		r->s->cfg.drop_decisions = true;
 		if (xs_calibrate(&r->est, r->s, r->m, &r->run, stderr)) {
 			rc = -1;

@@ -33,8 +33,11 @@
  * from each context, timers fired from each wheel level, repeated suspends
  * that froze a worker again, victims ended after or racing their users,
  * workers stopped) and requires a minimum of each: a kind of program the
- * generator stopped making fails it. Each run's records pass through
- * examine_run(), the place for checks over a whole trace.
+ * generator stopped making fails it. Programs of odd seeds run with stalls
+ * (cfg.stall_ns, 10 ms) on both sides alike: the random strategy holds
+ * CPUs up, and the kernel's code must still behave as ours does. Each
+ * run's records pass through examine_run(), the place for checks over a
+ * whole trace.
  *
  *   test_fidelity tree:LABEL [--seeds N] [--no-destroy-delayed-warn]
  *                 [--first SEED] [--dump SEED]
@@ -1279,6 +1282,7 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 	if (p->long_delays)
 		cfg.time_limit_ns += 2ULL * LONG_WAIT * 1000 * NSEC_PER_MSEC / p->hz;
 	cfg.max_decisions = 200000;
+	cfg.stall_ns = p->seed % 2 ? 10 * NSEC_PER_MSEC : 0;
 	h_init_cfg(&cfg);
 	M = m;
 	M->register_symbols();
@@ -1340,6 +1344,7 @@ struct reach {
 	unsigned long victim_raced;	/* ... ended racing: users still had uses left */
 	unsigned long victim_stopped;	/* ... ended by kthread_stop, which returned */
 	unsigned long victim_by[FROM__COUNT];	/* ... whose end began in a thread, irq ... */
+	unsigned long stalled;		/* ... where a CPU was held up (a stall) */
 };
 
 static struct reach reach;
@@ -1357,7 +1362,7 @@ static void examine_run(const struct program *p, struct reach *r)
 		uint64_t timer;
 		int level;
 	} armed[64];
-	int narmed = 0, top_level = -1, freezes = 0, suspended = 0;
+	int narmed = 0, top_level = -1, freezes = 0, suspended = 0, stalls = 0;
 	bool refrozen = false;
 
 	for (size_t i = 0; i < sim_trace_count(); i++) {
@@ -1381,6 +1386,9 @@ static void examine_run(const struct program *p, struct reach *r)
 			/* the wheel index (d's high half) is level * LVL_SIZE + slot */
 			armed[k].level = (int)((rec->d >> 32) / 64);
 			break;
+		case REC_STALL:
+			stalls++;
+			break;
 		case REC_FREEZER:
 			/* suspend_resume steps: c is begin (1) or end (0) */
 			if (!strcmp(rec->s, "freeze_processes") && rec->c)
@@ -1403,6 +1411,7 @@ static void examine_run(const struct program *p, struct reach *r)
 	r->resuspended += suspended >= 2;
 	r->refrozen += refrozen;
 	r->long_waits += p->long_wait;
+	r->stalled += stalls > 0;
 	if (!p->v.on)
 		return;
 	r->victims++;
@@ -1627,6 +1636,7 @@ START_TEST(same_behaviour)
 	need(reach.wheel_level[1], 200, "programs that fired a timer from wheel level 1", FROM__COUNT);
 	need(reach.wheel_level[2], 100, "programs that fired a timer from wheel level 2", FROM__COUNT);
 	need(reach.wheel_level[3], 50, "programs that fired a timer from wheel level 3", FROM__COUNT);
+	need(reach.stalled, 1000, "programs held up by a stall", FROM__COUNT);
 	need(reach.resuspended, 200, "programs suspended twice or more", FROM__COUNT);
 	need(reach.refrozen, 50, "programs with a worker frozen in a later suspend", FROM__COUNT);
 	need(reach.victim_after_users, 200, "victims ended after their users", FROM__COUNT);

@@ -2,7 +2,8 @@
  * The causality checker over the scenario library: every file on every
  * variant built in (ours and the kernel trees'), once time-faithfully and
  * under the random strategy for a number of seeds, with the default skew
- * and with skew = unbounded, and with an unfair spinlock under full
+ * and with skew = unbounded, with stalls (stall = 10ms, explore's default:
+ * CPUs held up), and with an unfair spinlock under full
  * preemption (where a wake-up's preemption takes effect at once), and
  * under explore's strategies (pct, pos, rff, and dfs's first runs); race
  * scenarios, and scenarios/ranges (times that are ranges, a value drawn
@@ -76,7 +77,8 @@ static FILE *quiet;	/* a random run may stop on a scenario's own error: not ours
  * this variant). With x, run r of that exploration strategy answers.
  */
 static size_t check_one(const char *path, const struct kw_model *m, enum sim_strategy strat,
-			uint64_t seed, uint64_t skew, bool unfair, struct xs *x, uint64_t r)
+			uint64_t seed, uint64_t skew, uint64_t stall, bool unfair, struct xs *x,
+			uint64_t r)
 {
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run = { 0 };
@@ -89,6 +91,7 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 	s->cfg.strategy = strat;
 	s->cfg.seed = seed;
 	s->cfg.skew_ns = skew;
+	s->cfg.stall_ns = stall;
 	if (unfair) {
 		s->cfg.spinlock = SIM_SPINLOCK_UNFAIR;
 		s->cfg.preempt = SIM_PREEMPT_FULL;
@@ -105,7 +108,7 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 		if (v) {
 			bad_runs++;
 			if (bad_runs <= 20)
-				printf("%s on %s, %s%s%llu, skew %s%s: %zu violation%s; first: %s\n",
+				printf("%s on %s, %s%s%llu, skew %s%s%s: %zu violation%s; first: %s\n",
 				       path, m->name,
 				       x ? xs_run_name(x, r, name, sizeof(name)) :
 				       strat == SIM_STRATEGY_RANDOM ? "random" : "faithful",
@@ -113,7 +116,7 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 				       x ? (unsigned long long)r :
 				       strat == SIM_STRATEGY_RANDOM ? (unsigned long long)seed : 0ULL,
 				       skew == SIM_SKEW_UNBOUNDED ? "unbounded" : "default",
-				       unfair ? ", spinlock unfair, preempt full" : "", v, v == 1 ? "" : "s", first);
+				       stall ? ", stall 10ms" : "", unfair ? ", spinlock unfair, preempt full" : "", v, v == 1 ? "" : "s", first);
 		}
 	}
 out:
@@ -152,7 +155,7 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 			abort();
 		for (long r = 0; r < n && !xs_exhausted(x); r++)
 			total += check_one(path, m, SIM_STRATEGY_FAITHFUL, 1, SIM_SKEW_DEFAULT_NS,
-					   false, x, (uint64_t)r);
+					   0, false, x, (uint64_t)r);
 		xs_free(x);
 	}
 	sim_fini();
@@ -205,18 +208,25 @@ int main(int argc, char **argv)
 
 		for (size_t k = 0; k < nmodels; k++) {
 			total += check_one(files[f], models[k], SIM_STRATEGY_FAITHFUL, 1,
-					   SIM_SKEW_DEFAULT_NS, false, NULL, 0);
+					   SIM_SKEW_DEFAULT_NS, 0, false, NULL, 0);
 			total += check_strategies(files[f], models[k], n / 5 + 5);
 			for (long seed = 1; seed <= n; seed++) {
 				total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, false, NULL, 0);
+						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, 0, false, NULL, 0);
 				/* a stalled vCPU reorders more, but hand-overs still carry time */
 				if (seed <= n / 4 + 1) {
 					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, false, NULL, 0);
+							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, 0, false, NULL,
+							   0);
 					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, true, NULL, 0);
+							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, 0, true, NULL,
+							   0);
 				}
+				/* a CPU held up only delays: every hand-over still carries its time */
+				if (seed <= n / 4 + 1)
+					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
+							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS,
+							   SCN_STALL_DEFAULT_NS, false, NULL, 0);
 			}
 		}
 		free(files[f]);

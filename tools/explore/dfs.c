@@ -29,7 +29,10 @@
  * The default rule, where no answer is forced: the last CPU if it is a
  * candidate, else candidate 0 (the earliest clock); answer 0 for the
  * other kinds. So k = 0 is the one schedule in which each CPU runs until it
- * cannot, and the space grows with k.
+ * cannot, and the space grows with k. Stalls (SIM_WHY_STALL) are outside
+ * the search: answer 0 only, no CPU held up. Counted as delays they would
+ * multiply the space by the durations offered at every point; a search
+ * bounded in stalls is delay-bounded search's, not this one's.
  *
  * Sleep sets (Godefroid, 1996). A step is what the machine does from one
  * CPU answer to the next CPU question; the machine records its footprint
@@ -207,7 +210,7 @@ static unsigned int default_answer(const struct dfs_node *nd)
 /* Whether answer i may be searched at nd: within the bound, and not asleep. */
 static bool allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int i)
 {
-	if (nd->cost + cost(nd, i) > d->k)
+	if (nd->cost + cost(nd, i) > d->k || (nd->why == SIM_WHY_STALL && i))
 		return false;
 	if (nd->why == SIM_WHY_RANGE)
 		return i == 0 || i + 1 == nd->n;

@@ -37,6 +37,12 @@
  * A value of a time range (SIM_WHY_RANGE) is no order: it is drawn
  * uniformly, as the random strategy draws it, and a change point that falls
  * on it is spent there.
+ *  - SIM_WHY_STALL (a CPU held up, where stalls are on): never, answer 0. A
+ *    change point that falls on a stall question waits for the next
+ *    question of another kind, so stalls take no change point; they do
+ *    count among the n steps (their places in the log), which makes the
+ *    bound below weaker by that much, never wrong. PCT's change points as
+ *    stalls ("PCT in a timed machine") are a strategy of their own.
  *
  * The guarantee, the paper's theorem with these definitions: a bug of depth
  * d is one that shows whenever d ordering constraints hold, the first
@@ -89,6 +95,8 @@ static unsigned int choose_pct(void *ctx, const struct sim_question *q)
 	struct xs_pct *t = &x->run.pct;
 	bool change = false;
 
+	if (q->why == SIM_WHY_STALL)
+		return 0;
 	while (t->next < t->nchange && t->change[t->next].step <= q->index) {
 		if (q->why == SIM_WHY_CPU || q->why == SIM_WHY_SPIN) {
 			int cpu = cpu_of(q, highest(t, q, 0));

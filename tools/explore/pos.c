@@ -34,6 +34,8 @@
  *    where later ones run; pos draws the CPU uniformly, as random does.
  *  - SIM_WHY_RANGE: a value of a time range orders nothing either; pos
  *    draws it uniformly, as random does (and so does rff, which asks pos).
+ *  - SIM_WHY_STALL: no CPU is held up (answer 0). A stall is no step to
+ *    order but a time to choose; pos's priorities have no say in it.
  */
 #include "strategy_impl.h"
 
@@ -127,6 +129,8 @@ unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t 
 		return choose_step(x, q, allowed);
 	case SIM_WHY_IRQ:
 		return choose_irq(x, q);
+	case SIM_WHY_STALL:
+		return 0;
 	default:
 		return rng_below(&x->rng, q->n);
 	}

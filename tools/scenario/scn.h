@@ -269,6 +269,8 @@ struct scn {
 	char kernel[128];		/* v4.9, mainline, tree:LABEL or tree:DIR */
 	struct scn_given *given;	/* the init block's settings, as written, in order */
 	int ngiven;
+	/* the init block, the schedule or --set said stall: explore and fuzz keep it */
+	bool stall_set;
 
 	struct scn_obj **objs;
 	int nobjs;
@@ -294,6 +296,14 @@ struct scn {
 
 	struct scn_chunk *arena;	/* every node above lives here */
 };
+
+/*
+ * The stall bound kwsim explore and kwsim fuzz give a scenario that names
+ * none (README "Stalls: time as a decision" says why 10 ms); kwsim run's
+ * is 0, the faithful machine. scn_stall_default() gives it to s.
+ */
+#define SCN_STALL_DEFAULT_NS 10000000ULL
+void scn_stall_default(struct scn *s);
 
 /* Parse a file. On error prints "file:line:col: error: ..." to err and returns NULL. */
 struct scn *scn_load(const char *path, FILE *err);

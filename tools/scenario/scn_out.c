@@ -119,10 +119,23 @@ static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const
 	fputc('\n', out);
 }
 
-/* The machine's own steps worth a line: timers firing, the freezer's progress. */
+/* The machine's own steps worth a line: timers firing, the freezer's progress, stalls. */
 static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 {
+	char until[16];
+
 	switch (r->type) {
+	case REC_STALL:
+		sim_stall_until_name((int64_t)r->b, until, sizeof(until));
+		snprintf(what, len, "stall: cpu%u held up for %llu.%03llu us (until %s) in %s",
+			 (unsigned int)r->cpu, (unsigned long long)(r->a / 1000),
+			 (unsigned long long)(r->a % 1000), until, r->s ? r->s : "idle");
+		if (r->d)
+			snprintf(what + strlen(what), len - strlen(what), " at line %llu",
+				 (unsigned long long)r->d);
+		else if (r->s2)
+			snprintf(what + strlen(what), len - strlen(what), " (%s)", r->s2);
+		return true;
 	case REC_TIMER_EXPIRE_ENTRY:
 		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");
 		return true;

@@ -150,6 +150,8 @@ static struct scn *prepare(const char *path, const char *text, size_t len,
 		if (scn_set(s, "serve", sets, n, err)) {
 			scn_free(s);
 			s = NULL;
+		} else if (explore) {
+			scn_stall_default(s);	/* as kwsim explore explores it */
 		}
 	}
 	fclose(err);
