@@ -60,7 +60,10 @@ static const struct sizes quick_sizes = { .runs = 20, .seeds = 1, .bound = 50 };
 /* The strategies measured, the default last. */
 static const struct xs_params strategies[] = {
 	{ .kind = XS_RANDOM }, { .kind = XS_PCT, .depth = 1 }, { .kind = XS_PCT, .depth = 2 },
-	{ .kind = XS_PCT, .depth = 3 }, { .kind = XS_POS }, { .kind = XS_RFF }, { .kind = XS_PORTFOLIO },
+	{ .kind = XS_PCT, .depth = 3 }, { .kind = XS_POS }, { .kind = XS_RFF },
+	{ .kind = XS_TPCT, .depth = 2 }, { .kind = XS_TPCT, .depth = 3 },
+	{ .kind = XS_DELAY, .preemptions = 1 }, { .kind = XS_DELAY, .preemptions = 2 },
+	{ .kind = XS_PAIR }, { .kind = XS_PORTFOLIO },
 };
 #define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 #define DEFAULT_STRATEGY (NSTRATEGIES - 1)
@@ -235,12 +238,16 @@ static struct xs *strategy_for(const struct race *r, size_t k, uint64_t seed)
 	return x;
 }
 
-/* Run r of campaign x; 1 if it shows what the race's condition asks about, -1 on error. */
+/*
+ * Run r of campaign x; 1 if it shows what the race's condition asks about,
+ * -1 on error, -2 when the strategy has no run r (its space is exhausted).
+ */
 static int one_run(struct race *race, struct xs *x, uint64_t r)
 {
 	struct sim_config cfg = race->s->cfg;
 
-	xs_begin(x, r, &cfg);
+	if (!xs_begin(x, r, &cfg))
+		return -2;
 	race->run.config = &cfg;
 	if (scn_run(race->s, race->m, &race->run, stderr)) {
 		race->run.config = NULL;
@@ -271,8 +278,14 @@ static int schedules(struct race *race, const struct sizes *sz, uint64_t only,
 		uint64_t made = 0;
 		double t0 = now_s(), t;
 
-		for (long r = 0; r < sz->runs; r++) {
-			if (one_run(race, x, (uint64_t)r) < 0) {
+		long r;
+
+		for (r = 0; r < sz->runs; r++) {
+			int rc = one_run(race, x, (uint64_t)r);
+
+			if (rc == -2)
+				break;
+			if (rc < 0) {
 				xs_free(x);
 				return -1;
 			}
@@ -280,7 +293,7 @@ static int schedules(struct race *race, const struct sizes *sz, uint64_t only,
 		}
 		t = now_s() - t0;
 		xs_free(x);
-		race->rate[k] = (double)sz->runs / t;
+		race->rate[k] = r ? (double)r / t : 0;
 		if (strategies[k].kind == XS_RANDOM) {
 			race->decisions = (double)made / (double)sz->runs;
 			*decisions += made;
@@ -308,6 +321,10 @@ static int first_findings(struct race *race, const struct sizes *sz, uint64_t on
 
 			for (r = 0; r < sz->bound && !seen; r++) {
 				seen = one_run(race, x, (uint64_t)r);
+				if (seen == -2) {	/* exhausted: not found */
+					seen = 0;
+					break;
+				}
 				if (seen < 0) {
 					xs_free(x);
 					free(runs);
@@ -354,8 +371,10 @@ static const char *time_text(double s, char *buf, size_t len)
 
 static const char *strategy_name(size_t k, char *buf, size_t len)
 {
-	if (strategies[k].kind == XS_PCT)
-		snprintf(buf, len, "pct(d=%u)", strategies[k].depth);
+	if (strategies[k].kind == XS_PCT || strategies[k].kind == XS_TPCT)
+		snprintf(buf, len, "%s(d=%u)", xs_kind_name(strategies[k].kind), strategies[k].depth);
+	else if (strategies[k].kind == XS_DELAY)
+		snprintf(buf, len, "delay(k=%u)", strategies[k].preemptions);
 	else
 		snprintf(buf, len, "%s", xs_kind_name(strategies[k].kind));
 	return buf;

@@ -33,7 +33,10 @@
  *    would not, or not when it would;
  *  - SIM_WHY_PLACE: the woken task goes to the highest-priority CPU other
  *    than the one select_task_rq() prefers.
- * A run's priorities only change at its change points.
+ * A run's priorities only change at its change points. pct does not hold
+ * CPUs up: it answers 0 (not held) to every SIM_WHY_STALL question, and a
+ * change point drawn at such a question's step takes effect at the next
+ * question that is pct's (tpct.c makes the stalls its change points).
  *
  * The guarantee, the paper's theorem with these definitions: a bug of depth
  * d is one that shows whenever d ordering constraints hold, the first
@@ -77,18 +80,22 @@ static unsigned int highest(const struct xs_pct *t, const struct sim_question *q
 	return best;
 }
 
-static unsigned int choose_pct(void *ctx, const struct sim_question *q)
+unsigned int xs_pct_choose(struct xs *x, const struct sim_question *q)
 {
-	struct xs *x = ctx;
 	struct xs_pct *t = &x->run.pct;
 	bool change = false;
 
+	/* a stall is not one of pct's orders (tpct.c makes it one): its change points wait */
+	if (q->why == SIM_WHY_STALL)
+		return 0;
 	while (t->next < t->nchange && t->change[t->next].step <= q->index) {
 		if (q->why == SIM_WHY_CPU || q->why == SIM_WHY_SPIN) {
 			int cpu = cpu_of(q, highest(t, q, 0));
 
-			if (cpu >= 0 && cpu < SIM_MAX_CPUS)
+			if (cpu >= 0 && cpu < SIM_MAX_CPUS) {
 				t->prio[cpu] = t->change[t->next].prio;
+				t->lowered |= (uint64_t)1 << cpu;
+			}
 		}
 		change = true;
 		t->next++;
@@ -104,6 +111,11 @@ static unsigned int choose_pct(void *ctx, const struct sim_question *q)
 	}
 }
 
+static unsigned int choose_pct(void *ctx, const struct sim_question *q)
+{
+	return xs_pct_choose(ctx, q);
+}
+
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 {
 	struct xs_pct *t = &x->run.pct;
@@ -114,6 +126,7 @@ void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 		n = UINT32_MAX;
 	t->depth = depth;
 	t->k = k;
+	t->lowered = t->hold = 0;
 	for (int i = 0; i < SIM_MAX_CPUS; i++)
 		t->prio[i] = 0;
 	/* a random permutation of d .. d+k-1 (Fisher-Yates) */

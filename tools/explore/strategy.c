@@ -42,7 +42,8 @@
 
 static const char *const kind_names[XS__COUNT] = {
 	[XS_RANDOM] = "random", [XS_PCT] = "pct", [XS_POS] = "pos", [XS_DFS] = "dfs",
-	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff",
+	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff", [XS_TPCT] = "tpct", [XS_DELAY] = "delay",
+	[XS_PAIR] = "pair",
 };
 
 bool xs_kind_from_name(const char *name, enum xs_kind *kind)
@@ -66,9 +67,14 @@ static void seed_run(struct xs *x, uint64_t r)
 	rng_seed(&x->rng, x->p.seed ^ rng_splitmix64(&(uint64_t){ r + 0x6b7773696dULL }));
 }
 
+unsigned int xs_random_choose(struct xs *x, const struct sim_question *q)
+{
+	return rng_below(&x->rng, q->n);
+}
+
 static unsigned int choose_random(void *ctx, const struct sim_question *q)
 {
-	return rng_below(&((struct xs *)ctx)->rng, q->n);
+	return xs_random_choose(ctx, q);
 }
 
 /* A strategy with its parameters: what the portfolio rotates through. */
@@ -97,6 +103,7 @@ struct xs *xs_new(const struct xs_params *p)
 
 	switch (p->kind) {
 	case XS_PCT:
+	case XS_TPCT:
 		if (p->depth < 1 || p->depth > XS_MAX_DEPTH)
 			return NULL;
 		break;
@@ -105,6 +112,8 @@ struct xs *xs_new(const struct xs_params *p)
 	case XS_PORTFOLIO:
 	case XS_DFS:
 	case XS_RFF:
+	case XS_DELAY:
+	case XS_PAIR:
 		break;
 	default:
 		return NULL;
@@ -115,8 +124,14 @@ struct xs *xs_new(const struct xs_params *p)
 	x->p = *p;
 	if (p->kind == XS_DFS)
 		x->dfs = dfs_new(p->preemptions, true);
+	if (p->kind == XS_DELAY) {
+		x->dfs = dfs_new_delays(p->preemptions);
+		dfs_shard(x->dfs, p->shard, p->nshards);
+	}
 	if (p->kind == XS_RFF)
 		x->rff = xs_rff_new();
+	if (p->kind == XS_PAIR)
+		x->pair = xs_pair_new();
 	return x;
 }
 
@@ -125,6 +140,7 @@ void xs_free(struct xs *x)
 	if (x) {
 		dfs_free(x->dfs);
 		xs_rff_free(x->rff);
+		xs_pair_free(x->pair);
 	}
 	free(x);
 }
@@ -141,8 +157,14 @@ bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	case XS_RFF:
 		xs_rff_begin(x, r, cfg);
 		break;
+	case XS_PAIR:
+		xs_pair_begin(x, r, cfg);
+		break;
 	case XS_PCT:
 		xs_pct_begin(x, m.depth, cfg);
+		break;
+	case XS_TPCT:
+		xs_tpct_begin(x, m.depth, cfg);
 		break;
 	case XS_POS:
 		xs_pos_begin(x, cfg);
@@ -161,6 +183,8 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 		dfs_end(x->dfs, r, log, n);
 	if (x->rff)
 		xs_rff_end(x);
+	if (x->pair)
+		xs_pair_end(x);
 }
 
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
@@ -168,13 +192,18 @@ const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
 	struct member m;
 	const char *outer = x->p.kind == XS_PORTFOLIO ? "portfolio:" : "";
 
+	if (x->dfs && x->p.nshards > 1) {
+		snprintf(buf, len, "%s(k=%u,s=%u/%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs),
+			 x->p.shard, x->p.nshards);
+		return buf;
+	}
 	if (x->dfs) {
-		snprintf(buf, len, "dfs(k=%u)", dfs_bound(x->dfs));
+		snprintf(buf, len, "%s(k=%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs));
 		return buf;
 	}
 	m = member_of(x, r);
-	if (m.kind == XS_PCT)
-		snprintf(buf, len, "%spct(d=%u)", outer, m.depth);
+	if (m.kind == XS_PCT || m.kind == XS_TPCT)
+		snprintf(buf, len, "%s%s(d=%u)", outer, xs_kind_name(m.kind), m.depth);
 	else
 		snprintf(buf, len, "%s%s", outer, xs_kind_name(m.kind));
 	return buf;
@@ -187,7 +216,39 @@ bool xs_exhausted(const struct xs *x)
 
 bool xs_independent(enum xs_kind kind)
 {
-	return kind != XS_DFS && kind != XS_RFF;
+	return kind != XS_DFS && kind != XS_RFF && kind != XS_DELAY && kind != XS_PAIR;
+}
+
+/* Candidate i's wait, for a SIM_WHY_STALL question: a CPU number, or SIM_STALL_EVENT / _FIXED. */
+static int until_of(const struct sim_question *q, unsigned int i)
+{
+	return q->until ? q->until[i] : SIM_STALL_FIXED;
+}
+
+unsigned int xs_stall_until(const struct sim_question *q, int cpu)
+{
+	if (q->why != SIM_WHY_STALL)
+		return 0;
+	for (unsigned int i = 1; i < q->n; i++)
+		if (until_of(q, i) == cpu && cpu != q->cpu)
+			return i;
+	return 0;
+}
+
+unsigned int xs_stall_past_all(const struct sim_question *q)
+{
+	unsigned int best = 0, event = 0;
+
+	if (q->why != SIM_WHY_STALL)
+		return 0;
+	/* the candidates ascend in duration: the last that waits for a CPU waits for them all */
+	for (unsigned int i = 1; i < q->n; i++) {
+		if (until_of(q, i) >= 0 && until_of(q, i) != q->cpu)
+			best = i;
+		else if (until_of(q, i) == SIM_STALL_EVENT && !event)
+			event = i;
+	}
+	return best ? best : event;
 }
 
 /*
