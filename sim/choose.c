@@ -124,7 +124,9 @@ static unsigned int strategy_pick(const struct sim_question *q)
 		/* a strategy's slip is the caller's bug, but never the machine's crash */
 		return pick < q->n ? pick : 0;
 	}
-	return sim.cfg.strategy == SIM_STRATEGY_RANDOM ? random_below(q->n) : 0;
+	if (sim.cfg.strategy != SIM_STRATEGY_RANDOM)
+		return 0;
+	return q->why == SIM_WHY_STALL ? sim_stall_random(q, sim_random()) : random_below(q->n);
 }
 
 /* The logged answer, if it fits the question; else the run diverges. */
@@ -185,15 +187,26 @@ unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 			   const struct sim_site *const *sites)
 {
 	struct sim_question q = {
-		.n = n, .why = why, .ids = ids, .index = sim.choose.log_len,
+		.n = n, .why = why, .ids = ids,
 		.cpu = sim.cur_cpu ? sim.cur_cpu->id : -1, .sites = sites,
 	};
-	unsigned int pick = 0;
 
+	return sim_choose_question(&q);
+}
+
+unsigned int sim_choose_question(struct sim_question *q)
+{
+	unsigned int n = q->n, pick = 0;
+	enum sim_why why = q->why;
+
+	q->index = sim.choose.log_len;
 	if (n <= 1)
 		return 0;
-	/* its answers make different steps of one CPU: no step to commute as one */
-	if (why != SIM_WHY_CPU)
+	/*
+	 * Its answers make different steps of one CPU: no step to commute as
+	 * one. A stall not taken changes nothing; one taken says so itself.
+	 */
+	if (why != SIM_WHY_CPU && why != SIM_WHY_STALL)
 		sim_footprint_global();
 
 	if (sim.cfg.max_decisions && sim.choose.log_len >= sim.cfg.max_decisions) {
@@ -202,10 +215,10 @@ unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 	}
 	/* SIM_STRATEGY_REPLAY without a log follows an empty one */
 	if (sim.choose.replay || sim.cfg.strategy == SIM_STRATEGY_REPLAY) {
-		if (!replay_pick(&q, &pick))
+		if (!replay_pick(q, &pick))
 			return 0;
 	} else {
-		pick = strategy_pick(&q);
+		pick = strategy_pick(q);
 	}
 	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
 		sim.choose.log_len++;

@@ -100,6 +100,29 @@ struct sim_event *sim_event_peek(void)
 	return sim.nheap ? sim.heap[0] : NULL;
 }
 
+/* The earliest event under heap slot i after t that keeps the machine alive, or best. */
+static struct sim_event *next_after(size_t i, uint64_t t, struct sim_event *best)
+{
+	struct sim_event *ev;
+
+	if (i >= sim.nheap || (best && !before(sim.heap[i], best)))
+		return best;	/* nothing below is earlier than best */
+	ev = sim.heap[i];
+	if (ev->time > t && !ev->watchdog)
+		return ev;	/* nothing below is earlier than ev */
+	best = next_after(2 * i + 1, t, best);
+	return next_after(2 * i + 2, t, best);
+}
+
+/*
+ * The heap's order prunes the walk: it visits the events at or before t
+ * (a CPU's skew window's worth, a few) and the watchdogs' checks above them.
+ */
+struct sim_event *sim_event_next_after(uint64_t t)
+{
+	return next_after(0, t, NULL);
+}
+
 void sim_event_unlink(struct sim_event *ev)
 {
 	remove_at(ev->heap_idx);

@@ -37,11 +37,6 @@ struct sim sim;
 
 static sigjmp_buf fatal_jump;
 
-struct cand {
-	struct sim_cpu *cpu;
-	uint64_t when;
-};
-
 /*
  * The one place a CPU receives time: a lock released, a task woken, a
  * completion completed, a spin ended, an interrupt or a tick raised at
@@ -243,7 +238,7 @@ static void end_quiet(void)
 /* The context to run next, or NULL when the machine has ended. */
 static struct sim_ctx *pick_next(void)
 {
-	struct cand cand[SIM_MAX_CPUS];
+	struct sim_cand cand[SIM_MAX_CPUS];
 	struct sim_cpu *c;
 	struct sim_ctx *x;
 
@@ -256,7 +251,7 @@ static struct sim_ctx *pick_next(void)
 	while (!sim.stop) {
 		struct sim_event *ev = sim_event_peek();
 		uint64_t limit = sim.cfg.time_limit_ns, horizon;
-		unsigned int n = 0, k;
+		unsigned int n = 0, nready, k;
 
 		for_each_sim_cpu(c) {
 			uint64_t when;
@@ -289,6 +284,7 @@ static struct sim_ctx *pick_next(void)
 		}
 		/* the skew window: only CPUs close enough to the earliest are choices */
 		horizon = skew_horizon(cand[0].when);
+		nready = n;
 		while (n > 1 && cand[n - 1].when > horizon)
 			n--;
 		if (n > 1) {
@@ -313,6 +309,10 @@ static struct sim_ctx *pick_next(void)
 			break;
 		c = cand[k].cpu;
 		sim_footprint_step(c);
+		/* held up before it goes on: its clock moved, and so may the order */
+		if (sim.cfg.stall_ns && sim_stall(cand, nready, k))
+			continue;
+		c->stall_held = false;
 		/*
 		 * c's tick is due before the point c runs to: it takes it
 		 * first, whatever the other CPUs' clocks (a CPU does not run

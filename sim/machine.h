@@ -57,6 +57,13 @@ struct sim_cpu {
 	struct sim_event *lockup_ev;	/* the one pending check, or NULL (oracle.c) */
 	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
 	bool timer_clk_set;		/* ... once the base has been used */
+	bool stall_held;		/* held up since it was last entered: not asked again (stall.c) */
+};
+
+/* A ready CPU, as pick_next() sees it: from when it can go on. */
+struct sim_cand {
+	struct sim_cpu *cpu;
+	uint64_t when;
 };
 
 struct sim_event {
@@ -316,6 +323,8 @@ struct sim_event *sim_event_add_boot(uint64_t at, void (*fn)(void *), void *arg)
 void sim_events_slept(uint64_t at, uint64_t slept);
 void sim_event_cancel(struct sim_event *ev);
 struct sim_event *sim_event_peek(void);
+/* The first event after time t that keeps the machine alive (no watchdog's check), or NULL. */
+struct sim_event *sim_event_next_after(uint64_t t);
 struct sim_event *sim_event_pop(void);
 /* Take ev out of the queue without freeing it (its caller runs it). */
 void sim_event_unlink(struct sim_event *ev);
@@ -331,6 +340,13 @@ struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
 /* preempt_count -= val unless that underflows its field (a warning then): true when done */
 bool sim_preempt_count_sub(struct sim_cpu *c, unsigned int val);
 
+/* --- stall.c ----------------------------------------------------------------- */
+/*
+ * pick_next() chose c (cand[k], of the n ready CPUs by when) to go on: ask
+ * whether it is held up first. True when it was: its clock has moved, pick again.
+ */
+bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k);
+
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);
 struct timer_list;
@@ -343,6 +359,8 @@ uint64_t sim_random(void);
 /* sim_choose_among() with where each candidate stands (struct sim_question's sites). */
 unsigned int sim_choose_at(unsigned int n, enum sim_why why, const int *ids,
 			   const struct sim_site *const *sites);
+/* The same for a question made whole by its asker (a stall's durations); sets q->index. */
+unsigned int sim_choose_question(struct sim_question *q);
 /* A replay that ended before its log did: records the divergence. */
 bool sim_replay_unfinished(void);
 

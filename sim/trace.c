@@ -298,6 +298,7 @@ const char *sim_rec_type_name(enum sim_rec_type type)
 		[REC_PRINTK] = "console",
 		[REC_LOCK_ACQUIRE] = "lock_acquire",
 		[REC_LOCK_RELEASE] = "lock_release",
+		[REC_STALL] = "kwsim_stall",
 	};
 	return type < REC__COUNT ? names[type] : "?";
 }

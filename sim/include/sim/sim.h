@@ -117,6 +117,12 @@ struct sim_config {
 	 * its host may preempt for any time.
 	 */
 	uint64_t skew_ns;
+	/*
+	 * The longest a CPU may be held up at one point (a stall, stall.c):
+	 * a strategy is asked SIM_WHY_STALL where an interrupt could come.
+	 * 0: never asked, no stall, the log has no such question.
+	 */
+	uint64_t stall_ns;
 	size_t stack_size;		/* per simulated context */
 	bool keep_trace;		/* keep records, not just their hash */
 	bool drop_decisions;		/* count decisions, keep no log: none is written */
@@ -295,6 +301,10 @@ struct sim_decision {
 	uint8_t why;
 };
 
+/* struct sim_question's until[i] for a stall that waits for no CPU (stall.c). */
+#define SIM_STALL_EVENT	(-1)	/* just past the next pending event: a timer, an irq, a start */
+#define SIM_STALL_FIXED	(-2)	/* a rung of the fixed ladder, 10 us, 100 us, ... the bound */
+
 /*
  * A choice as a strategy sees it. Candidate 0 is always the faithful
  * answer. ids[i] says who candidate i is, so a strategy can keep
@@ -322,7 +332,30 @@ struct sim_question {
 	 * own strategies do not read it).
 	 */
 	const struct sim_site *const *sites;
+	/*
+	 * For SIM_WHY_STALL (stall.c), q->cpu is the CPU that may be held up
+	 * before it goes on, and ids[i] is that CPU for every i. Candidate i
+	 * holds it up for durations[i] ns: durations[0] is 0 (not held), the
+	 * rest ascend, none is over cfg.stall_ns. until[i] says what candidate
+	 * i waits for: a CPU number k (just long enough that CPU k's clock
+	 * passes this one's: k may then go first, even beyond the skew
+	 * window), SIM_STALL_EVENT (until just after the next pending event),
+	 * SIM_STALL_FIXED (a fixed rung); until[0] is q->cpu. With a chooser,
+	 * sites[0] is where the held CPU stands and sites[i] where CPU
+	 * until[i] stands (NULL for no CPU). NULL for other questions.
+	 */
+	const uint64_t *durations;
+	const int *until;
 };
+
+/*
+ * The random strategies' stall policy (the machine's own, and an
+ * explorer's random): hold up one point in SIM_STALL_ODDS, for a duration
+ * drawn uniformly from the candidates; uniform over all answers would hold
+ * up half of all points. r: 64 random bits.
+ */
+#define SIM_STALL_ODDS 64
+unsigned int sim_stall_random(const struct sim_question *q, uint64_t r);
 
 /* Every choice the machine makes goes through here. Returns 0 .. n-1. */
 unsigned int sim_choose(unsigned int n, enum sim_why why);

@@ -31,6 +31,10 @@ enum sim_rec_type {
 	REC_PRINTK,		/* a: log level (4 with no KERN_ prefix); s: the line, no newline */
 	REC_LOCK_ACQUIRE,	/* the lock taken: a: lock, b: TRACE_LOCK_TRY | TRACE_LOCK_READ; s: name */
 	REC_LOCK_RELEASE,	/* a: lock; s: lock name */
+	REC_STALL,		/* the CPU held up from the record's time (stall.c): a: ns, b: what
+				   it waits for (struct sim_question's until, as int64_t), c: its
+				   decision's index; s: the held context's name (NULL: idle),
+				   s2: its note (a scenario line), or NULL */
 	REC__COUNT
 };
 

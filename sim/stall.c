@@ -1,0 +1,171 @@
+/*
+ * Stalls: a stall only delays. A CPU held up for d ns at a point has its
+ * clock moved d ns on and runs nothing meanwhile; everything it sends
+ * afterwards carries the later clock, so no effect comes before its cause.
+ *
+ * What it models is what holds a CPU up from outside the code it runs: a
+ * long interrupt or softirq (a network or block handler's burst), an
+ * interrupt storm, a vCPU its hypervisor preempted (steal time), an SMI.
+ * It falls where an interrupt could, and only there: at a scheduling point
+ * of a CPU whose interrupts are on (a task, a softirq, an idle CPU about to
+ * switch in a woken task; a spinlock section taken with spin_lock() too,
+ * as an interrupt comes in there). With interrupts off (a hardirq handler,
+ * spin_lock_irqsave() sections, a TIMER_IRQSAFE callback) it does not: an
+ * SMI or a preempted vCPU could hold such a CPU up too, but the kernel's
+ * own code assumes those sections short, and letting them stretch would
+ * make findings (soft lockups, "spinning" for ms) that only a host's
+ * misbehaviour explains. The same holds for a CPU that spins or busy-waits
+ * where no interrupt comes.
+ *
+ * What the kernel's detectors see is what they would after such an
+ * interrupt: the soft-lockup watchdog (kernel/watchdog.c) counts from when
+ * the CPU last scheduled, and an interrupt keeps its stopper thread off
+ * the CPU, so a stall that ends past the CPU's soft-lockup time is
+ * reported as watchdog_timer_fn() would report it, whatever the preemption
+ * model; a hung-task check or a freezer's timeout sees the time pass as it
+ * passes. With stalls bounded by a few ms (the default) neither ever fires
+ * from a stall alone.
+ *
+ * The question (struct sim_question, SIM_WHY_STALL) offers durations a
+ * strategy can aim with: just long enough that another ready CPU's clock
+ * passes this one's (k may then go first), until just after the next
+ * pending event (a timer's tick, an interrupt, a program's start), and a
+ * fixed ladder (10 us, 100 us, 1 ms, ... the bound), each capped at
+ * cfg.stall_ns. A CPU is asked once per time it is picked: held up, it is
+ * not asked again until it has been entered, so stalls never loop.
+ */
+#include "machine.h"
+
+#include <string.h>
+
+/* 1 + every other CPU + the next event + the ladder, 10 us .. 100 s, and the bound */
+#define STALL_MAX (1 + SIM_MAX_CPUS + 1 + 8)
+
+struct stall_q {
+	unsigned int n;
+	uint64_t durations[STALL_MAX];
+	int until[STALL_MAX];
+	int ids[STALL_MAX];
+	const struct sim_site *sites[STALL_MAX];
+};
+
+/*
+ * Add a candidate in order of duration; of two with the same duration the
+ * first added stays (a CPU's before the event's before the ladder's).
+ */
+static void offer(struct stall_q *s, uint64_t d, int until)
+{
+	unsigned int i;
+
+	if (d > sim.cfg.stall_ns)
+		d = sim.cfg.stall_ns;
+	if (!d)
+		return;
+	for (i = s->n; i > 1 && s->durations[i - 1] > d; i--)
+		;
+	if (s->durations[i - 1] == d)
+		return;
+	memmove(&s->durations[i + 1], &s->durations[i], (s->n - i) * sizeof(s->durations[0]));
+	memmove(&s->until[i + 1], &s->until[i], (s->n - i) * sizeof(s->until[0]));
+	s->durations[i] = d;
+	s->until[i] = until;
+	s->n++;
+}
+
+/*
+ * Whether a stall could change anything: another CPU is ready, or an
+ * event is pending that c's going on could come before.
+ */
+static bool worth_asking(const struct sim_cand *cand, unsigned int n, struct sim_cpu *c,
+			 uint64_t when, struct sim_event **next)
+{
+	if (c->stall_held || c->irqs_disabled)
+		return false;
+	*next = sim_event_next_after(when);
+	return n > 1 || *next;
+}
+
+static const struct sim_site *site_of(const struct sim_cpu *c)
+{
+	const struct sim_ctx *x = top_ctx((struct sim_cpu *)c);
+
+	return x ? x->at : NULL;
+}
+
+/* The record every view shows: on c, at the stall's start, with whom it held up and where. */
+static void record(struct sim_cpu *c, uint64_t d, int until, size_t index)
+{
+	struct sim_ctx *x = top_ctx(c);
+	const char *note = x ? sim_ctx_note(x) : "";
+
+	sim_trace_on(c, REC_STALL, d, (uint64_t)(int64_t)until, (uint64_t)index, 0,
+		     x ? sim_intern(sim_ctx_name(x)) : NULL, note[0] ? sim_intern(note) : NULL);
+}
+
+/* A stall that ran past c's soft-lockup time is the watchdog's, as an interrupt's would be. */
+static void lockup(struct sim_cpu *c)
+{
+	unsigned int secs;
+	uint64_t at = sim_softlockup_time(c->sched_touch, &secs);
+
+	if (at && c->clock >= at)
+		sim_softlockup_watch(c);
+}
+
+bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
+{
+	static const uint64_t ladder[] = {
+		10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+		1000000000ULL, 10000000000ULL, 100000000000ULL,
+	};
+	struct sim_cpu *c = cand[k].cpu;
+	uint64_t when = cand[k].when;
+	struct sim_question q;
+	struct sim_event *next;
+	struct stall_q s;
+	unsigned int pick;
+
+	if (!worth_asking(cand, n, c, when, &next))
+		return false;
+	s.n = 1;
+	s.durations[0] = 0;
+	s.until[0] = c->id;
+	for (unsigned int i = 0; i < n; i++)
+		if (cand[i].cpu != c && cand[i].when >= when)
+			offer(&s, cand[i].when - when + 1, cand[i].cpu->id);
+	if (next)
+		offer(&s, next->time - when + 1, SIM_STALL_EVENT);
+	for (unsigned int i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++)
+		offer(&s, ladder[i], SIM_STALL_FIXED);
+	offer(&s, sim.cfg.stall_ns, SIM_STALL_FIXED);
+	for (unsigned int i = 0; i < s.n; i++)
+		s.ids[i] = c->id;
+	q = (struct sim_question){
+		.n = s.n, .why = SIM_WHY_STALL, .ids = s.ids, .cpu = c->id,
+		.durations = s.durations, .until = s.until,
+	};
+	if (sim.cfg.chooser) {	/* only a chooser reads them */
+		s.sites[0] = site_of(c);
+		for (unsigned int i = 1; i < s.n; i++)
+			s.sites[i] = s.until[i] >= 0 ? site_of(&sim.cpus[s.until[i]]) : NULL;
+		q.sites = s.sites;
+	}
+	pick = sim_choose_question(&q);
+	if (!pick || sim.stop)
+		return false;
+	/* the hold-up orders this CPU's next step against everything */
+	sim_footprint_global();
+	c->stall_held = true;
+	sim_handover(c, when);		/* a busy-wait's end, if it was in one */
+	record(c, s.durations[pick], s.until[pick], q.index);
+	c->clock += s.durations[pick];
+	lockup(c);
+	return true;
+}
+
+unsigned int sim_stall_random(const struct sim_question *q, uint64_t r)
+{
+	if (q->n < 2 || r % SIM_STALL_ODDS)
+		return 0;
+	return 1 + (unsigned int)(((r >> 32) * (q->n - 1)) >> 32);
+}
