@@ -438,12 +438,13 @@ static void bench_usage(FILE *f)
 	char names[256];
 
 	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]\n"
-		   "                   [--bound N] [--seeds N] [--strategy NAME[,NAME...]]\n"
+		   "                   [--bound N] [--seeds N] [--strategy NAME[,NAME...]] [--stall T]\n"
 		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
 		   "  --races    the exploration figures only, over DIR's scenarios instead of the race\n"
 		   "             library (e.g. kwsim fuzz --out's findings); targets not enforced\n"
 		   "  --bound    with --races: runs per first-finding campaign (default 10000)\n"
 		   "  --seeds    with --races: campaigns per strategy and race, seeds 1 to N (default 20)\n"
+		   "  --stall    with --races: every run's stall bound (a CPU held up at most T)\n"
 		   "  --strategy with --races: only these of %s\n",
 		bench_explore_strategies(names, sizeof(names)));
 	fprintf(f,
@@ -482,6 +483,21 @@ static int explore_option(int argc, char **argv, int *i, struct bench_explore_op
 			fprintf(stderr, "kwsim bench: --seeds wants a count, 1 to 1000\n");
 			return 2;
 		}
+	} else if (!strcmp(opt, "--stall")) {
+		static const struct { const char *unit; uint64_t ns; } units[] = {
+			{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		};
+		char *end;
+		unsigned long long v = val && *val >= '0' && *val <= '9' ? strtoull(val, &end, 10) : 0;
+		size_t u = 0;
+
+		while (v && u < sizeof(units) / sizeof(units[0]) && strcmp(end, units[u].unit))
+			u++;
+		if (!v || u == sizeof(units) / sizeof(units[0]) || v > UINT64_MAX / units[u].ns) {
+			fprintf(stderr, "kwsim bench: --stall wants a time such as 10ms\n");
+			return 2;
+		}
+		eo->stall_ns = v * units[u].ns;
 	} else if (!strcmp(opt, "--strategy")) {
 		char *list = val ? strdup(val) : NULL, *save = NULL;
 
@@ -578,7 +594,7 @@ int kwsim_bench(int argc, char **argv)
 	}
 	eo.quick = quick;
 	if (sized && !races) {
-		fprintf(stderr, "kwsim bench: --bound, --seeds and --strategy go with --races\n");
+		fprintf(stderr, "kwsim bench: --bound, --seeds, --stall and --strategy go with --races\n");
 		return 2;
 	}
 	if (races) {

@@ -698,7 +698,7 @@ static bool num(const char *s, uint64_t *v, int base)
 
 int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 {
-	char *line = NULL, *f[12];
+	char *line = NULL, *f[14];
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
 	struct xr_variant *v = NULL;

@@ -69,6 +69,9 @@ static void seed_run(struct xs *x, uint64_t r)
 
 unsigned int xs_random_choose(struct xs *x, const struct sim_question *q)
 {
+	/* uniform over a stall's answers would hold up most points: the machine's policy */
+	if (q->why == SIM_WHY_STALL)
+		return sim_stall_random(q, rng_next(&x->rng));
 	return rng_below(&x->rng, q->n);
 }
 
