@@ -9,9 +9,13 @@
  * hold it up until another CPU has passed it say where that CPU stands.
  *
  * What a run shows (every run, whichever made it): its accesses in order,
- * each a (CPU, site) at its first occurrence in the run; an access held up
- * counts once the CPU it waited for has made its next access (or any
- * other CPU, for a wait until an event or a fixed time). Two sites
+ * each a (CPU, site) at its first occurrence in the run: the sites of its
+ * stall questions, and the reads of its reads-from pairs (a read where no
+ * stall question is asked, with interrupts off as in a timer callback,
+ * is anchored at its CPU's last stall question before it: there it can be
+ * held up). An access held up counts once the CPU it waited for has made
+ * its next access (or any other CPU, for a wait until an event or a fixed
+ * time). Two sites
  * conflict when they are one site (the same code on two CPUs: the same
  * lock, the same field), when a reads-from pair joined them (cfg.on_rf: one
  * read what the other wrote), or, for a lock's pair (the writer's site is
@@ -23,15 +27,15 @@
  *
  * A run made for a target (a on X, b on Y): every question takes answer 0,
  * the faithful run's, but the first stall question of CPU X standing at
- * a: there X is held up, so that b may come first. Which hold: the one
- * just until Y has passed X (offered when Y is ready), then, in the target's
- * later runs, each other duration in ascending order (until another CPU,
- * until the next pending event: a timer, an interrupt, a program's start;
- * the fixed ladder up to the stall bound). So pairs whose accesses lie
- * milliseconds apart in the faithful run, an event between them, are
- * forced within a few runs. A target is dropped when a run has shown its
- * other order (whichever run), when its runs have tried every duration, or
- * when a run did not reach a on X.
+ * a (at a's anchor): there X is held up, so that b may come first. Which hold: the one
+ * just until Y has passed X (offered when Y is ready), then, in the
+ * target's later runs, until just after the next pending event (a timer,
+ * an interrupt, a program's start), then the longest the bound allows,
+ * then the other durations from the longest down. So pairs whose accesses
+ * lie milliseconds apart in the faithful run, an event between them, are
+ * forced within a few runs; the farthest apart are forced first. A target
+ * is done when a run has shown its other order (whichever run), when its
+ * runs have tried every hold, or when a run did not reach a on X.
  *
  * Runs: run 0 is the faithful one; after it every fourth run, and every
  * run while no target waits, is a random one (strategy.c's random, with the
@@ -46,10 +50,13 @@
 
 #define PAIR_MAX_ACCESSES	512	/* a run's distinct (CPU, site) accesses kept */
 #define PAIR_RANDOM_EVERY	4
+/* holds tried per target, at most: a stall question offers fewer (sim/stall.c) */
+#define PAIR_MAX_HOLDS		(SIM_MAX_CPUS + 16)
 
 struct access {
 	int cpu;
 	uint64_t site;
+	uint64_t anchor;	/* where cpu can be held up before it: site, or its last point before */
 };
 
 /* An open-addressing set of 64-bit keys (0 is stored as 1). */
@@ -60,7 +67,9 @@ struct set {
 
 struct target {
 	struct access a, b;	/* seen: a before b; the run is to show b first */
+	size_t dist;		/* how many accesses apart the run that found it made them */
 	unsigned int attempt;	/* the next duration to try */
+	bool done;		/* shown, never reached, or every duration tried */
 };
 
 struct pair {
@@ -76,6 +85,7 @@ struct pair {
 	struct access log[PAIR_MAX_ACCESSES];
 	size_t nlog;
 	struct set logged;	/* (cpu, site) in log */
+	uint64_t last_point[SIM_MAX_CPUS];	/* each CPU's last stall question's site */
 	struct access held;	/* a held access not yet in log */
 	int held_for;		/* ... counted after this CPU's next (-1: any other CPU's) */
 	bool have_held;
@@ -167,18 +177,18 @@ void xs_pair_free(struct pair *f)
 	free(f);
 }
 
-static void log_access(struct pair *f, int cpu, uint64_t site)
+static void log_access(struct pair *f, const struct access *a)
 {
-	if (f->nlog < PAIR_MAX_ACCESSES && set_add(&f->logged, mix(site, (uint64_t)cpu)))
-		f->log[f->nlog++] = (struct access){ cpu, site };
+	if (f->nlog < PAIR_MAX_ACCESSES && set_add(&f->logged, mix(a->site, (uint64_t)a->cpu)))
+		f->log[f->nlog++] = *a;
 }
 
-/* CPU cpu makes the access at site now: and a held one that waited for it follows. */
-static void note_access(struct pair *f, int cpu, uint64_t site)
+/* An access made now: and a held one that waited for its CPU follows. */
+static void note_access(struct pair *f, const struct access *a)
 {
-	log_access(f, cpu, site);
-	if (f->have_held && cpu != f->held.cpu && (f->held_for < 0 || f->held_for == cpu)) {
-		log_access(f, f->held.cpu, f->held.site);
+	log_access(f, a);
+	if (f->have_held && a->cpu != f->held.cpu && (f->held_for < 0 || f->held_for == a->cpu)) {
+		log_access(f, &f->held);
 		f->have_held = false;
 	}
 }
@@ -201,8 +211,16 @@ static void on_rf(void *arg, const struct sim_rf *rf)
 {
 	struct xs *x = arg;
 	struct pair *f = x->pair;
+	int cpu = sim_this_cpu();
 
 	set_add(&f->conflicts, conflict_key(rf->writer_hash, rf->reader_hash));
+	/*
+	 * The read is an access too, where no stall question may be asked
+	 * (interrupts off: a timer callback's lock): it is held up at its
+	 * CPU's last point before it.
+	 */
+	if (cpu >= 0 && cpu < SIM_MAX_CPUS && f->last_point[cpu])
+		note_access(f, &(struct access){ cpu, rf->reader_hash, f->last_point[cpu] });
 	if (rf->via == SIM_RF_LOCK) {
 		uint64_t start = site_before(f, rf->writer_hash, sim_this_cpu());
 
@@ -214,25 +232,36 @@ static void on_rf(void *arg, const struct sim_rf *rf)
 }
 
 /*
- * The answer that makes the target's attempt'th hold at q: first the wait
- * for b's CPU, then every other duration, ascending; 0 past the last.
+ * The holds a target tries at q, in order: until b's CPU has passed, until
+ * just after the next event, the longest (the bound), then the other
+ * durations from the longest down. Into order[]; how many.
  */
-static unsigned int hold_for(const struct target *t, const struct sim_question *q)
+static unsigned int holds(const struct target *t, const struct sim_question *q,
+			  unsigned int order[])
 {
-	unsigned int first = xs_stall_until(q, t->b.cpu), k = 0;
+	unsigned int n = 0, first = xs_stall_until(q, t->b.cpu), event = 0;
 
-	if (first) {
-		if (t->attempt == 0)
-			return first;
-		k = 1;
-	}
-	for (unsigned int i = 1; i < q->n; i++) {
-		if (i == first)
-			continue;
-		if (k++ == t->attempt)
-			return i;
-	}
-	return 0;
+	for (unsigned int i = 1; i < q->n && q->until; i++)
+		if (q->until[i] == SIM_STALL_EVENT)
+			event = i;
+	if (first)
+		order[n++] = first;
+	if (event && event != first)
+		order[n++] = event;
+	for (unsigned int i = q->n; i-- > 1 && n < PAIR_MAX_HOLDS;)
+		if (i != first && i != event)
+			order[n++] = i;
+	return n;
+}
+
+/* The target's attempt'th hold at q; 0 past the last. */
+static unsigned int hold_for(const struct target *t, const struct sim_question *q,
+			     unsigned int *n)
+{
+	unsigned int order[PAIR_MAX_HOLDS];
+
+	*n = holds(t, q, order);
+	return t->attempt < *n ? order[t->attempt] : 0;
 }
 
 static unsigned int choose(void *ctx, const struct sim_question *q)
@@ -248,34 +277,49 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 	if (f->aim) {
 		struct target *t = &f->targets[f->next];
 
-		if (!f->reached && q->cpu == t->a.cpu && site == t->a.site) {
+		if (!f->reached && q->cpu == t->a.cpu && site == t->a.anchor) {
 			f->reached = true;
-			f->tried_n = q->n;
-			a = hold_for(t, q);
+			a = hold_for(t, q, &f->tried_n);
 		}
 	} else {
 		a = xs_random_choose(x, q);
 	}
+	if (q->cpu >= 0 && q->cpu < SIM_MAX_CPUS)
+		f->last_point[q->cpu] = site;
 	if (!a) {
-		note_access(f, q->cpu, site);
+		note_access(f, &(struct access){ q->cpu, site, site });
 	} else {
-		f->held = (struct access){ q->cpu, site };
+		f->held = (struct access){ q->cpu, site, site };
 		f->held_for = q->until && q->until[a] >= 0 ? q->until[a] : -1;
 		f->have_held = true;
 	}
 	return a;
 }
 
-/* The next target whose other order no run has shown, or false. */
+/*
+ * The target to force next, into f->next: of those not done whose other
+ * order no run has shown, the farthest apart (the point of pair forcing:
+ * what no reordering of nearby steps reaches), the first found of equals.
+ * false when there is none.
+ */
 static bool next_target(struct pair *f)
 {
-	for (; f->next < f->ntargets; f->next++) {
-		struct target *t = &f->targets[f->next];
+	bool any = false;
 
-		if (!set_has(&f->orders, order_key(&t->b, &t->a)))
-			return true;
+	for (size_t i = 0; i < f->ntargets; i++) {
+		struct target *t = &f->targets[i];
+
+		if (t->done)
+			continue;
+		if (set_has(&f->orders, order_key(&t->b, &t->a))) {
+			t->done = true;
+			continue;
+		}
+		if (!any || t->dist > f->targets[f->next].dist)
+			f->next = i;
+		any = true;
 	}
-	return false;
+	return any;
 }
 
 void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
@@ -288,6 +332,7 @@ void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	f->reached = false;
 	f->nlog = 0;
 	f->have_held = false;
+	memset(f->last_point, 0, sizeof(f->last_point));
 	set_clear(&f->logged);
 	f->chain = cfg->on_rf;
 	f->chain_arg = cfg->on_rf_arg;
@@ -297,7 +342,8 @@ void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	cfg->chooser_ctx = x;
 }
 
-static void add_target(struct pair *f, const struct access *a, const struct access *b)
+static void add_target(struct pair *f, const struct access *a, const struct access *b,
+		       size_t dist)
 {
 	if (f->ntargets == f->captargets) {
 		f->captargets = f->captargets ? 2 * f->captargets : 64;
@@ -305,7 +351,7 @@ static void add_target(struct pair *f, const struct access *a, const struct acce
 		if (!f->targets)
 			abort();
 	}
-	f->targets[f->ntargets++] = (struct target){ *a, *b, 0 };
+	f->targets[f->ntargets++] = (struct target){ *a, *b, dist, 0, false };
 }
 
 void xs_pair_end(struct xs *x)
@@ -313,7 +359,7 @@ void xs_pair_end(struct xs *x)
 	struct pair *f = x->pair;
 
 	if (f->have_held)
-		log_access(f, f->held.cpu, f->held.site);
+		log_access(f, &f->held);
 	for (size_t i = 0; i < f->nlog; i++) {
 		for (size_t j = i + 1; j < f->nlog; j++) {
 			const struct access *a = &f->log[i], *b = &f->log[j];
@@ -323,14 +369,14 @@ void xs_pair_end(struct xs *x)
 				continue;
 			if (set_add(&f->orders, order_key(a, b)) &&
 			    !set_has(&f->orders, order_key(b, a)))
-				add_target(f, a, b);
+				add_target(f, a, b, j - i);
 		}
 	}
 	if (f->aim) {
 		struct target *t = &f->targets[f->next];
 
-		/* shown, never reached, or every duration tried: the next target */
-		if (!f->reached || ++t->attempt + 1 >= f->tried_n)
-			f->next++;
+		/* never reached, or every hold tried: done (shown: next_target() sees) */
+		if (!f->reached || ++t->attempt >= f->tried_n)
+			t->done = true;
 	}
 }
