@@ -59,6 +59,9 @@ void sim_choose_init(void)
 
 	for (int i = 0; i < 4; i++)
 		sim.choose.rng[i] = splitmix64(&x);
+	/* from the seed, apart from the stream the other choices draw from */
+	x = sim.cfg.seed ^ 0x7374616c6cULL;
+	sim.choose.stall_odds = sim_stall_odds(splitmix64(&x));
 	sim.choose.log_len = 0;
 	sim.choose.divergence[0] = '\0';
 	sim.choose.where[0] = '\0';
@@ -126,7 +129,9 @@ static unsigned int strategy_pick(const struct sim_question *q)
 	}
 	if (sim.cfg.strategy != SIM_STRATEGY_RANDOM)
 		return 0;
-	return q->why == SIM_WHY_STALL ? sim_stall_random(q, sim_random()) : random_below(q->n);
+	if (q->why == SIM_WHY_STALL)
+		return sim_stall_random(q, sim_random(), sim.choose.stall_odds);
+	return random_below(q->n);
 }
 
 /* The logged answer, if it fits the question; else the run diverges. */

@@ -83,6 +83,7 @@ struct sim_event {
  */
 struct sim_choice_log {			/* choose.c */
 	uint64_t rng[4];		/* xoshiro256** state */
+	unsigned int stall_odds;	/* the run's stall rate (sim_stall_odds()), from the seed */
 	struct sim_decision *log_buf;
 	size_t log_len, log_cap;
 	struct sim_decision *replay;	/* the log being followed, if any */

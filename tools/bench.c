@@ -444,7 +444,8 @@ static void bench_usage(FILE *f)
 		   "             library (e.g. kwsim fuzz --out's findings); targets not enforced\n"
 		   "  --bound    with --races: runs per first-finding campaign (default 10000)\n"
 		   "  --seeds    with --races: campaigns per strategy and race, seeds 1 to N (default 20)\n"
-		   "  --stall    with --races: every run's stall bound (a CPU held up at most T)\n"
+		   "  --stall    with --races: every run's stall bound (a CPU held up at most T; 0: no\n"
+		   "             stalls; default: the scenario's setting, else explore's 10ms)\n"
 		   "  --strategy with --races: only these of %s\n",
 		bench_explore_strategies(names, sizeof(names)));
 	fprintf(f,
@@ -487,17 +488,20 @@ static int explore_option(int argc, char **argv, int *i, struct bench_explore_op
 		static const struct { const char *unit; uint64_t ns; } units[] = {
 			{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
 		};
-		char *end;
+		char *end = NULL;
 		unsigned long long v = val && *val >= '0' && *val <= '9' ? strtoull(val, &end, 10) : 0;
 		size_t u = 0;
 
-		while (v && u < sizeof(units) / sizeof(units[0]) && strcmp(end, units[u].unit))
+		while (end && *end && u < sizeof(units) / sizeof(units[0]) && strcmp(end, units[u].unit))
 			u++;
-		if (!v || u == sizeof(units) / sizeof(units[0]) || v > UINT64_MAX / units[u].ns) {
-			fprintf(stderr, "kwsim bench: --stall wants a time such as 10ms\n");
+		/* a time with its unit, or 0 alone: no stalls */
+		if (!end || (*end ? !v || u == sizeof(units) / sizeof(units[0]) ||
+				    v > UINT64_MAX / units[u].ns : v != 0)) {
+			fprintf(stderr, "kwsim bench: --stall wants a time such as 10ms, or 0\n");
 			return 2;
 		}
-		eo->stall_ns = v * units[u].ns;
+		eo->stall_ns = *end ? v * units[u].ns : 0;
+		eo->stall_given = true;
 	} else if (!strcmp(opt, "--strategy")) {
 		char *list = val ? strdup(val) : NULL, *save = NULL;
 

@@ -22,7 +22,8 @@ struct bench_explore_opts {
 	long bound;		/* runs per first-finding campaign; 0: 10,000 (quick: 50) */
 	unsigned int seeds;	/* campaigns per strategy and race; 0: 20 (quick: 1) */
 	uint64_t strategies;	/* bit k: the k-th of bench_explore_strategies(); 0: all */
-	uint64_t stall_ns;	/* cfg.stall_ns for every run (0: the scenario's) */
+	bool stall_given;	/* stall_ns is every run's cfg.stall_ns (0: no stalls) */
+	uint64_t stall_ns;	/* ... else the scenario's, explore's default if it sets none */
 };
 struct bench_explore *bench_explore_measure(const char *dir, const struct bench_explore_opts *o);
 /* The k of a strategy's name as the tables print it ("pct(d=2)"), or -1. */

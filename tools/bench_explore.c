@@ -155,7 +155,8 @@ static int replay_target(struct race *r, const char *path)
 }
 
 /* Every DIR/ *.kws, in name order, parsed and calibrated. */
-static int load_races(const char *dir, uint64_t stall_ns, struct race **out, size_t *nout)
+static int load_races(const char *dir, bool stall_given, uint64_t stall_ns, struct race **out,
+		      size_t *nout)
 {
 	char path[4096], **names = NULL;
 	size_t n = 0, cap = 0;
@@ -198,8 +199,9 @@ static int load_races(const char *dir, uint64_t stall_ns, struct race **out, siz
 			rc = -1;
 			break;
 		}
+		scn_stall_default(r->s);	/* as kwsim explore runs it */
 		r->s->cfg.keep_trace = false;
-		if (stall_ns)
+		if (stall_given)
 			r->s->cfg.stall_ns = stall_ns;
 		if (r->s->quant == Q_NONE && r->s->has_schedule && replay_target(r, path)) {
 			rc = -1;
@@ -420,7 +422,8 @@ struct bench_explore {
 	bool quick;
 	struct sizes sz;
 	uint64_t only;		/* the strategies measured (chosen()) */
-	uint64_t stall_ns;	/* --stall, 0: none given */
+	bool stall_given;	/* --stall: stall_ns for every run */
+	uint64_t stall_ns;
 	int absent;		/* 1: no DIR, 2: no scenario in it */
 	struct race *races;
 	size_t n;
@@ -445,8 +448,9 @@ struct bench_explore *bench_explore_measure(const char *dir, const struct bench_
 		e->sz.seeds = o->seeds;
 	e->only = o->strategies;
 	e->stall_ns = o->stall_ns;
+	e->stall_given = o->stall_given;
 	sz = &e->sz;
-	rc = load_races(dir, o->stall_ns, &e->races, &e->n);
+	rc = load_races(dir, o->stall_given, o->stall_ns, &e->races, &e->n);
 	if (rc < 0) {
 		free(e);
 		return NULL;
@@ -483,8 +487,8 @@ static void print_rates(const struct bench_explore *e, const char *verdict, bool
 		abort();
 	printf("exploration schedules per CPU-second (%s; one core, in process, the machine reset "
 	       "between runs; %ld runs per strategy and race, seed 1; stall bound %s):\n", e->dir,
-	       e->sz.runs, e->stall_ns ? time_text((double)e->stall_ns * 1e-9, b1, sizeof(b1)) :
-	       "the scenarios'");
+	       e->sz.runs, !e->stall_given ? "the scenario's, else 10ms" : !e->stall_ns ? "0, none" :
+	       time_text((double)e->stall_ns * 1e-9, b1, sizeof(b1)));
 	print_header("race (kernel)                                                  decisions", e->only);
 	for (size_t i = 0; i < n; i++) {
 		printf("  %-62s %9.0f", races[i].name, races[i].decisions);

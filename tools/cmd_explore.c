@@ -342,6 +342,8 @@ static struct scn *load(const struct explore_opts *o)
 		scn_free(s);
 		return NULL;
 	}
+	if (s)
+		scn_stall_default(s);
 	return s;
 }
 

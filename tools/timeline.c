@@ -5,7 +5,8 @@
  *
  *  - per CPU, a lane: which context runs (a letter per task, '.' idle, H
  *    hardirq, S softirq, '~' spinning on a lock), under it the works it
- *    executes (a letter per work function), where it holds a lock ('#'
+ *    executes (a letter per work function), 'h' where it is held up (a
+ *    stall: nothing ran on it), where it holds a lock ('#'
  *    from lock_acquire to lock_release, any lock), and marks for what
  *    happens at a point (queueings, timers armed, cancelled and firing,
  *    wake-ups, freezing, findings);
@@ -17,7 +18,8 @@
  *  - a time axis with units, the legend, and the findings with their times.
  *
  * A column shows what mattered in it, not only what took longest: a 1 us
- * work in a 100 us column still shows. In a CPU lane an irq beats a
+ * work in a 100 us column still shows. In a CPU lane an irq beats a stall (h),
+ * which beats a
  * softirq, which beats a spin, which beats the task that ran longest; idle
  * shows only when nothing else ran. The works row shows the first work to
  * begin in the column (one that takes no time is not hidden by the next),
@@ -51,7 +53,7 @@
 #define NSEC_PER_SEC	1000000000ULL
 
 enum kind {
-	K_HARDIRQ, K_SOFTIRQ, K_SPIN, K_RUN, K_HELD,		/* on a CPU */
+	K_HARDIRQ, K_STALL, K_SOFTIRQ, K_SPIN, K_RUN, K_HELD,	/* on a CPU */
 	K_RUNNABLE, K_BLOCKED, K_SLEEP, K_FROZEN,		/* a task waiting */
 	K_SUSPEND, K_FREEZE, K_THAW,				/* the machine */
 	K_NKINDS
@@ -113,6 +115,7 @@ struct trace_timeline {
 	bool open;		/* no --to: cells double as the run goes on */
 	uint64_t end;		/* the last record's time */
 	bool any;
+	bool stalls;		/* a CPU was held up: the legend says what 'h' is */
 
 	struct cpu *cpu;
 	size_t ncpu;
@@ -602,6 +605,13 @@ static void take(struct trace_timeline *t, const struct sim_rec *r)
 		if (c->held && !--c->held)
 			paint(t, c->cells, c->held_since, r->time, K_HELD, -1, -1);
 		break;
+	case REC_STALL:
+		/* what ran up to the stall is painted; nothing runs until it ends */
+		cpu_close(t, c, r->time);
+		paint(t, c->cells, r->time, r->time + r->a, K_STALL, -1, -1);
+		c->since = r->time + r->a;
+		t->stalls = true;
+		break;
 	case REC_FINDING: {
 		struct task *k = task_get(t, (uint64_t)r->pid);
 
@@ -693,6 +703,8 @@ static char cell_char(const struct trace_timeline *t, const struct cell *c, enum
 	case ROW_RUN:
 		if (c->present & 1U << K_HARDIRQ)
 			return 'H';
+		if (c->present & 1U << K_STALL)
+			return 'h';
 		if (c->present & 1U << K_SOFTIRQ)
 			return 'S';
 		if (c->present & 1U << K_SPIN)
@@ -923,6 +935,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 		static const char *const run[] = {
 			"letters: tasks (below)", "the one that ran longest", ". idle",
 			"H hardirq", "S softirq (timers fire there)", "~ spinning on a lock",
+			"h held up (a stall)",
 		};
 		static const char *const works[] = {
 			"letters: works (below)", "the first to begin in the column",
@@ -935,7 +948,7 @@ static void draw_legend(FILE *out, const struct trace_timeline *t, const struct 
 			"(of several: the first listed)",
 		};
 
-		draw_items(out, t, "cpuN", run, 6, ", ");
+		draw_items(out, t, "cpuN", run, t->stalls ? 7 : 6, ", ");
 		draw_items(out, t, "  works", works, 3, ", ");
 		draw_items(out, t, "  locks", held, 1, ", ");
 		draw_items(out, t, "  events", marks, 8, ", ");

@@ -49,6 +49,8 @@
 #include "json.h"
 #include "trace_view.h"
 
+#include <sim/sim.h>
+
 #define PID_MAX_LIMIT		0x400000U
 #define CPU_PID(cpu)		(PID_MAX_LIMIT + 2U * (uint32_t)(cpu))
 #define CPU_IRQ_TID(cpu)	(CPU_PID(cpu) + 1U)
@@ -67,6 +69,7 @@ enum jev_kind {
 	JK_TIMER_CB,
 	JK_LOCK,
 	JK_HOLD,	/* a lock held: r its lock_acquire, r2 its lock_release */
+	JK_STALL,	/* a CPU held up (a stall): r, on the CPU's irq track, as an interrupt */
 	JK_INSTANT,	/* any other record, on its context's track */
 	JK_GLOBAL,	/* an instant across the whole trace */
 };
@@ -328,7 +331,7 @@ static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, u
 			   .pid = pid, .tid = tid, .kind = (uint8_t)kind };
 	switch (kind) {
 	case JK_RUN: case JK_WORK: case JK_IRQ: case JK_SOFTIRQ: case JK_TIMER_CB: case JK_LOCK:
-	case JK_HOLD:
+	case JK_HOLD: case JK_STALL:
 		e->rank = RANK_SLICE;
 		break;
 	case JK_FLOW_F:
@@ -719,6 +722,10 @@ static void on_record(struct trace_json *w, const struct sim_rec *r)
 	case REC_FINDING:
 		emit(w, JK_GLOBAL, r->time, r->time, CPU_PID(r->cpu), CPU_PID(r->cpu), r);
 		break;
+	case REC_STALL:
+		/* nothing runs on the CPU meanwhile: it nests in whatever the irq track has open */
+		emit(w, JK_STALL, r->time, r->time + r->a, CPU_PID(r->cpu), CPU_IRQ_TID(r->cpu), r);
+		break;
 	case REC_FREEZER:
 		/* freeze, thaw, suspended, failed are the system's; frozen, thawed a task's */
 		if (!r->a && !r->s2)
@@ -899,6 +906,25 @@ static void write_lock(FILE *out, const struct jev *e)
 	fputs(",\"name\":", out);
 	json_vstr(out, e->r.s);
 	fprintf(out, ",\"spun_ns\":%llu}}", (unsigned long long)e->r.b);
+}
+
+static void write_stall(FILE *out, const struct jev *e)
+{
+	char until[16];
+
+	fputs("{\"name\":", out);
+	json_str2(out, "stall: held up until ", sim_stall_until_name((int64_t)e->r.b, until, sizeof(until)));
+	json_head(out, "stall", 'X', e);
+	fprintf(out, "\"held_ns\":%llu,\"until\":", (unsigned long long)e->r.a);
+	json_vstr(out, until);
+	fprintf(out, ",\"decision\":%llu,\"cpu\":%u,\"ctx\":", (unsigned long long)e->r.c,
+		(unsigned int)e->r.cpu);
+	json_vstr(out, e->r.s ? e->r.s : "idle");
+	if (e->r.s2) {
+		fputs(",\"at\":", out);
+		json_vstr(out, e->r.s2);
+	}
+	fputs("}}", out);
 }
 
 static void write_hold(FILE *out, const struct jev *e)
@@ -1095,6 +1121,9 @@ static void write_event(FILE *out, const struct jev *e, struct trace_json *w)
 		break;
 	case JK_HOLD:
 		write_hold(out, e);
+		break;
+	case JK_STALL:
+		write_stall(out, e);
 		break;
 	default:
 		write_instant(out, e, w);

@@ -17,6 +17,8 @@
 
 #include "trace_view.h"
 
+#include <sim/sim.h>
+
 /* include/linux/sched.h values, which the machine's task states share */
 #define TASK_INTERRUPTIBLE	0x0001
 #define TASK_UNINTERRUPTIBLE	0x0002
@@ -435,6 +437,14 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	case REC_PRINTK:
 		write_printk(out, r);
 		break;
+	case REC_STALL: {
+		char until[16];
+
+		fprintf(out, "kwsim_stall: held_ns=%llu until=%s decision=%llu ctx=%s at=%s\n", a,
+			sim_stall_until_name((int64_t)r->b, until, sizeof(until)), (unsigned long long)r->c,
+			r->s ? r->s : "idle", r->s2 ? r->s2 : "-");
+		break;
+	}
 	default:
 		fprintf(out, "kwsim_unknown: type=%u a=%#llx b=%#llx\n", (unsigned int)r->type, a, b);
 		break;
@@ -464,6 +474,7 @@ const char *trace_view_event_name(const struct sim_rec *r)
 	case REC_PRINTK: return "console";
 	case REC_LOCK_ACQUIRE: return "lock_acquire";
 	case REC_LOCK_RELEASE: return "lock_release";
+	case REC_STALL: return "kwsim_stall";
 	default: return "kwsim_unknown";
 	}
 }

@@ -340,6 +340,8 @@ START_TEST(shrink_keeps_one_stall)
 
 	ck_assert_int_ge(first_witness(s, m, x, 100, &run), 0);
 	ck_assert_msg(!xshrink(s, m, &run, XF_CONDITION_KEY, 0, &out), "%s", out.error);
+	if (getenv("AIM_DEBUG"))
+		fprintf(stderr, "%s", out.text);
 	ck_assert_uint_eq(out.after.stalls, 1);
 	ck_assert_uint_eq(out.after.deviations, 1);
 	/* the shortest hold that lets P1 start first: just past 5 ms */

@@ -24,7 +24,10 @@
  * The default rule, where no answer is forced: the last CPU if it is a
  * candidate, else candidate 0 (the earliest clock); answer 0 for the
  * other kinds. So k = 0 is the one schedule in which each CPU runs until it
- * cannot, and the space grows with k.
+ * cannot, and the space grows with k. Stalls (SIM_WHY_STALL) are outside
+ * the search: answer 0 only, no CPU held up. Counted as delays they would
+ * multiply the space by the durations offered at every point; a search
+ * bounded in stalls is delay-bounded search's, not this one's.
  *
  * Sleep sets (Godefroid, 1996). A step is what the machine does from one
  * CPU answer to the next CPU question; the machine records its footprint
@@ -244,7 +247,8 @@ static bool allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int
 {
 	if (nd->cost + cost(d, nd, i) > d->k)
 		return false;
-	if (d->delays && !delay_allowed(d, nd, i))
+	/* dfs proper leaves stalls out (answer 0 only); delay bounding searches only them */
+	if (d->delays ? !delay_allowed(d, nd, i) : nd->why == SIM_WHY_STALL && i)
 		return false;
 	return nd->why != SIM_WHY_CPU || !steps_has(&nd->sleep, nd->ids[i]);
 }

@@ -33,10 +33,13 @@
  *    would not, or not when it would;
  *  - SIM_WHY_PLACE: the woken task goes to the highest-priority CPU other
  *    than the one select_task_rq() prefers.
- * A run's priorities only change at its change points. pct does not hold
- * CPUs up: it answers 0 (not held) to every SIM_WHY_STALL question, and a
- * change point drawn at such a question's step takes effect at the next
- * question that is pct's (tpct.c makes the stalls its change points).
+ * A run's priorities only change at its change points.
+ *  - SIM_WHY_STALL (a CPU held up, where stalls are on): never, answer 0. A
+ *    change point that falls on a stall question waits for the next
+ *    question of another kind, so stalls take no change point; they do
+ *    count among the n steps (their places in the log), which makes the
+ *    bound below weaker by that much, never wrong. PCT's change points as
+ *    stalls ("PCT in a timed machine") are a strategy of their own.
  *
  * The guarantee, the paper's theorem with these definitions: a bug of depth
  * d is one that shows whenever d ordering constraints hold, the first

@@ -32,6 +32,8 @@
  *    a fresh priority: either way with probability 1/2.
  *  - SIM_WHY_PLACE: where the woken task goes orders no two steps, it says
  *    where later ones run; pos draws the CPU uniformly, as random does.
+ *  - SIM_WHY_STALL: no CPU is held up (answer 0). A stall is no step to
+ *    order but a time to choose; pos's priorities have no say in it.
  */
 #include "strategy_impl.h"
 
@@ -125,6 +127,8 @@ unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t 
 		return choose_step(x, q, allowed);
 	case SIM_WHY_IRQ:
 		return choose_irq(x, q);
+	case SIM_WHY_STALL:
+		return 0;
 	default:
 		return rng_below(&x->rng, q->n);
 	}

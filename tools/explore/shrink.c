@@ -765,10 +765,14 @@ char *xshrink_stall_text(const struct xshrink_measure *m)
 		uint64_t v = m->stall_each[i];
 		size_t u = 0;
 
-		while (u + 1 < sizeof(units) / sizeof(units[0]) && (!v || v % units[u].ns))
+		while (u + 1 < sizeof(units) / sizeof(units[0]) && v < units[u].ns)
 			u++;
-		fprintf(f, "%s%llu%s", i ? ", " : "", (unsigned long long)(v / units[u].ns),
-			units[u].unit);
+		if (v % units[u].ns)	/* to the microsecond's thousandth of its unit: 4.998ms */
+			fprintf(f, "%s%.3f%s", i ? ", " : "", (double)v / (double)units[u].ns,
+				units[u].unit);
+		else
+			fprintf(f, "%s%llu%s", i ? ", " : "", (unsigned long long)(v / units[u].ns),
+				units[u].unit);
 	}
 	if (m->stalls > XSHRINK_STALLS_SHOWN)
 		fputs(", ...", f);

@@ -139,8 +139,9 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 	    const char *target, uint64_t budget, struct xshrink_result *out);
 void xshrink_result_free(struct xshrink_result *r);
 /*
- * A measure's stalls as text, in schedule order, each exact in the largest
- * unit that divides it: "4100us, 20ms" ("..." after XSHRINK_STALLS_SHOWN;
+ * A measure's stalls as text, in schedule order, each in the largest unit
+ * it reaches, whole or to three decimals: "4.998ms, 20ms" ("..." after
+ * XSHRINK_STALLS_SHOWN;
  * "" with none). malloc'd.
  */
 char *xshrink_stall_text(const struct xshrink_measure *m);

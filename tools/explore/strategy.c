@@ -65,13 +65,15 @@ const char *xs_kind_name(enum xs_kind kind)
 static void seed_run(struct xs *x, uint64_t r)
 {
 	rng_seed(&x->rng, x->p.seed ^ rng_splitmix64(&(uint64_t){ r + 0x6b7773696dULL }));
+	/* apart from the generator: with stalls off, the runs are what they were */
+	x->stall_odds = sim_stall_odds(rng_splitmix64(&(uint64_t){ x->p.seed ^ r ^ 0x7374616c6cULL }));
 }
 
+/* Uniform over the candidates; a stall as the machine's own random strategy holds one up. */
 unsigned int xs_random_choose(struct xs *x, const struct sim_question *q)
 {
-	/* uniform over a stall's answers would hold up most points: the machine's policy */
 	if (q->why == SIM_WHY_STALL)
-		return sim_stall_random(q, rng_next(&x->rng));
+		return sim_stall_random(q, rng_next(&x->rng), x->stall_odds);
 	return rng_below(&x->rng, q->n);
 }
 

@@ -35,6 +35,7 @@ struct xs_pos {
 struct xs {
 	struct xs_params p;
 	struct rng rng;			/* the current run's generator */
+	unsigned int stall_odds;	/* random's stall rate this run (sim_stall_odds()) */
 	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
 	struct rff *rff;		/* rff's counts and corpus (rff.c): so does it */
 	struct pair *pair;		/* pair's pairs and targets (pair.c): so does it */

@@ -404,7 +404,8 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 {
 	const struct fz_opts *o = z->o;
 	struct kp_gen_opts go = { .misuse = o->misuse, .max_cpus = o->max_cpus };
-	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true };
+	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true,
+				     .stall_ns = SCN_STALL_DEFAULT_NS };
 	uint64_t mix = ((uint64_t)o->job << 48) ^ i, pseed = rng_splitmix64(&mix) ^ o->seed;
 	struct xs *x[FZ_NSTRAT];
 	struct feats fs = { .n = 0 };
@@ -514,7 +515,8 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 /* An entry from --corpus: its features, from its faithful run. */
 static void load_entry(struct fz *z, struct fz_entry *e)
 {
-	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true };
+	struct kp_print_opts po = { .name = "fuzz", .kernel = z->m->name, .invariants = true,
+				     .stall_ns = SCN_STALL_DEFAULT_NS };
 	struct feats fs = { .n = 0 };
 	struct xset tuples = { 0 }, rfs = { 0 };
 	struct xs *x[FZ_NSTRAT];

@@ -192,7 +192,8 @@ static unsigned int ncandidates(const struct kp *p)
  */
 static int test(struct pshrink *ps, const struct kp *q, struct scn **keep)
 {
-	struct kp_print_opts po = { .name = "fuzz", .kernel = ps->m->name, .invariants = true };
+	struct kp_print_opts po = { .name = "fuzz", .kernel = ps->m->name, .invariants = true,
+				     .stall_ns = SCN_STALL_DEFAULT_NS };
 	struct xs *x[FZ_NSTRAT];
 	size_t len;
 	char *text = kp_text(q, &po, &len);

@@ -491,6 +491,17 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 		fprintf(out, ",\"level\":%llu", (unsigned long long)r->a);
 		doc_kv(out, "text", trace_view_str(r->s));
 		return;
+	case REC_STALL: {
+		char until[16];
+
+		fprintf(out, ",\"held_ns\":%llu,\"decision\":%llu", (unsigned long long)r->a,
+			(unsigned long long)r->c);
+		doc_kv(out, "until", sim_stall_until_name((int64_t)r->b, until, sizeof(until)));
+		doc_kv(out, "held", r->s ? r->s : "idle");
+		if (r->s2)
+			doc_kv(out, "at", r->s2);
+		return;
+	}
 	default:
 		return;
 	}

@@ -164,6 +164,12 @@
             else { close(freeze, r.t, i); freeze = null; }
           }
           break;
+        case 'kwsim_stall':
+          // held up as by a long interrupt: nothing ran on the CPU meanwhile
+          add(lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
+            { kind: 'stall', t0: r.t, t1: r.t + r.held_ns, r: i,
+              label: 'held up ' + fmtDur(r.held_ns) + ' (until ' + r.until + ')' });
+          break;
         case 'finding':
           add(lane('system', 'system', -1),
             { kind: 'finding', t0: r.t, t1: r.t, r: i, finding: r.index,

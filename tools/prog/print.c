@@ -287,6 +287,8 @@ int kp_print(FILE *out, const struct kp *p, const struct kp_print_opts *o)
 		fprintf(out, "  kernel = %s;\n", o->kernel);
 	fprintf(out, "  cpus = %u;\n  hz = %u;\n  hung_task = %llus;\n  time_limit = %llus;\n",
 		p->cpus, p->hz, (unsigned long long)hung_s, (unsigned long long)(2 * hung_s));
+	if (o && o->stall_ns)
+		fprintf(out, "  stall = %lluns;\n", (unsigned long long)o->stall_ns);
 	for (unsigned int i = 0; i < p->ncounters; i++)
 		fprintf(out, "  int N%u = 0;\n", i);
 	for (unsigned int i = 0; i < p->nworks; i++)

@@ -184,6 +184,7 @@ struct kp_print_opts {
 	const char *comment;	/* the (* *) comment, or NULL */
 	const char *kernel;	/* a `kernel = ...;` setting, or NULL: none */
 	bool invariants;	/* the kthread_worker invariants (invariants.c) */
+	uint64_t stall_ns;	/* a `stall = ...;` setting in ns, or 0: none */
 };
 
 /*

@@ -243,6 +243,8 @@ struct scn {
 
 	struct sim_config cfg;
 	char kernel[128];		/* v4.9, mainline, tree:LABEL or tree:DIR */
+	/* the init block, the schedule or --set said stall: explore and fuzz keep it */
+	bool stall_set;
 
 	struct scn_obj **objs;
 	int nobjs;
@@ -268,6 +270,14 @@ struct scn {
 
 	struct scn_chunk *arena;	/* every node above lives here */
 };
+
+/*
+ * The stall bound kwsim explore and kwsim fuzz give a scenario that names
+ * none (README "Stalls: time as a decision" says why 10 ms); kwsim run's
+ * is 0, the faithful machine. scn_stall_default() gives it to s.
+ */
+#define SCN_STALL_DEFAULT_NS 10000000ULL
+void scn_stall_default(struct scn *s);
 
 /* Parse a file. On error prints "file:line:col: error: ..." to err and returns NULL. */
 struct scn *scn_load(const char *path, FILE *err);

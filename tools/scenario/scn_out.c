@@ -119,10 +119,19 @@ static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const
 	fputc('\n', out);
 }
 
-/* The machine's own steps worth a line: timers firing, the freezer's progress. */
+/* The machine's own steps worth a line: timers firing, the freezer's progress, stalls. */
 static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 {
+	char until[16];
+
 	switch (r->type) {
+	case REC_STALL:
+		sim_stall_until_name((int64_t)r->b, until, sizeof(until));
+		snprintf(what, len, "stall: cpu%u held up for %llu.%03llu us (until %s) in %s%s%s",
+			 (unsigned int)r->cpu, (unsigned long long)(r->a / 1000),
+			 (unsigned long long)(r->a % 1000), until, r->s ? r->s : "idle",
+			 r->s2 ? " at " : "", r->s2 ? r->s2 : "");
+		return true;
 	case REC_TIMER_EXPIRE_ENTRY:
 		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");
 		return true;

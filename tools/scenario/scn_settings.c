@@ -51,6 +51,8 @@ static const struct setting {
 	{ "max_decisions", NULL, SET_NUMBER, CFG(max_decisions), 0, LONG_MAX, NULL },
 	{ "max_steps", NULL, SET_NUMBER, CFG(max_steps), 0, LONG_MAX, NULL },
 	{ "skew", NULL, SET_TIME, CFG(skew_ns), 0, LONG_MAX, unbounded_names },
+	/* at most an hour, the longest time_limit a run is given by default */
+	{ "stall", NULL, SET_TIME, CFG(stall_ns), 0, 3600L * 1000000000L, NULL },
 	{ "cost", "point", SET_TIME, CFG(costs.point), 0, LONG_MAX, NULL },
 	{ "cost", "lock", SET_TIME, CFG(costs.lock), 0, LONG_MAX, NULL },
 	{ "cost", "unlock", SET_TIME, CFG(costs.unlock), 0, LONG_MAX, NULL },
@@ -213,7 +215,8 @@ const struct setting *set_parse(struct parser *p, struct setting_block *b)
 			fail(p, st->names ? "expected a time or '%s' for %s" : "expected a number for %s%s",
 			     st->names ? st->names[0] : "", name);
 		lex_next(p);
-		if ((st->type == SET_TIME) != is_time)
+		/* a time of 0 needs no unit: stall = 0 */
+		if ((st->type == SET_TIME) != is_time && !(st->type == SET_TIME && v == 0))
 			lex_fail_at(p, at, is_time ? "%s is a plain number" :
 				    "%s is a time: write it with a unit, as 20%s", name,
 				    st->sub ? "ns" : "s");
@@ -227,6 +230,7 @@ const struct setting *set_parse(struct parser *p, struct setting_block *b)
 		b->seed_at = at;
 	}
 	b->strategy |= !strcmp(st->name, "strategy");
+	p->s->stall_set |= !strcmp(st->name, "stall");
 	return st;
 }
 
@@ -275,6 +279,13 @@ bool set_follows(struct parser *p)
 	while (i < p->len && strchr(" \t\r\n", p->text[i]))
 		i++;
 	return i < p->len && p->text[i] == '=';
+}
+
+void scn_stall_default(struct scn *s)
+{
+	if (!s->stall_set)
+		s->cfg.stall_ns = SCN_STALL_DEFAULT_NS;
+	s->stall_set = true;
 }
 
 const char *set_name(size_t i)
@@ -346,6 +357,11 @@ const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, siz
 		size_t u = 0;
 
 		v = load(cfg, st);
+		/* no stall is how schedules were before there were stalls: they stay as they were */
+		if (!v && !strcmp(st->name, "stall")) {
+			buf[0] = '\0';
+			return buf;
+		}
 		if (st->names && v == UINT64_MAX) {
 			snprintf(buf, len, "%s = %s;", name, st->names[0]);
 			return buf;

@@ -349,13 +349,22 @@ struct sim_question {
 };
 
 /*
- * The random strategies' stall policy (the machine's own, and an
- * explorer's random): hold up one point in SIM_STALL_ODDS, for a duration
- * drawn uniformly from the candidates; uniform over all answers would hold
- * up half of all points. r: 64 random bits.
+ * What a stall waits for (a question's until[i], a REC_STALL record's b),
+ * as every view names it: "cpu1", "event", "fixed"; written into buf.
  */
-#define SIM_STALL_ODDS 64
-unsigned int sim_stall_random(const struct sim_question *q, uint64_t r);
+const char *sim_stall_until_name(int64_t until, char *buf, size_t len);
+
+/*
+ * The random strategies' stall policy (the machine's own, and an
+ * explorer's random). Uniform over all answers would hold up nearly every
+ * point and wreck every run; a fixed small rate finds either the races
+ * that want many stalls or those that want none. So each run draws its
+ * rate, sim_stall_odds(): it holds up one point in 2, 16, 128 or 1024 (a
+ * quarter of runs each), and sim_stall_random() answers one question at
+ * that rate, the duration uniform over the candidates. r: 64 random bits.
+ */
+unsigned int sim_stall_odds(uint64_t r);
+unsigned int sim_stall_random(const struct sim_question *q, uint64_t r, unsigned int odds);
 
 /* Every choice the machine makes goes through here. Returns 0 .. n-1. */
 unsigned int sim_choose(unsigned int n, enum sim_why why);
