@@ -97,7 +97,12 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 {
 	a->runs += b->runs;
 	a->cut_short += b->cut_short;
-	a->exhausted |= b->exhausted;
+	/*
+	 * dfs and rff are never sharded, so only delay's shards bring this:
+	 * each searched its own part, and the whole is searched when all were
+	 * (jobs of a campaign, which never exhausts, are alike false)
+	 */
+	a->exhausted = a->exhausted && b->exhausted;
 	for (size_t i = 0; i < b->nstates; i++) {
 		size_t j;
 
