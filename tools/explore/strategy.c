@@ -89,8 +89,8 @@ struct member {
 };
 
 static const struct member portfolio[] = {
-	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_PCT, 2 },
-	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
+	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_TPCT, 3 },
+	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_TPCT, 3 },
 };
 #define NPORTFOLIO (sizeof(portfolio) / sizeof(portfolio[0]))
 
