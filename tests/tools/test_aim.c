@@ -3,7 +3,8 @@
  * dfs.c, pair.c), over the machine's stalls (SIM_WHY_STALL):
  *  - each is a function of its seed: a campaign made twice makes the same
  *    runs, decision for decision;
- *  - each finds the race made for stalls (tests/tools/strategy/off-window.kws:
+ *  - each, and the portfolio, finds the race made for stalls
+ *    (tests/tools/strategy/off-window.kws:
  *    a read that must come before a write made 5 ms earlier in the
  *    faithful run), which no run without stalls shows;
  *  - delay-bounded search enumerates exactly the schedules counted by hand
@@ -77,6 +78,7 @@ static const struct xs_params aiming[] = {
 	{ .kind = XS_TPCT, .depth = 2, .seed = 7 },
 	{ .kind = XS_DELAY, .preemptions = 1, .seed = 7 },
 	{ .kind = XS_PAIR, .seed = 7 },
+	{ .kind = XS_PORTFOLIO, .seed = 7 },	/* the default: its tpct and random runs */
 };
 #define NAIMING ((int)(sizeof(aiming) / sizeof(aiming[0])))
 

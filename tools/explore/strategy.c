@@ -7,29 +7,32 @@
  * The portfolio (the default) is a fixed rotation: run r is made by member
  * r mod 8 of
  *
- *   random  pct(d=1)  pos  pct(d=2)  random  pos  random  pct(d=3)
+ *   random  pct(d=1)  pos  tpct(d=3)  random  pos  random  tpct(d=3)
  *
  * with the generator of run r, so it is exactly run r of that member's own
  * campaign with the same seed (a replay token may name either). Runs being
  * independent, a rotation's chance to show a bug in a run is the mean of
  * its members' chances, which is how it was chosen, from each member's
- * measured chance per run on the library's races (kwsim bench, README):
- * random is best on most of them (their windows are wide, a random walk of
- * the CPUs' clocks crosses them), pos next (best on one), pct(d=1) shows
- * only what one fixed order of the CPUs shows and pct(d=2) nothing that
- * needs two preemptions (mod-delayed-work-vs-cancel-v4.9 needs them, at
- * given steps: pct(d=3) shows it in 1 run of ~180). So random makes 3/8 of
- * the runs and pos 2/8, keeping every library race within about twice
- * random's runs to its first showing, and pct at depths 1, 2, 3 one run in
- * 8 each: the runs that carry pct's guarantee for the deep, narrow bugs a
- * random walk is unlikely to reach, and that also catch order-only bugs
- * (kernel/wake-preempt-queue-twice: pct(d=1) every run, random half).
+ * measured chance per run on the library's races and on their off-window
+ * copies (tools/off-window: starts moved 1-10 ms from the windows; kwsim
+ * bench, README "Strategies that aim"). random is best on most of them, in
+ * the window and off it: its runs hold CPUs up at a rate of their own
+ * (sim_stall_odds()), a random walk of time; pos next in the window (best
+ * on one race), nothing off it (it holds no CPU up); pct(d=1) shows what
+ * one fixed order of the CPUs shows (kernel/wake-preempt-queue-twice: every
+ * run; ahead.kws below). tpct(d=3) is pct(d=3) where stalls are off (the
+ * runs that carry pct's guarantee: mod-delayed-work-vs-cancel-v4.9 needs
+ * two preemptions at given steps) and, with stalls, needs the fewest runs
+ * of all on the off-window copies (median 2, random 4; delay and pair
+ * learn across runs and cannot be members). It takes the slots of pct(d=2),
+ * which showed nothing that random or pct(d=3) did not, and of pct(d=3).
  * What the minority members are there for, on races made for them
  * (tests/tools/strategy/): a CPU held back for 20 rounds (ahead.kws) shows
  * in half of pct(d=1)'s runs, 5% of pos's and none of 2,000 random ones;
  * an interrupt that waits two dozen steps (late-irq.kws) in 1 of ~500 of
- * pos's runs and none of 20,000 random or pct ones. The portfolio shows
- * both (10% and 1 in 2,500 of its runs).
+ * pos's runs and none of 20,000 random or pct ones; a write that must be
+ * held up 5 ms (off-window.kws) in tpct's and random's runs, never in
+ * pos's or pct's. The portfolio shows all three.
  */
 #include "strategy_impl.h"
 #include "dfs.h"
