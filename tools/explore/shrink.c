@@ -767,7 +767,7 @@ char *xshrink_stall_text(const struct xshrink_measure *m)
 
 		while (u + 1 < sizeof(units) / sizeof(units[0]) && v < units[u].ns)
 			u++;
-		if (v % units[u].ns)	/* to the microsecond's thousandth of its unit: 4.998ms */
+		if (v % units[u].ns)	/* to three decimals: 4.998ms */
 			fprintf(f, "%s%.3f%s", i ? ", " : "", (double)v / (double)units[u].ns,
 				units[u].unit);
 		else
