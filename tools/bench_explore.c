@@ -199,14 +199,15 @@ static int load_races(const char *dir, bool stall_given, uint64_t stall_ns, stru
 			rc = -1;
 			break;
 		}
-		scn_stall_default(r->s);	/* as kwsim explore runs it */
 		r->s->cfg.keep_trace = false;
-		if (stall_given)
-			r->s->cfg.stall_ns = stall_ns;
+		/* the target is what the file's own schedule shows, with its own settings */
 		if (r->s->quant == Q_NONE && r->s->has_schedule && replay_target(r, path)) {
 			rc = -1;
 			break;
 		}
+		scn_stall_default(r->s);	/* as kwsim explore runs it */
+		if (stall_given)
+			r->s->cfg.stall_ns = stall_ns;
 		r->s->cfg.drop_decisions = true;
 		if (xs_calibrate(&r->est, r->s, r->m, &r->run, stderr)) {
 			rc = -1;
