@@ -435,12 +435,99 @@ static int bench_long(unsigned int minutes, const char *trace)
 
 static void bench_usage(FILE *f)
 {
+	char names[256];
+
 	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]\n"
+		   "                   [--bound N] [--seeds N] [--strategy NAME[,NAME...]] [--stall T]\n"
 		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
 		   "  --races    the exploration figures only, over DIR's scenarios instead of the race\n"
 		   "             library (e.g. kwsim fuzz --out's findings); targets not enforced\n"
+		   "  --bound    with --races: runs per first-finding campaign (default 10000)\n"
+		   "  --seeds    with --races: campaigns per strategy and race, seeds 1 to N (default 20)\n"
+		   "  --stall    with --races: every run's stall bound (a CPU held up at most T; 0: no\n"
+		   "             stalls; default: the scenario's setting, else explore's 10ms)\n"
+		   "  --strategy with --races: only these of %s\n",
+		bench_explore_strategies(names, sizeof(names)));
+	fprintf(f,
 		   "  --long     peak RSS of a per-jiffy work run for 1, 10 and 60 simulated minutes\n"
 		   "             (=MINUTES: that long only), with the trace view streamed too if given\n");
+}
+
+/* A positive number of at most max, or 0. */
+static unsigned long count_arg(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	v = strtoul(s, &end, 10);
+	return *end || v > max ? 0 : v;
+}
+
+/*
+ * --bound N, --seeds N, --strategy LIST at argv[*i]: 1 taken (*i moved past
+ * its value), 0 not one of them, 2 a usage error (said).
+ */
+static int explore_option(int argc, char **argv, int *i, struct bench_explore_opts *eo)
+{
+	const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	char names[256];
+
+	if (!strcmp(opt, "--bound")) {
+		if (!(eo->bound = (long)count_arg(val, 100000000))) {
+			fprintf(stderr, "kwsim bench: --bound wants runs, 1 to 100000000\n");
+			return 2;
+		}
+	} else if (!strcmp(opt, "--seeds")) {
+		if (!(eo->seeds = (unsigned int)count_arg(val, 1000))) {
+			fprintf(stderr, "kwsim bench: --seeds wants a count, 1 to 1000\n");
+			return 2;
+		}
+	} else if (!strcmp(opt, "--stall")) {
+		static const struct { const char *unit; uint64_t ns; } units[] = {
+			{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		};
+		char *end = NULL;
+		unsigned long long v = val && *val >= '0' && *val <= '9' ? strtoull(val, &end, 10) : 0;
+		size_t u = 0;
+
+		while (end && *end && u < sizeof(units) / sizeof(units[0]) && strcmp(end, units[u].unit))
+			u++;
+		/* a time with its unit, or 0 alone: no stalls */
+		if (!end || (*end ? !v || u == sizeof(units) / sizeof(units[0]) ||
+				    v > UINT64_MAX / units[u].ns : v != 0)) {
+			fprintf(stderr, "kwsim bench: --stall wants a time such as 10ms, or 0\n");
+			return 2;
+		}
+		eo->stall_ns = *end ? v * units[u].ns : 0;
+		eo->stall_given = true;
+	} else if (!strcmp(opt, "--strategy")) {
+		char *list = val ? strdup(val) : NULL, *save = NULL;
+
+		for (char *t = list ? strtok_r(list, ",", &save) : NULL; t;
+		     t = strtok_r(NULL, ",", &save)) {
+			int k = bench_explore_strategy(t);
+
+			if (k < 0) {
+				fprintf(stderr, "kwsim bench: --strategy: '%s' is none of %s\n", t,
+					bench_explore_strategies(names, sizeof(names)));
+				free(list);
+				return 2;
+			}
+			eo->strategies |= (uint64_t)1 << k;
+		}
+		free(list);
+		if (!eo->strategies) {
+			fprintf(stderr, "kwsim bench: --strategy wants names, of %s\n",
+				bench_explore_strategies(names, sizeof(names)));
+			return 2;
+		}
+	} else {
+		return 0;
+	}
+	(*i)++;
+	return 1;
 }
 
 int kwsim_bench(int argc, char **argv)
@@ -456,9 +543,17 @@ int kwsim_bench(int argc, char **argv)
 
 	unsigned int minutes[3] = { 1, 10, 60 }, nminutes = 0;
 	const char *trace = NULL, *races = NULL;
+	struct bench_explore_opts eo = { 0 };
+	bool sized = false;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--long")) {
+		int rc = explore_option(argc, argv, &i, &eo);
+
+		if (rc == 2)
+			return 2;
+		if (rc) {
+			sized = true;
+		} else if (!strcmp(argv[i], "--long")) {
 			nminutes = 3;
 		} else if (!strncmp(argv[i], "--long=", 7)) {
 			char *end;
@@ -501,13 +596,18 @@ int kwsim_bench(int argc, char **argv)
 		fprintf(stderr, "kwsim bench: --trace goes with --long\n");
 		return 2;
 	}
+	eo.quick = quick;
+	if (sized && !races) {
+		fprintf(stderr, "kwsim bench: --bound, --seeds, --stall and --strategy go with --races\n");
+		return 2;
+	}
 	if (races) {
 		if (nminutes) {
 			fprintf(stderr, "kwsim bench: --races and --long measure different things: "
 				"one at a time\n");
 			return 2;
 		}
-		if (!(explore = bench_explore_measure(races, quick)))
+		if (!(explore = bench_explore_measure(races, &eo)))
 			return 1;
 		bench_explore_print(explore, false, NULL);
 		return 0;
@@ -529,7 +629,7 @@ int kwsim_bench(int argc, char **argv)
 	if (bench_switches(sz, &sw_rate) || bench_decisions(sz, &dec_rate, &decisions) ||
 	    bench_events(sz, &ev_rate) || bench_runs(sz, &reset, &fresh))
 		return 1;
-	explore = bench_explore_measure(KWSIM_SCENARIOS "/races", quick);
+	explore = bench_explore_measure(KWSIM_SCENARIOS "/races", &eo);
 	if (!explore)
 		return 1;
 

@@ -1,7 +1,8 @@
 /*
  * kwsim explore and kwsim merge: race exploration of a scenario, in process.
  *
- *   kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff] [--runs N | --time S]
+ *   kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff|tpct|delay|pair]
+ *                      [--runs N | --time S]
  *                      [--seed S] [--depth D] [--preemptions K] [--kernel V[,V...]|all]
  *                      [--jobs J] [--shard I/N] [--out DIR] [--stop-on-first] [--json]
  *                      [--set NAME=VALUE]...
@@ -182,7 +183,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 		if (!strcmp(a, "--strategy")) {
 			if (!xs_kind_from_name(v, &o->xc.sp.kind))
 				return usage_error(cmd, "--strategy must be random, pct, pos, dfs, "
-						   "portfolio or rff, not '%s'", v);
+						   "portfolio, rff, tpct, delay or pair, not '%s'", v);
 		} else if (!strcmp(a, "--runs")) {
 			if (!parse_u64(v, &o->xc.runs) || !o->xc.runs)
 				return usage_error(cmd, "--runs wants a positive number, not '%s'", v);
@@ -241,7 +242,8 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			o->json = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff]\n"
+			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff|\n"
+			       "                                  tpct|delay|pair]\n"
 			       "                     [--runs N | --time S] [--seed S] [--depth D]"
 			       " [--preemptions K]\n"
 			       "                     [--kernel V[,V...]|all] [--jobs J] [--shard I/N]"
@@ -270,7 +272,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 				   "(--out DIR writes every finding's)");
 	if (o->time_given && !o->runs_given)
 		o->xc.runs = 0;	/* --time alone: as many runs as fit */
-	if (o->shard_given && !xs_independent(o->xc.sp.kind))
+	if (o->shard_given && !xs_independent(o->xc.sp.kind) && o->xc.sp.kind != XS_DELAY)
 		return usage_error(cmd, "--shard: the %s strategy's runs depend on the runs before "
 				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
 	if (o->jobs > 1 && !xs_independent(o->xc.sp.kind))
@@ -505,6 +507,15 @@ static bool parse_token(const char *t, struct token *k)
 		k->sp.depth = (unsigned int)strtoul(d + 2, NULL, 10);
 	if (kk && (!strchr(k->strategy, '/') || kk < strchr(k->strategy, '/')))
 		k->sp.preemptions = (unsigned int)strtoul(kk + 2, NULL, 10);
+	/* delay's shard: "delay(k=1,s=2/4)" */
+	if ((kk = strstr(k->strategy, "s=")) && k->sp.kind == XS_DELAY) {
+		char *end;
+
+		k->sp.shard = (unsigned int)strtoul(kk + 2, &end, 10);
+		k->sp.nshards = *end == '/' ? (unsigned int)strtoul(end + 1, NULL, 10) : 0;
+		if (!k->sp.nshards || k->sp.shard >= k->sp.nshards)
+			return false;
+	}
 	return true;
 }
 

@@ -106,10 +106,16 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 
 static void measure_json(FILE *f, const char *name, const struct xshrink_measure *m)
 {
+	char *stalls = xshrink_stall_text(m);
+
 	fprintf(f, "\"%s\":{\"deviations\":%zu,\"preemptions\":%zu,\"decisions\":%zu,"
-		"\"switches\":%zu,\"statements\":%zu,\"programs\":%zu,\"declarations\":%zu}",
+		"\"switches\":%zu,\"statements\":%zu,\"programs\":%zu,\"declarations\":%zu,"
+		"\"stalls\":%zu,\"stall_ns\":%llu,\"stall_durations\":",
 		name, m->deviations, m->preemptions, m->decisions, m->switches, m->statements,
-		m->programs, m->declarations);
+		m->programs, m->declarations, m->stalls, (unsigned long long)m->stall_ns);
+	json_str(f, stalls);
+	fputc('}', f);
+	free(stalls);
 }
 
 static void summary_json(FILE *f, const struct shrink_opts *o, const struct xshrink_result *r)
@@ -162,6 +168,13 @@ static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshr
 		r->after.deviations, r->after.deviations, r->after.deviations == 1 ? "" : "s",
 		r->after.preemptions, r->after.preemptions == 1 ? "" : "s",
 		r->depth_minimal ? " (the fewest)" : "");
+	if (r->after.stalls) {
+		char *stalls = xshrink_stall_text(&r->after);
+
+		fprintf(f, "  of them %zu stall%s (a CPU held up): %s\n", r->after.stalls,
+			r->after.stalls == 1 ? "" : "s", stalls);
+		free(stalls);
+	}
 	fprintf(f, "  %-18s %8s %8s\n", "", "before", "after");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		fprintf(f, "  %-18s %8zu %8zu\n", names[i], before[i], after[i]);

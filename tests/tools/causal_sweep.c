@@ -5,9 +5,10 @@
  * and with skew = unbounded, with stalls (stall = 10ms, explore's default:
  * CPUs held up), and with an unfair spinlock under full
  * preemption (where a wake-up's preemption takes effect at once), and
- * under explore's strategies (pct, pos, rff, and dfs's first runs); race
- * scenarios, and scenarios/ranges (times that are ranges, a value drawn
- * per seed), get more seeds. A run whose
+ * under explore's strategies (pct, pos, rff, and dfs's first runs; tpct,
+ * delay and pair with stalls of up to AIM_STALL_NS); race scenarios, and
+ * scenarios/ranges (times that are ranges, a value drawn per seed), get
+ * more seeds. A run whose
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
  *
@@ -70,6 +71,9 @@ static void walk(const char *dir)
 }
 
 static size_t runs, bad_runs;
+/* the stall bound of the strategies that aim with stalls; 0 while others run */
+#define AIM_STALL_NS	10000000ULL
+static uint64_t stall_ns;
 static FILE *quiet;	/* a random run may stop on a scenario's own error: not ours to print */
 
 /*
@@ -92,6 +96,8 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 	s->cfg.seed = seed;
 	s->cfg.skew_ns = skew;
 	s->cfg.stall_ns = stall;
+	if (stall_ns)
+		s->cfg.stall_ns = stall_ns;
 	if (unfair) {
 		s->cfg.spinlock = SIM_SPINLOCK_UNFAIR;
 		s->cfg.preempt = SIM_PREEMPT_FULL;
@@ -137,6 +143,9 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 		{ .kind = XS_POS, .seed = 1 },
 		{ .kind = XS_DFS, .seed = 1, .preemptions = 2 },
 		{ .kind = XS_RFF, .seed = 1 },
+		{ .kind = XS_TPCT, .seed = 1, .depth = 3 },
+		{ .kind = XS_DELAY, .seed = 1, .preemptions = 1 },
+		{ .kind = XS_PAIR, .seed = 1 },
 	};
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run = { 0 };
@@ -146,8 +155,12 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 		exit(2);
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct xs_params p = kinds[k];
+		bool aims = p.kind == XS_TPCT || p.kind == XS_DELAY || p.kind == XS_PAIR;
 		struct xs *x;
 
+		stall_ns = aims ? AIM_STALL_NS : 0;
+		if (stall_ns)
+			s->cfg.stall_ns = stall_ns;
 		if (xs_calibrate(&p, s, m, &run, quiet))
 			break;	/* the file's faithful run fails on this variant: nothing to explore */
 		x = xs_new(&p);
@@ -158,6 +171,7 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 					   0, false, x, (uint64_t)r);
 		xs_free(x);
 	}
+	stall_ns = 0;
 	sim_fini();
 	scn_run_free(&run);
 	scn_free(s);

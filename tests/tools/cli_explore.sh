@@ -269,6 +269,36 @@ if expect 1 "" explore "$race" --strategy rff --runs 300 --kernel v4.9; then
 fi
 expect 2 "cannot be split" explore "$race" --strategy rff --shard 0/2
 expect 2 "cannot be split" explore "$race" --strategy rff --jobs 2
+# delay-bounded search: its space exhausted, split into shards whose merge is exhausted
+# only as a whole, its findings' tokens replayed (a shard's names its part)
+ow=$here/strategy/off-window.kws
+if expect 1 "" explore "$ow" --strategy delay --preemptions 1; then
+	grep -q '^mainline: the space bounded by 1 delays is exhausted after 6 schedules$' "$tmp/out" ||
+		fail "delay(k=1) on off-window.kws: not exhausted after 6: $(tail -1 "$tmp/out")"
+	grep -q 'bug depth 1 (1 stall: ' "$tmp/out" || fail "delay's finding does not name its stall"
+fi
+for i in 0 1; do
+	checks=$((checks + 1))
+	"$kwsim" explore "$ow" --strategy delay --preemptions 1 --shard $i/2 --out "$tmp/dl$i" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if sane "$rc" "delay shard $i/2" && { [ "$rc" -le 1 ] || { fail "delay shard $i/2: exit $rc"; false; }; }; then
+		grep -q "exhausted after .* (this shard's part)" "$tmp/out" || fail "delay shard $i/2 not exhausted"
+		token=$(sed -n 's/^      token //p' "$tmp/out" | head -1)
+		if [ -n "$token" ]; then
+			case $token in *:"delay(k=1,s=$i/2)":*) ;; *) fail "delay shard $i's token is '$token'" ;; esac
+			"$kwsim" explore "$ow" --token "$token" >"$tmp/token.txt" 2>"$tmp/err" ||
+				fail "kwsim explore --token $token: $(head -2 "$tmp/err")"
+			grep -q '^Observation .* Observed$' "$tmp/token.txt" || fail "delay's token's run does not show the race"
+		fi
+	fi
+done
+if expect 1 "" merge "$tmp/dl0" "$tmp/dl1"; then
+	grep -q '^mainline: the space bounded by 1 delays is exhausted after 7 schedules$' "$tmp/out" ||
+		fail "delay's shards merged: not exhausted after 7 (6, the faithful one in each): $(tail -1 "$tmp/out")"
+fi
+expect 2 "cannot be split" explore "$race" --strategy delay --jobs 2
+expect 2 "cannot be split" explore "$race" --strategy pair --shard 0/2
 expect 2 "option --runs needs a value" explore "$race" --runs
 expect 2 "one scenario file at a time" explore "$race" "$race"
 expect 2 "--token replays one run" explore "$race" --token 0000000000000000:mainline:random:0:0 --runs 5

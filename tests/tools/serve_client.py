@@ -257,7 +257,8 @@ if status != 422 or b"the run's result passed the server's limit" not in data:
 status, _, data = request("GET", "/api/explore?file=%s&strategy=random&runs=20&seed=1" % RACE)
 if status != 200 or json.loads(data)["strategy"] != "random":
     fail("GET /api/explore: %s %r" % (status, data[:200]))
-if set(listing.get("explore_strategies", [])) != {"portfolio", "random", "pct", "pos", "dfs", "rff"}:
+if set(listing.get("explore_strategies", [])) != {"portfolio", "random", "pct", "pos", "dfs", "rff",
+                                                      "tpct", "delay", "pair"}:
     fail("the listing's explore strategies: %s" % listing.get("explore_strategies"))
 status, _, data = request("GET", "/api/explore?file=%s&strategy=rff&runs=20&seed=1" % RACE)
 if status != 200 or json.loads(data)["strategy"] != "rff":

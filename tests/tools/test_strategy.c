@@ -193,6 +193,8 @@ START_TEST(portfolio_runs_are_members_runs)
 		inner = name + 10;
 		if (sscanf(inner, "pct(d=%u)", &member.depth) == 1)
 			member.kind = XS_PCT;
+		else if (sscanf(inner, "tpct(d=%u)", &member.depth) == 1)
+			member.kind = XS_TPCT;
 		else
 			ck_assert_msg(xs_kind_from_name(inner, &member.kind), "'%s'", inner);
 		kinds[member.kind] = true;
@@ -205,8 +207,8 @@ START_TEST(portfolio_runs_are_members_runs)
 		same_run(name, &fp_alone, &fp_after);
 		xs_free(y);
 	}
-	/* the rotation has all three kinds of member */
-	ck_assert(kinds[XS_RANDOM] && kinds[XS_PCT] && kinds[XS_POS]);
+	/* the rotation has all four kinds of member */
+	ck_assert(kinds[XS_RANDOM] && kinds[XS_PCT] && kinds[XS_POS] && kinds[XS_TPCT]);
 	xs_free(x);
 	scn_run_free(&run);
 	sim_fini();
@@ -241,6 +243,27 @@ START_TEST(run_names)
 	ck_assert_ptr_nonnull(x);
 	xs_free(x);
 	ck_assert(xs_independent(XS_PCT) && xs_independent(XS_PORTFOLIO) && !xs_independent(XS_DFS));
+	/* the strategies that aim: tpct's runs stand alone, delay's and pair's learn */
+	p.kind = XS_TPCT;
+	p.depth = 2;
+	x = xs_new(&p);
+	ck_assert_str_eq(xs_run_name(x, 4, buf, sizeof(buf)), "tpct(d=2)");
+	xs_free(x);
+	p.kind = XS_DELAY;
+	p.preemptions = 1;
+	x = xs_new(&p);
+	ck_assert_str_eq(xs_run_name(x, 4, buf, sizeof(buf)), "delay(k=1)");
+	xs_free(x);
+	p.nshards = 3;
+	p.shard = 2;
+	x = xs_new(&p);
+	ck_assert_str_eq(xs_run_name(x, 4, buf, sizeof(buf)), "delay(k=1,s=2/3)");
+	xs_free(x);
+	p.kind = XS_PAIR;
+	x = xs_new(&p);
+	ck_assert_str_eq(xs_run_name(x, 4, buf, sizeof(buf)), "pair");
+	xs_free(x);
+	ck_assert(xs_independent(XS_TPCT) && !xs_independent(XS_DELAY) && !xs_independent(XS_PAIR));
 }
 END_TEST
 

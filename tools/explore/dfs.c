@@ -79,6 +79,26 @@
  *   search's at k = 2 but on that race, whose were among the reduced
  *   search's at k = 4; the full search's at k = 1 were all among the
  *   reduced search's at k = 3.
+ *
+ * Delay bounding (dfs_new_delays(); Emmi, Qadeer and Rakamaric,
+ * "Delay-bounded scheduling", POPL 2011). The deterministic scheduler is
+ * the faithful one (the earliest clock runs, answer 0 everywhere), and the
+ * only freedom is to delay: at a stall question (SIM_WHY_STALL: the
+ * machine has picked a CPU that an interrupt could hold up there) hold
+ * that CPU up until another ready CPU has passed it, or until just after
+ * the next pending event (the candidates whose until[] is a CPU or
+ * SIM_STALL_EVENT; the fixed ladder's rungs are no delays). Each costs one,
+ * a run spends at most k, every other question takes answer 0. So k = 0 is
+ * the faithful run, and with k = 1 the schedules are it and one for each
+ * delay candidate of each of its stall questions. Sleep sets prune nothing
+ * here: the only choices are at stall questions, and a held CPU's clock is
+ * state that its later steps read (timers, jiffies, what it hands over),
+ * so a held step commutes with no other (the machine records a taken
+ * stall as a global step); distinct delays are distinct schedules. The
+ * space can be split into shards without running a schedule twice beyond
+ * the faithful one: shard i of N takes the schedules whose first delay
+ * falls on a decision whose index is i modulo N (dfs_shard()); every shard
+ * runs the faithful schedule first, to learn the tree's trunk.
  */
 #include "dfs.h"
 
@@ -109,6 +129,7 @@ struct dfs_node {
 	unsigned int cost;		/* spent on the path before this decision */
 	bool cut;			/* below a sleep-blocked point: searched no further */
 	uint64_t *tried;		/* answers taken, a bit each */
+	int *until;			/* stall questions: what each candidate waits for */
 	/* CPU questions only */
 	struct dfs_steps sleep;		/* asleep on arrival */
 	struct dfs_steps done;		/* answers searched, with their steps' footprints */
@@ -119,6 +140,8 @@ struct dfs_node {
 struct dfs {
 	unsigned int k;
 	bool sleep_sets;
+	bool delays;			/* delay bounding: only stalls are choices */
+	unsigned int shard, nshards;	/* delay bounding's part of the space */
 	bool exhausted;
 	struct dfs_node *path;
 	size_t len, cap;		/* nodes on the path */
@@ -164,6 +187,7 @@ static bool steps_has(const struct dfs_steps *s, int cpu)
 static void node_free(struct dfs_node *nd)
 {
 	free(nd->ids);
+	free(nd->until);
 	free(nd->tried);
 	free(nd->sleep.v);
 	free(nd->done.v);
@@ -190,27 +214,46 @@ static int last_index(const struct dfs_node *nd)
 }
 
 /* What answer i costs of the bound. */
-static unsigned int cost(const struct dfs_node *nd, unsigned int i)
+static unsigned int cost(const struct dfs *d, const struct dfs_node *nd, unsigned int i)
 {
 	int last;
 
+	if (d->delays)
+		return nd->why == SIM_WHY_STALL && i != 0;
 	if (nd->why != SIM_WHY_CPU)
 		return i != 0;
 	last = last_index(nd);
 	return last >= 0 && (int)i != last;
 }
 
-static unsigned int default_answer(const struct dfs_node *nd)
+static unsigned int default_answer(const struct dfs *d, const struct dfs_node *nd)
 {
-	int last = nd->why == SIM_WHY_CPU ? last_index(nd) : -1;
+	int last = nd->why == SIM_WHY_CPU && !d->delays ? last_index(nd) : -1;
 
 	return last >= 0 ? (unsigned int)last : 0;
+}
+
+/*
+ * Delay bounding: whether answer i at nd is the faithful one or a delay of
+ * this shard's: a stall until a CPU or the next event, the first of its
+ * run on a decision of this shard's.
+ */
+static bool delay_allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int i)
+{
+	if (i == 0)
+		return true;
+	if (nd->why != SIM_WHY_STALL || !nd->until || nd->until[i] == SIM_STALL_FIXED)
+		return false;
+	return nd->cost || (size_t)(nd - d->path) % d->nshards == d->shard;
 }
 
 /* Whether answer i may be searched at nd: within the bound, and not asleep. */
 static bool allowed(const struct dfs *d, const struct dfs_node *nd, unsigned int i)
 {
-	if (nd->cost + cost(nd, i) > d->k || (nd->why == SIM_WHY_STALL && i))
+	if (nd->cost + cost(d, nd, i) > d->k)
+		return false;
+	/* dfs proper leaves stalls out (answer 0 only); delay bounding searches only them */
+	if (d->delays ? !delay_allowed(d, nd, i) : nd->why == SIM_WHY_STALL && i)
 		return false;
 	if (nd->why == SIM_WHY_RANGE)
 		return i == 0 || i + 1 == nd->n;
@@ -291,7 +334,7 @@ static void note_pick_step(struct dfs *d)
 
 static unsigned int first_answer(struct dfs *d, struct dfs_node *nd)
 {
-	unsigned int def = default_answer(nd);
+	unsigned int def = default_answer(d, nd);
 
 	if (d->blocked) {
 		nd->cut = true;
@@ -330,6 +373,10 @@ static struct dfs_node *new_node(struct dfs *d, const struct sim_question *q)
 	for (unsigned int i = 0; i < q->n; i++)
 		nd->ids[i] = q->ids ? q->ids[i] : (int)i;
 	nd->tried = xalloc((q->n + 63) / 64 * sizeof(*nd->tried));
+	if (q->why == SIM_WHY_STALL && q->until) {
+		nd->until = xalloc(q->n * sizeof(*nd->until));
+		memcpy(nd->until, q->until, q->n * sizeof(*nd->until));
+	}
 	return nd;
 }
 
@@ -368,7 +415,7 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 		nd->pick = (uint16_t)first_answer(d, nd);
 		mark_tried(nd, nd->pick);
 	}
-	d->spent = nd->cost + cost(nd, nd->pick);
+	d->spent = nd->cost + cost(d, nd, nd->pick);
 	if (q->why == SIM_WHY_CPU)
 		d->last_cpu = i;
 	return nd->pick;
@@ -380,7 +427,24 @@ struct dfs *dfs_new(unsigned int preemptions, bool sleep_sets)
 
 	d->k = preemptions;
 	d->sleep_sets = sleep_sets;
+	d->nshards = 1;
 	return d;
+}
+
+struct dfs *dfs_new_delays(unsigned int delays)
+{
+	struct dfs *d = dfs_new(delays, false);
+
+	d->delays = true;
+	return d;
+}
+
+void dfs_shard(struct dfs *d, unsigned int shard, unsigned int nshards)
+{
+	if (nshards && shard < nshards) {
+		d->shard = shard;
+		d->nshards = nshards;
+	}
 }
 
 void dfs_free(struct dfs *d)

@@ -24,6 +24,13 @@ struct dfs;
 
 /* The bound k; sleep_sets false searches every schedule within it. */
 struct dfs *dfs_new(unsigned int preemptions, bool sleep_sets);
+/*
+ * Delay bounding instead (dfs.c): the faithful schedule and those with at
+ * most 'delays' stalls until another CPU or the next event.
+ */
+struct dfs *dfs_new_delays(unsigned int delays);
+/* Delay bounding's part I of N (before the first run): schedules whose first delay is its. */
+void dfs_shard(struct dfs *d, unsigned int shard, unsigned int nshards);
 void dfs_free(struct dfs *d);
 
 /* As xs_begin(): false once the bounded space has been searched. */

@@ -252,6 +252,8 @@ static int add_finding(struct campaign *c, const struct scn_run *run, uint64_t r
 		xf->depth = (int)sh.after.deviations;
 		xf->preemptions = (int)sh.after.preemptions;
 		xf->depth_minimal = sh.depth_minimal;
+		xf->stalls = (int)sh.after.stalls;
+		xf->stall_text = xshrink_stall_text(&sh.after);
 	}
 	if (c->o->out_dir) {
 		int rc;
@@ -327,6 +329,8 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 
 	if (xs_calibrate(&p, c->s, c->m, run, c->err))
 		return 2;
+	p.shard = o->shard;
+	p.nshards = o->nshards;
 	c->v->est_steps = p.est_steps;
 	c->v->est_contexts = p.est_contexts;
 	cov.works = c->works;
@@ -344,7 +348,8 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 			*go_on = false;
 			break;
 		}
-		if (r % o->nshards != o->shard)
+		/* delay splits its space itself (dfs_shard()): every run of its own */
+		if (p.kind != XS_DELAY && r % o->nshards != o->shard)
 			continue;
 		cfg = c->s->cfg;
 		cfg.keep_trace = false;

@@ -53,6 +53,9 @@ struct xr_finding {
 	 */
 	int depth, preemptions;
 	bool depth_minimal;
+	/* of the depth, the stalls (CPUs held up), and their durations ("4.1ms, 120us"; "" none) */
+	int stalls;
+	char *stall_text;
 };
 
 struct xr_variant {

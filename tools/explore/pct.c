@@ -89,20 +89,22 @@ static unsigned int highest(const struct xs_pct *t, const struct sim_question *q
 	return best;
 }
 
-static unsigned int choose_pct(void *ctx, const struct sim_question *q)
+unsigned int xs_pct_choose(struct xs *x, const struct sim_question *q)
 {
-	struct xs *x = ctx;
 	struct xs_pct *t = &x->run.pct;
 	bool change = false;
 
+	/* a stall is not one of pct's orders (tpct.c makes it one): its change points wait */
 	if (q->why == SIM_WHY_STALL)
 		return 0;
 	while (t->next < t->nchange && t->change[t->next].step <= q->index) {
 		if (q->why == SIM_WHY_CPU || q->why == SIM_WHY_SPIN) {
 			int cpu = cpu_of(q, highest(t, q, 0));
 
-			if (cpu >= 0 && cpu < SIM_MAX_CPUS)
+			if (cpu >= 0 && cpu < SIM_MAX_CPUS) {
 				t->prio[cpu] = t->change[t->next].prio;
+				t->lowered |= (uint64_t)1 << cpu;
+			}
 		}
 		change = true;
 		t->next++;
@@ -120,6 +122,11 @@ static unsigned int choose_pct(void *ctx, const struct sim_question *q)
 	}
 }
 
+static unsigned int choose_pct(void *ctx, const struct sim_question *q)
+{
+	return xs_pct_choose(ctx, q);
+}
+
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 {
 	struct xs_pct *t = &x->run.pct;
@@ -130,6 +137,7 @@ void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 		n = UINT32_MAX;
 	t->depth = depth;
 	t->k = k;
+	t->lowered = t->hold = 0;
 	for (int i = 0; i < SIM_MAX_CPUS; i++)
 		t->prio[i] = 0;
 	/* a random permutation of d .. d+k-1 (Fisher-Yates) */

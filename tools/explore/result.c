@@ -32,6 +32,7 @@ static void variant_free(struct xr_variant *v)
 		free(v->findings[i].key);
 		free(v->findings[i].token);
 		free(v->findings[i].what);
+		free(v->findings[i].stall_text);
 		free(v->findings[i].file);
 	}
 	free(v->states);
@@ -96,7 +97,12 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 {
 	a->runs += b->runs;
 	a->cut_short += b->cut_short;
-	a->exhausted |= b->exhausted;
+	/*
+	 * dfs and rff are never sharded, so only delay's shards bring this:
+	 * each searched its own part, and the whole is searched when all were
+	 * (jobs of a campaign, which never exhausts, are alike false)
+	 */
+	a->exhausted = a->exhausted && b->exhausted;
 	for (size_t i = 0; i < b->nstates; i++) {
 		size_t j;
 
@@ -132,7 +138,8 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 				.key = xstrdup(f->key), .first = f->first, .seq = f->seq,
 				.token = xstrdup(f->token), .what = xstrdup(f->what),
 				.file = f->file ? xstrdup(f->file) : NULL, .depth = f->depth,
-				.preemptions = f->preemptions, .depth_minimal = f->depth_minimal };
+				.preemptions = f->preemptions, .depth_minimal = f->depth_minimal,
+				.stalls = f->stalls, .stall_text = xstrdup(f->stall_text) };
 		}
 		g = &a->findings[j];
 		g->count += f->count;
@@ -149,6 +156,9 @@ static void merge_variant(struct xr_variant *a, const struct xr_variant *b)
 			g->depth = f->depth;
 			g->preemptions = f->preemptions;
 			g->depth_minimal = f->depth_minimal;
+			g->stalls = f->stalls;
+			free(g->stall_text);
+			g->stall_text = xstrdup(f->stall_text);
 		}
 	}
 	merge_set(&a->traces, &b->traces);
@@ -350,10 +360,12 @@ static const struct xr_state *find_state(const struct xr_variant *v, const char 
 static const char *strategy_text(const struct xr *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", xs_kind_name(r->sp.kind));
-	if (r->sp.kind == XS_PCT || r->sp.kind == XS_PORTFOLIO)
+	if (r->sp.kind == XS_PCT || r->sp.kind == XS_TPCT || r->sp.kind == XS_PORTFOLIO)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", depth %u", r->sp.depth);
 	if (r->sp.kind == XS_DFS || r->sp.kind == XS_PORTFOLIO)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", preemptions %u", r->sp.preemptions);
+	if (r->sp.kind == XS_DELAY)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", delays %u", r->sp.preemptions);
 	return buf;
 }
 
@@ -436,6 +448,11 @@ void xr_print(FILE *out, const struct xr *r)
 			fprintf(out, "\n      token %s\n", f->token);
 			if (f->depth < 0)
 				fprintf(out, "      bug depth unknown: shrinking did not show it again\n");
+			else if (f->stalls)
+				fprintf(out, "      bug depth %s%d (%d stall%s: %s; %d preemption%s)\n",
+					f->depth_minimal ? "" : "at most ", f->depth, f->stalls,
+					f->stalls == 1 ? "" : "s", f->stall_text ? f->stall_text : "",
+					f->preemptions, f->preemptions == 1 ? "" : "s");
 			else
 				fprintf(out, "      bug depth %s%d (%d preemption%s)\n",
 					f->depth_minimal ? "" : "at most ", f->depth, f->preemptions,
@@ -461,23 +478,26 @@ void xr_print(FILE *out, const struct xr *r)
 		}
 	}
 
-	/* what a clean PCT campaign bounds */
-	for (size_t i = 0; i < r->nv && r->sp.kind == XS_PCT; i++) {
+	/* what a clean PCT campaign bounds (tpct's: its change points are stalls, tpct.c) */
+	for (size_t i = 0; i < r->nv && (r->sp.kind == XS_PCT || r->sp.kind == XS_TPCT); i++) {
 		const struct xr_variant *v = &r->v[i];
 
 		if (v->nfindings)
 			continue;
-		fprintf(out, "\nPCT bound on %s: n=%zu steps, k=%u contexts, depth %u: a run finds a "
+		fprintf(out, "\n%s bound on %s: n=%zu steps, k=%u contexts, depth %u: a run finds a "
 			"depth-%u bug with probability >= %.3g;\n  %" PRIu64 " runs found none, so a "
-			"depth-%u bug would have shown with probability >= %.3g\n", v->kernel,
+			"depth-%u bug would have shown with probability >= %.3g\n",
+			r->sp.kind == XS_TPCT ? "Timed PCT" : "PCT", v->kernel,
 			v->est_steps, v->est_contexts, r->sp.depth, r->sp.depth,
 			pct_run_bound(v, r->sp.depth), v->runs, r->sp.depth,
 			xs_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
 	}
 	for (size_t i = 0; i < r->nv; i++)
 		if (r->v[i].exhausted)
-			fprintf(out, "\n%s: the space bounded by %u preemptions is exhausted after %" PRIu64
-				" schedules\n", r->v[i].kernel, r->sp.preemptions, r->v[i].runs);
+			fprintf(out, "\n%s: the space bounded by %u %s is exhausted after %" PRIu64
+				" schedules%s\n", r->v[i].kernel, r->sp.preemptions,
+				r->sp.kind == XS_DELAY ? "delays" : "preemptions", r->v[i].runs,
+				r->nshards > 1 ? " (this shard's part)" : "");
 	if (r->stopped)
 		fprintf(out, "\nStopped before the runs asked were done: the summary covers the "
 			"runs above\n");
@@ -555,10 +575,13 @@ void xr_print_json(FILE *out, const struct xr *r)
 			json_str(out, f->what);
 			if (f->depth < 0)
 				fputs(",\"depth\":null", out);
-			else
+			else {
 				fprintf(out, ",\"depth\":{\"deviations\":%d,\"preemptions\":%d,"
-					"\"fewest\":%s}", f->depth, f->preemptions,
-					f->depth_minimal ? "true" : "false");
+					"\"stalls\":%d,\"stall_durations\":", f->depth, f->preemptions,
+					f->stalls);
+				json_str(out, f->stall_text ? f->stall_text : "");
+				fprintf(out, ",\"fewest\":%s}", f->depth_minimal ? "true" : "false");
+			}
 			fputs(",\"file\":", out);
 			if (f->file)
 				json_str(out, f->file);
@@ -630,6 +653,8 @@ int xr_write(FILE *out, const struct xr *r)
 			put_field(out, f->token);
 			put_field(out, f->what);
 			put_field(out, f->file);
+			fprintf(out, "\t%d", f->stalls);
+			put_field(out, f->stall_text);
 			fputc('\n', out);
 		}
 		put_set(out, "trace", &v->traces);
@@ -678,7 +703,7 @@ static bool num(const char *s, uint64_t *v, int base)
 
 int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 {
-	char *line = NULL, *f[12];
+	char *line = NULL, *f[14];
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
 	struct xr_variant *v = NULL;
@@ -699,7 +724,7 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 				goto bad;
 			continue;
 		}
-		nf = split(line, f, 12);
+		nf = split(line, f, 14);
 		if (!strcmp(f[0], "scenario") && nf == 6) {
 			ok = num(f[1], &a[0], 16) && num(f[2], &a[1], 10) && a[1] <= Q_FORALL;
 			r->scn_hash = a[0];
@@ -744,7 +769,7 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 					abort();
 			}
 			v->states[v->nstates++] = (struct xr_state){ xstrdup(f[3]), a[0], a[1] != 0 };
-		} else if (!strcmp(f[0], "finding") && nf == 12 && v) {
+		} else if (!strcmp(f[0], "finding") && (nf == 12 || nf == 14) && v) {
 			long long depth[3];
 
 			for (size_t i = 0; i < 4 && ok; i++)
@@ -765,7 +790,10 @@ int xr_read(FILE *in, struct xr *r, char *err, size_t len)
 				.first = a[0], .seq = (unsigned int)a[1], .count = a[2],
 				.key = xstrdup(f[8]), .token = xstrdup(f[9]), .what = xstrdup(f[10]),
 				.file = a[3] ? xstrdup(f[11]) : NULL, .depth = (int)depth[0],
-				.preemptions = (int)depth[1], .depth_minimal = depth[2] != 0 };
+				.preemptions = (int)depth[1], .depth_minimal = depth[2] != 0,
+				/* a result written before stalls has none */
+				.stalls = nf == 14 ? atoi(f[12]) : 0,
+				.stall_text = xstrdup(nf == 14 ? f[13] : "") };
 		} else if ((!strcmp(f[0], "trace") || !strcmp(f[0], "tuple") || !strcmp(f[0], "rf")) &&
 			   nf == 2 && v) {
 			ok = num(f[1], &a[0], 16);

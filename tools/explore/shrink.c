@@ -21,7 +21,8 @@ struct follow {
 	size_t n;
 	bool off;			/* a question did not fit: faithful from there on */
 	/* what the run answered */
-	size_t deviations, preemptions;
+	size_t deviations, preemptions, stalls;
+	uint64_t stall_ns, stall_each[XSHRINK_STALLS_SHOWN];
 	int16_t *stay;			/* per question: the candidate that is the CPU that ran last, or -1 */
 	size_t cap;
 };
@@ -50,6 +51,14 @@ static unsigned int follow_choose(void *ctx, const struct sim_question *q)
 			abort();
 	}
 	f->stay[q->index] = (int16_t)stay;
+	if (pick && q->why == SIM_WHY_STALL) {
+		uint64_t d = q->durations ? q->durations[pick] : 0;
+
+		if (f->stalls < XSHRINK_STALLS_SHOWN)
+			f->stall_each[f->stalls] = d;
+		f->stalls++;
+		f->stall_ns += d;
+	}
 	if (pick) {
 		f->deviations++;
 		if (stay >= 0 && pick != (unsigned int)stay)
@@ -322,7 +331,8 @@ static bool run_shows(struct shrink *sh, const struct scn *s, const struct sim_d
 	sh->fol.log = log;
 	sh->fol.n = n;
 	sh->fol.off = false;
-	sh->fol.deviations = sh->fol.preemptions = 0;
+	sh->fol.deviations = sh->fol.preemptions = sh->fol.stalls = 0;
+	sh->fol.stall_ns = 0;
 	sh->run.config = &sh->cfg;
 	if (scn_run(s, sh->m, &sh->run, sh->quiet))
 		return false;
@@ -330,6 +340,9 @@ static bool run_shows(struct shrink *sh, const struct scn *s, const struct sim_d
 	    !shows(sh, s, &sh->run, line))
 		return false;
 	memset(m, 0, sizeof(*m));
+	m->stalls = sh->fol.stalls;
+	m->stall_ns = sh->fol.stall_ns;
+	memcpy(m->stall_each, sh->fol.stall_each, sizeof(m->stall_each));
 	m->deviations = sh->fol.deviations;
 	m->preemptions = sh->fol.preemptions;
 	m->decisions = sh->run.nlog;
@@ -417,10 +430,10 @@ static bool ddmin(struct shrink *sh, size_t (*units)(struct shrink *sh),
 
 static int measure_cmp(const struct xshrink_measure *a, const struct xshrink_measure *b)
 {
-	const size_t x[] = { a->deviations, a->preemptions, a->decisions, a->switches,
-			     a->range_steps };
-	const size_t y[] = { b->deviations, b->preemptions, b->decisions, b->switches,
-			     b->range_steps };
+	const uint64_t x[] = { a->stalls, a->stall_ns, a->deviations, a->preemptions, a->decisions,
+			       a->switches, a->range_steps };
+	const uint64_t y[] = { b->stalls, b->stall_ns, b->deviations, b->preemptions, b->decisions,
+			       b->switches, b->range_steps };
 
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
 		if (x[i] != y[i])
@@ -471,6 +484,50 @@ static bool try_deviations(struct shrink *sh, const bool *keep)
 		if (log[i].pick && !keep[j++])
 			log[i].pick = 0;
 	return try_schedule(sh, log, sh->cur.nlog);
+}
+
+static size_t stalls(struct shrink *sh)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sh->cur.nlog; i++)
+		n += sh->cur.log[i].why == SIM_WHY_STALL && sh->cur.log[i].pick != 0;
+	return n;
+}
+
+static bool try_stalls(struct shrink *sh, const bool *keep)
+{
+	struct sim_decision *log = tmp_log(sh);
+
+	for (size_t i = 0, j = 0; i < sh->cur.nlog; i++)
+		if (log[i].why == SIM_WHY_STALL && log[i].pick && !keep[j++])
+			log[i].pick = 0;
+	return try_schedule(sh, log, sh->cur.nlog);
+}
+
+/*
+ * Each stall left, shortened: its question's candidates ascend in duration,
+ * so each answer below it, the shortest first, is a shorter hold.
+ */
+static bool shorten_stalls(struct shrink *sh)
+{
+	bool progress = false;
+
+	for (size_t i = 0; i < sh->cur.nlog && !spent(sh); i++) {
+		const struct sim_decision d = sh->cur.log[i];
+		bool taken = false;
+
+		if (d.why != SIM_WHY_STALL || d.pick < 2)
+			continue;
+		for (unsigned int p = 1; p < d.pick && !taken && !spent(sh); p++) {
+			struct sim_decision *log = tmp_log(sh);
+
+			log[i].pick = (uint16_t)p;
+			taken = try_schedule(sh, log, sh->cur.nlog);
+		}
+		progress |= taken;
+	}
+	return progress;
 }
 
 /* The log up to its last deviation: faithful answers past it change nothing. */
@@ -591,6 +648,9 @@ static bool shrink_schedule(struct shrink *sh)
 		progress |= try_schedule(sh, NULL, 0);
 	progress |= narrow_ranges(sh);
 	progress |= truncate_log(sh);
+	/* time first: a stall dropped, then one shortened */
+	progress |= ddmin(sh, stalls, try_stalls);
+	progress |= shorten_stalls(sh);
 	progress |= ddmin(sh, deviations, try_deviations);
 	progress |= vary(sh);
 	return progress;
@@ -710,7 +770,8 @@ static bool try_cut(struct shrink *sh, const bool *keep)
 	t = scn_parse(sh->path, text, len, sh->quiet);
 	free(text);
 	if (!t || !run_shows(sh, t, sh->cur.log, sh->cur.nlog, line, &m) ||
-	    m.deviations > sh->cur.m.deviations || m.preemptions > sh->cur.m.preemptions) {
+	    m.stalls > sh->cur.m.stalls || m.deviations > sh->cur.m.deviations ||
+	    m.preemptions > sh->cur.m.preemptions) {
 		scn_free(t);
 		return false;
 	}
@@ -735,6 +796,37 @@ static bool shrink_scenario(struct shrink *sh)
 }
 
 /* --- the result ------------------------------------------------------------------------------------ */
+
+char *xshrink_stall_text(const struct xshrink_measure *m)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 },
+	};
+	size_t len = 0;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		abort();
+	for (size_t i = 0; i < m->stalls && i < XSHRINK_STALLS_SHOWN; i++) {
+		uint64_t v = m->stall_each[i];
+		size_t u = 0;
+
+		while (u + 1 < sizeof(units) / sizeof(units[0]) && v < units[u].ns)
+			u++;
+		if (v % units[u].ns)	/* to three decimals: 4.998ms */
+			fprintf(f, "%s%.3f%s", i ? ", " : "", (double)v / (double)units[u].ns,
+				units[u].unit);
+		else
+			fprintf(f, "%s%llu%s", i ? ", " : "", (unsigned long long)(v / units[u].ns),
+				units[u].unit);
+	}
+	if (m->stalls > XSHRINK_STALLS_SHOWN)
+		fputs(", ...", f);
+	if (fclose(f))
+		abort();
+	return text;
+}
 
 #define SHRINK_MARK "kwsim shrink:"
 
@@ -816,6 +908,13 @@ static char *comment(const struct shrink *sh, const struct xshrink_result *r, ui
 		"   %zu of them preempting\n", r->after.deviations,
 		r->depth_minimal ? "the fewest" : "not proven the fewest", r->after.deviations,
 		r->after.deviations == 1 ? "" : "s", r->after.preemptions);
+	if (r->after.stalls) {
+		char *stalls = xshrink_stall_text(&r->after);
+
+		fprintf(f, "   of them %zu stall%s (a CPU held up): %s\n", r->after.stalls,
+			r->after.stalls == 1 ? "" : "s", stalls);
+		free(stalls);
+	}
 	fprintf(f, "   %-18s %8s %8s\n", "", "before", "after");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		fprintf(f, "   %-18s %8zu %8zu\n", names[i], before[i], after[i]);

@@ -24,14 +24,19 @@
  *              found that still shows the target; the lower bound itself
  *              is tried by the schedule step's ddmin, as any answer 0;
  *   schedule   the faithful schedule alone; the log cut short (binary
- *              search on its length); delta debugging (ddmin, Zeller and
+ *              search on its length); the stalls first: ddmin over the
+ *              held-up answers (a CPU held up at a point, SIM_WHY_STALL),
+ *              each dropped one answering 0 (not held), then each stall
+ *              left shortened to each shorter duration its question
+ *              offered; then delta debugging (ddmin, Zeller and
  *              Hildebrandt, TSE 2002) over the set of non-zero answers,
  *              each dropped one answering 0; then each remaining non-zero
  *              answer changed to another (a range's is the ranges step's), or moved
  *              one question earlier or later. A schedule step is taken
  *              only when it lowers the measure below in its order
- *              (deviations, preemptions, decisions, context switches,
- *              the ranges' values above their lower bounds).
+ *              (stalls, their total duration, deviations, preemptions,
+ *              decisions, context switches, the ranges' values above
+ *              their lower bounds).
  *   scenario   ddmin over the statements' source spans (the init block's,
  *              fn bodies', programs'), then over whole programs and
  *              declarations; a text that no longer parses (a register the
@@ -51,7 +56,10 @@
  * (depth_minimal).
  *
  * Bug depth: how many ordering constraints beyond the time-faithful order
- * the target needs, measured on the shrunk schedule. deviations counts the
+ * the target needs, measured on the shrunk schedule: its stalls (each with
+ * its duration: a CPU held up that long) and its other forced orders. In a
+ * machine with time the stalls say what a race needs from the world (an
+ * interrupt that long, there); deviations counts the
  * answers other than the faithful 0 (a CPU run out of time order, an
  * interrupt held back, a wake-up that preempts or does not, a task placed
  * elsewhere, another spinner winning, a time range's value above its lower
@@ -84,8 +92,14 @@
 #define XSHRINK_SEARCH_DEPTH	2
 
 /* What a run costs, the measures shrinking lowers. */
+#define XSHRINK_STALLS_SHOWN	8	/* the durations a measure keeps, in log order */
+
 struct xshrink_measure {
-	size_t deviations;	/* answers other than the faithful 0 */
+	/* first, time: the stalls (SIM_WHY_STALL answers other than 0, not held) */
+	size_t stalls;
+	uint64_t stall_ns;	/* their durations, summed */
+	uint64_t stall_each[XSHRINK_STALLS_SHOWN];	/* the first ones' */
+	size_t deviations;	/* answers other than the faithful 0, stalls included */
 	size_t preemptions;	/* of them, cpu answers that leave the CPU that ran last */
 	size_t decisions;	/* the log's length */
 	size_t switches;	/* context switches: the trace's sched_switch records */
@@ -135,5 +149,12 @@ struct xshrink_result {
 int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run *found,
 	    const char *target, uint64_t budget, struct xshrink_result *out);
 void xshrink_result_free(struct xshrink_result *r);
+/*
+ * A measure's stalls as text, in schedule order, each in the largest unit
+ * it reaches, whole or to three decimals: "4.998ms, 20ms" ("..." after
+ * XSHRINK_STALLS_SHOWN;
+ * "" with none). malloc'd.
+ */
+char *xshrink_stall_text(const struct xshrink_measure *m);
 
 #endif

@@ -7,29 +7,32 @@
  * The portfolio (the default) is a fixed rotation: run r is made by member
  * r mod 8 of
  *
- *   random  pct(d=1)  pos  pct(d=2)  random  pos  random  pct(d=3)
+ *   random  pct(d=1)  pos  tpct(d=3)  random  pos  random  tpct(d=3)
  *
  * with the generator of run r, so it is exactly run r of that member's own
  * campaign with the same seed (a replay token may name either). Runs being
  * independent, a rotation's chance to show a bug in a run is the mean of
  * its members' chances, which is how it was chosen, from each member's
- * measured chance per run on the library's races (kwsim bench, README):
- * random is best on most of them (their windows are wide, a random walk of
- * the CPUs' clocks crosses them), pos next (best on one), pct(d=1) shows
- * only what one fixed order of the CPUs shows and pct(d=2) nothing that
- * needs two preemptions (mod-delayed-work-vs-cancel-v4.9 needs them, at
- * given steps: pct(d=3) shows it in 1 run of ~180). So random makes 3/8 of
- * the runs and pos 2/8, keeping every library race within about twice
- * random's runs to its first showing, and pct at depths 1, 2, 3 one run in
- * 8 each: the runs that carry pct's guarantee for the deep, narrow bugs a
- * random walk is unlikely to reach, and that also catch order-only bugs
- * (kernel/wake-preempt-queue-twice: pct(d=1) every run, random half).
+ * measured chance per run on the library's races and on their off-window
+ * copies (tools/off-window: starts moved 1-10 ms from the windows; kwsim
+ * bench, README "Strategies that aim"). random is best on most of them, in
+ * the window and off it: its runs hold CPUs up at a rate of their own
+ * (sim_stall_odds()), a random walk of time; pos next in the window (best
+ * on one race), nothing off it (it holds no CPU up); pct(d=1) shows what
+ * one fixed order of the CPUs shows (kernel/wake-preempt-queue-twice: every
+ * run; ahead.kws below). tpct(d=3) is pct(d=3) where stalls are off (the
+ * runs that carry pct's guarantee: mod-delayed-work-vs-cancel-v4.9 needs
+ * two preemptions at given steps) and, with stalls, needs the fewest runs
+ * of all on the off-window copies (median 2, random 4; delay and pair
+ * learn across runs and cannot be members). It takes the slots of pct(d=2),
+ * which showed nothing that random or pct(d=3) did not, and of pct(d=3).
  * What the minority members are there for, on races made for them
  * (tests/tools/strategy/): a CPU held back for 20 rounds (ahead.kws) shows
  * in half of pct(d=1)'s runs, 5% of pos's and none of 2,000 random ones;
  * an interrupt that waits two dozen steps (late-irq.kws) in 1 of ~500 of
- * pos's runs and none of 20,000 random or pct ones. The portfolio shows
- * both (10% and 1 in 2,500 of its runs).
+ * pos's runs and none of 20,000 random or pct ones; a write that must be
+ * held up 5 ms (off-window.kws) in tpct's and random's runs, never in
+ * pos's or pct's. The portfolio shows all three.
  */
 #include "strategy_impl.h"
 #include "dfs.h"
@@ -42,7 +45,8 @@
 
 static const char *const kind_names[XS__COUNT] = {
 	[XS_RANDOM] = "random", [XS_PCT] = "pct", [XS_POS] = "pos", [XS_DFS] = "dfs",
-	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff",
+	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff", [XS_TPCT] = "tpct", [XS_DELAY] = "delay",
+	[XS_PAIR] = "pair",
 };
 
 bool xs_kind_from_name(const char *name, enum xs_kind *kind)
@@ -69,13 +73,16 @@ static void seed_run(struct xs *x, uint64_t r)
 }
 
 /* Uniform over the candidates; a stall as the machine's own random strategy holds one up. */
-static unsigned int choose_random(void *ctx, const struct sim_question *q)
+unsigned int xs_random_choose(struct xs *x, const struct sim_question *q)
 {
-	struct xs *x = ctx;
-
 	if (q->why == SIM_WHY_STALL)
 		return sim_stall_random(q, rng_next(&x->rng), x->stall_odds);
 	return rng_below(&x->rng, q->n);
+}
+
+static unsigned int choose_random(void *ctx, const struct sim_question *q)
+{
+	return xs_random_choose(ctx, q);
 }
 
 /* A strategy with its parameters: what the portfolio rotates through. */
@@ -85,8 +92,8 @@ struct member {
 };
 
 static const struct member portfolio[] = {
-	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_PCT, 2 },
-	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
+	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_TPCT, 3 },
+	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_TPCT, 3 },
 };
 #define NPORTFOLIO (sizeof(portfolio) / sizeof(portfolio[0]))
 
@@ -104,6 +111,7 @@ struct xs *xs_new(const struct xs_params *p)
 
 	switch (p->kind) {
 	case XS_PCT:
+	case XS_TPCT:
 		if (p->depth < 1 || p->depth > XS_MAX_DEPTH)
 			return NULL;
 		break;
@@ -112,6 +120,8 @@ struct xs *xs_new(const struct xs_params *p)
 	case XS_PORTFOLIO:
 	case XS_DFS:
 	case XS_RFF:
+	case XS_DELAY:
+	case XS_PAIR:
 		break;
 	default:
 		return NULL;
@@ -122,8 +132,14 @@ struct xs *xs_new(const struct xs_params *p)
 	x->p = *p;
 	if (p->kind == XS_DFS)
 		x->dfs = dfs_new(p->preemptions, true);
+	if (p->kind == XS_DELAY) {
+		x->dfs = dfs_new_delays(p->preemptions);
+		dfs_shard(x->dfs, p->shard, p->nshards);
+	}
 	if (p->kind == XS_RFF)
 		x->rff = xs_rff_new();
+	if (p->kind == XS_PAIR)
+		x->pair = xs_pair_new();
 	return x;
 }
 
@@ -132,14 +148,39 @@ void xs_free(struct xs *x)
 	if (x) {
 		dfs_free(x->dfs);
 		xs_rff_free(x->rff);
+		xs_pair_free(x->pair);
 	}
 	free(x);
+}
+
+/*
+ * A run of a campaign may loop where the faithful run ends: a stall lets a
+ * work be queued before the scenario reinitialises it, and the worker runs
+ * it forever, as the kernel would. The scenario's own bound (max_steps,
+ * 100M points by default) would make that a quarter of a minute per run,
+ * so a campaign's runs (and its calibration's random ones) stop at
+ * XS_STEP_FACTOR times the faithful run's points, at least XS_MIN_STEPS,
+ * and count as cut short. The bound is in the run's settings: its saved
+ * schedule and its token replay it.
+ */
+#define XS_STEP_FACTOR	100
+#define XS_MIN_STEPS	100000
+
+static void bound_steps(uint64_t faithful_points, struct sim_config *cfg)
+{
+	uint64_t b = faithful_points > XS_MIN_STEPS / XS_STEP_FACTOR ?
+		     faithful_points * XS_STEP_FACTOR : XS_MIN_STEPS;
+
+	if (!cfg->max_steps || cfg->max_steps > b)
+		cfg->max_steps = b;
 }
 
 bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 {
 	struct member m;
 
+	if (x->p.est_points)
+		bound_steps(x->p.est_points, cfg);
 	if (x->dfs)
 		return dfs_begin(x->dfs, r, cfg);
 	m = member_of(x, r);
@@ -148,8 +189,14 @@ bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	case XS_RFF:
 		xs_rff_begin(x, r, cfg);
 		break;
+	case XS_PAIR:
+		xs_pair_begin(x, r, cfg);
+		break;
 	case XS_PCT:
 		xs_pct_begin(x, m.depth, cfg);
+		break;
+	case XS_TPCT:
+		xs_tpct_begin(x, m.depth, cfg);
 		break;
 	case XS_POS:
 		xs_pos_begin(x, cfg);
@@ -168,6 +215,8 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 		dfs_end(x->dfs, r, log, n);
 	if (x->rff)
 		xs_rff_end(x);
+	if (x->pair)
+		xs_pair_end(x);
 }
 
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
@@ -175,13 +224,18 @@ const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
 	struct member m;
 	const char *outer = x->p.kind == XS_PORTFOLIO ? "portfolio:" : "";
 
+	if (x->dfs && x->p.nshards > 1) {
+		snprintf(buf, len, "%s(k=%u,s=%u/%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs),
+			 x->p.shard, x->p.nshards);
+		return buf;
+	}
 	if (x->dfs) {
-		snprintf(buf, len, "dfs(k=%u)", dfs_bound(x->dfs));
+		snprintf(buf, len, "%s(k=%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs));
 		return buf;
 	}
 	m = member_of(x, r);
-	if (m.kind == XS_PCT)
-		snprintf(buf, len, "%spct(d=%u)", outer, m.depth);
+	if (m.kind == XS_PCT || m.kind == XS_TPCT)
+		snprintf(buf, len, "%s%s(d=%u)", outer, xs_kind_name(m.kind), m.depth);
 	else
 		snprintf(buf, len, "%s%s", outer, xs_kind_name(m.kind));
 	return buf;
@@ -194,7 +248,39 @@ bool xs_exhausted(const struct xs *x)
 
 bool xs_independent(enum xs_kind kind)
 {
-	return kind != XS_DFS && kind != XS_RFF;
+	return kind != XS_DFS && kind != XS_RFF && kind != XS_DELAY && kind != XS_PAIR;
+}
+
+/* Candidate i's wait, for a SIM_WHY_STALL question: a CPU number, or SIM_STALL_EVENT / _FIXED. */
+static int until_of(const struct sim_question *q, unsigned int i)
+{
+	return q->until ? q->until[i] : SIM_STALL_FIXED;
+}
+
+unsigned int xs_stall_until(const struct sim_question *q, int cpu)
+{
+	if (q->why != SIM_WHY_STALL)
+		return 0;
+	for (unsigned int i = 1; i < q->n; i++)
+		if (until_of(q, i) == cpu && cpu != q->cpu)
+			return i;
+	return 0;
+}
+
+unsigned int xs_stall_past_all(const struct sim_question *q)
+{
+	unsigned int best = 0, event = 0;
+
+	if (q->why != SIM_WHY_STALL)
+		return 0;
+	/* the candidates ascend in duration: the last that waits for a CPU waits for them all */
+	for (unsigned int i = 1; i < q->n; i++) {
+		if (until_of(q, i) >= 0 && until_of(q, i) != q->cpu)
+			best = i;
+		else if (until_of(q, i) == SIM_STALL_EVENT && !event)
+			event = i;
+	}
+	return best ? best : event;
 }
 
 /*
@@ -231,6 +317,13 @@ int xs_calibrate(struct xs_params *p, const struct scn *s, const struct kw_model
 		}
 		if (run->ndecisions > most)
 			most = run->ndecisions;
+		if (!i) {
+			struct sim_stats st;
+
+			sim_get_stats(&st);
+			p->est_points = st.points;
+			bound_steps(p->est_points, &cfg);
+		}
 	}
 	if (quiet)
 		fclose(quiet);

@@ -16,6 +16,18 @@
  *              schedules of a few "this write before that read" orderings,
  *              drawn to favour rare reads-from pairs and mutated when they
  *              show new ones, over pos (rff.c); learns across runs, as dfs
+ * The ones that aim with time, through the machine's stalls (a CPU held up
+ * at a point, SIM_WHY_STALL; cfg.stall_ns bounds them):
+ *   tpct       pct whose change points are stalls: the lowered CPU is held
+ *              up until the others have passed it (tpct.c)
+ *   delay      delay-bounded search (Emmi, Qadeer, Rakamaric, POPL 2011):
+ *              every schedule of the faithful scheduler with at most k
+ *              delays, a delay a stall until another CPU or the next event
+ *              (delay.c, over dfs.c's tree); learns across runs, as dfs
+ *   pair       pair forcing (Razzer, S&P 2019; Snowboard, SOSP 2021):
+ *              conflicting accesses of two CPUs seen in one order are
+ *              forced into the other by stalling the first one's CPU
+ *              (pair.c); learns across runs
  */
 #ifndef KWSIM_STRATEGY_H
 #define KWSIM_STRATEGY_H
@@ -28,7 +40,10 @@
 #include <sim/sim.h>
 
 /* New kinds go at the end: result.txt files name a kind by its number. */
-enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS_RFF, XS__COUNT };
+enum xs_kind {
+	XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS_RFF,
+	XS_TPCT, XS_DELAY, XS_PAIR, XS__COUNT
+};
 
 /* pct's deepest bug depth: d-1 change points per run are kept in the handle */
 #define XS_MAX_DEPTH 16
@@ -36,8 +51,8 @@ enum xs_kind { XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS_RFF, XS__COUN
 struct xs_params {
 	enum xs_kind kind;
 	uint64_t seed;			/* the campaign's */
-	unsigned int depth;		/* pct: bug depth d, 1 .. XS_MAX_DEPTH */
-	unsigned int preemptions;	/* dfs: the bound k */
+	unsigned int depth;		/* pct, tpct: bug depth d, 1 .. XS_MAX_DEPTH */
+	unsigned int preemptions;	/* dfs: the bound k; delay: its k, the delays */
 	/*
 	 * What calibration runs of the scenario showed (the campaign makes
 	 * them first, the same in every shard; xs_calibrate()): the most
@@ -45,6 +60,10 @@ struct xs_params {
 	 */
 	size_t est_steps;
 	unsigned int est_contexts;
+	/* the faithful run's scheduling points: what bounds each run's steps (xs_begin) */
+	uint64_t est_points;
+	/* delay: the campaign's shard I of N (0 of 1: all); its runs are numbered within it */
+	unsigned int shard, nshards;
 };
 
 struct xs;
@@ -83,9 +102,13 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
  * "dfs(k=2)", and for portfolio the member that made run r.
  */
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len);
-/* dfs: true once the bounded space has been searched in full. */
+/* dfs, delay: true once the bounded space has been searched in full. */
 bool xs_exhausted(const struct xs *x);
-/* Whether runs are independent of each other (everything but dfs and rff): shardable. */
+/*
+ * Whether runs are independent of each other (everything but dfs, rff,
+ * delay and pair): shardable into jobs. delay, as dfs, splits otherwise:
+ * xs_shardable().
+ */
 bool xs_independent(enum xs_kind kind);
 
 /*

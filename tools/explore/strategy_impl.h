@@ -20,6 +20,8 @@ struct xs_pct {
 		int prio;
 	} change[XS_MAX_DEPTH - 1];
 	unsigned int nchange, next;	/* ... and the first not yet reached */
+	uint64_t lowered;		/* CPUs a change point lowered (bit per CPU), for tpct */
+	uint64_t hold;			/* tpct: lowered CPUs not yet held up */
 };
 
 /* pos's state for one run (pos.c). */
@@ -36,14 +38,31 @@ struct xs {
 	unsigned int stall_odds;	/* random's stall rate this run (sim_stall_odds()) */
 	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
 	struct rff *rff;		/* rff's counts and corpus (rff.c): so does it */
+	struct pair *pair;		/* pair's pairs and targets (pair.c): so does it */
 	union {
 		struct xs_pct pct;
 		struct xs_pos pos;
 	} run;
 };
 
+/* random's answer (strategy.c), from the run's generator. */
+unsigned int xs_random_choose(struct xs *x, const struct sim_question *q);
+
 /* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
+/* pct's answer (its chooser's; tpct's for all but stalls). */
+unsigned int xs_pct_choose(struct xs *x, const struct sim_question *q);
+/* tpct (tpct.c): a run of pct with depth d whose change points hold the lowered CPU up. */
+void xs_tpct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
+
+/*
+ * Stall answers that aim (strategy.c), for a SIM_WHY_STALL question: the
+ * candidate that holds q->cpu up just until CPU cpu has passed it (0: none
+ * offered); the longest of those that wait for another CPU, so that every
+ * ready CPU passes it, else the one until the next event (0: neither).
+ */
+unsigned int xs_stall_until(const struct sim_question *q, int cpu);
+unsigned int xs_stall_past_all(const struct sim_question *q);
 void xs_pos_begin(struct xs *x, struct sim_config *cfg);
 /* pos's answer among the candidates in allowed (bit i: candidate i; all: pos's own). */
 unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed);
@@ -53,5 +72,11 @@ struct rff *xs_rff_new(void);
 void xs_rff_free(struct rff *f);
 void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
 void xs_rff_end(struct xs *x);
+
+/* pair (pair.c): the same four. */
+struct pair *xs_pair_new(void);
+void xs_pair_free(struct pair *f);
+void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
+void xs_pair_end(struct xs *x);
 
 #endif

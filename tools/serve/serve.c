@@ -19,7 +19,8 @@
  * A scenario is named by file=ROOT/REL (lib: the repository's scenarios/,
  * root: --root DIR) or by edit=ID (an edited text the server keeps, the
  * last SRV_MAX_EDITS). Run parameters: kernel (a variant this build has),
- * strategy (run: faithful|random; explore: random|pct|pos|dfs|rff|portfolio),
+ * strategy (run: faithful|random; explore: random|pct|pos|dfs|rff|portfolio|
+ *   tpct|delay|pair),
  * seed (0 to 2^63-1), replay=1 (follow the file's schedule), runs (explore:
  * 1 to SRV_MAX_RUNS), ms (playback: milliseconds between chunks, 0 to
  * SRV_MAX_PACE_MS). Anything else is refused with a 4xx and a plain-text reason,
@@ -284,7 +285,7 @@ static int query_of(struct server *sv, const struct params *p, bool explore, str
 
 		if (!ok) {
 			snprintf(why, wlen, "unknown strategy '%.64s' (%s)", p->strategy,
-				 explore ? "random, pct, pos, dfs, rff or portfolio" : "faithful or random");
+				 explore ? "random, pct, pos, dfs, rff, portfolio, tpct, delay or pair" : "faithful or random");
 			return 400;
 		}
 		q->strategy = p->strategy;
@@ -555,7 +556,8 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 		json_str(f, sv->kernels[i]);
 	}
 	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":"
-	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\",\"rff\"]}\n", f);
+	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\",\"rff\",\"tpct\",\"delay\","
+	      "\"pair\"]}\n", f);
 	fclose(f);
 	reply_buf(req, "application/json", &b);
 	srv_buf_free(&b);

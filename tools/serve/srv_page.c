@@ -120,7 +120,9 @@ static void hidden(FILE *out, const struct page_scn *p)
 }
 
 static const char *const run_strategies[] = { "faithful", "random" };
-static const char *const explore_strategies[] = { "portfolio", "random", "pct", "pos", "dfs", "rff" };
+static const char *const explore_strategies[] = {
+	"portfolio", "random", "pct", "pos", "dfs", "rff", "tpct", "delay", "pair",
+};
 
 /* The source with line numbers, the parser's messages under the lines they name. */
 static void source(FILE *out, const struct page_scn *p)
