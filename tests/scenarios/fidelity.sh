@@ -51,11 +51,26 @@ blank_outcome() {
 same=0
 allowed=0
 failed=0
+skipped=0
+# The machine is of the variant's era: msleep() arms one jiffy more before
+# 6.12 (sim/delay.c), so a tree of an earlier release sleeps longer than
+# mainline in every file that msleeps, whatever the kthread code does. Those
+# files are not compared for such a tree (counted and said): comparing them
+# needs mainline's code on the tree's era, which no setting offers yet.
+label=${tree#tree:}
+era_sleeps=0
+if [[ $label =~ ^[0-9]+\.[0-9]+$ ]] && [[ $(printf '%s\n6.12\n' "$label" | sort -V | head -1) != 6.12 ]]; then
+	era_sleeps=1
+fi
 # Each file as it is, and once more held up by stalls where it has no
 # schedule of its own (random, seed 1, stall = 10ms): both sides alike.
 while IFS= read -r line; do
 	f=${line% *}
 	mode=${line##* }
+	if ((era_sleeps)) && grep -qE '\bmsleep' "$f"; then
+		skipped=$((skipped + 1))
+		continue
+	fi
 	stall=()
 	if [[ $mode == stall ]]; then
 		stall=(--set stall=10ms --seed 1)
@@ -106,7 +121,8 @@ done < <(find "$dir" -name '*.kws' | LC_ALL=C sort | while IFS= read -r f; do
 done)
 
 echo "$tree vs mainline: $same runs identical, $allowed identical but for" \
-	"the known difference, $failed differ"
+	"the known difference, $failed differ; $skipped not compared (they msleep," \
+	"one jiffy longer on $tree's era)"
 if ((same + allowed + failed == 0)); then
 	echo "FAIL: no scenario found in $dir"
 	exit 1
