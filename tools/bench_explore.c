@@ -238,6 +238,7 @@ static struct xs *strategy_for(const struct race *r, size_t k, uint64_t seed)
 	p.seed = seed;
 	p.est_steps = r->est.est_steps;
 	p.est_contexts = r->est.est_contexts;
+	p.est_points = r->est.est_points;
 	x = xs_new(&p);
 	if (!x)
 		abort();	/* the table above is ours */

@@ -43,14 +43,24 @@ static int counting(void *arg, unsigned int i, FILE *out)
 	return (int)i;
 }
 
-/* Sends one line, then waits for the stop (a SIGINT), then says so. */
+/*
+ * Sends one line, then waits for the stop (a SIGINT), then says so. SIGINT
+ * stays blocked but in sigsuspend(): a stop that lands between the check
+ * and the wait would otherwise be lost, and the child would wait forever.
+ */
 static int waiting(void *arg, unsigned int i, FILE *out)
 {
+	sigset_t intr, old;
+
 	(void)arg;
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	sigprocmask(SIG_BLOCK, &intr, &old);
 	fprintf(out, "started %u\n", i);
 	fflush(out);
 	while (!stopped)
-		pause();
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	fprintf(out, "stopped %u\n", i);
 	return 0;
 }
