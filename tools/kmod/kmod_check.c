@@ -51,6 +51,8 @@ static void settings(struct check *c)
 	} refused[] = {
 		{ "strategy", "it is how the simulator makes its choices; the real kernel makes its own" },
 		{ "seed", "it seeds the simulator's choices; the real kernel makes its own" },
+		{ "era", "it makes the simulator's services those of another release; the module "
+		  "has the services of the kernel it is loaded into" },
 		{ "skew", "it bounds the simulator's clocks; the real CPUs' clocks are the hardware's" },
 		{ "max_decisions", "it bounds the simulator's choices; the module's bound is its "
 		  "timeout_ms parameter" },

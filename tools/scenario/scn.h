@@ -267,6 +267,12 @@ struct scn {
 
 	struct sim_config cfg;
 	char kernel[128];		/* v4.9, mainline, tree:LABEL or tree:DIR */
+	/*
+	 * The era setting, SIM_ERA(major, minor): the machine's services are
+	 * those of that release whatever the variant's own; 0, as unless set,
+	 * the variant's (struct kw_model's era).
+	 */
+	unsigned int era;
 	struct scn_given *given;	/* the init block's settings, as written, in order */
 	int ngiven;
 	/* the init block, the schedule or --set said stall: explore and fuzz keep it */

@@ -273,8 +273,11 @@ struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
 		put_text(out, s->name);
 		fputs(" (", out);
 		put_text(out, s->path);
-		fprintf(out, ")\nkernel %s, %d cpus, HZ=%u, preempt %s, strategy %s", m->name,
-			s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
+		fprintf(out, ")\nkernel %s", m->name);
+		/* a machine not of the variant's own era says so */
+		if (s->era)
+			fprintf(out, " (era %u.%u)", s->era >> 8, s->era & 0xff);
+		fprintf(out, ", %d cpus, HZ=%u, preempt %s, strategy %s", s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
 			strategy_name(s->cfg.strategy));
 		/* only the random strategy draws from the seed */
 		if (s->cfg.strategy == SIM_STRATEGY_RANDOM)

@@ -1007,7 +1007,8 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->log = log;
 	run->log_cap = log_cap;
 	run->cfg = config ? *config : s->cfg;
-	run->cfg.era = model->era;	/* the machine is of the variant's era */
+	/* the machine is of the variant's era, unless the era setting says which */
+	run->cfg.era = s->era ? s->era : model->era;
 	run->chain = run->cfg.on_point;
 	run->chain_arg = run->cfg.on_point_arg;
 	run->cfg.on_point = at_point;

@@ -20,7 +20,7 @@
  * names by the enum's values (for a time, names[0] is its word for "no
  * bound", stored as UINT64_MAX). A saved schedule writes them all, in this order.
  */
-enum setting_type { SET_NUMBER, SET_TIME, SET_NAME, SET_KERNEL };
+enum setting_type { SET_NUMBER, SET_TIME, SET_NAME, SET_KERNEL, SET_ERA };
 
 static const char *const preempt_names[] = { "none", "voluntary", "full", NULL };
 static const char *const spinlock_names[] = { "fifo", "unfair", NULL };
@@ -38,6 +38,8 @@ static const struct setting {
 	const char *const *names;
 } settings[] = {
 	{ "kernel", NULL, SET_KERNEL, 0, 0, 0, 0, NULL },
+	/* the machine's era, in struct scn (0: the variant's), as kernel stays in s->kernel */
+	{ "era", NULL, SET_ERA, 0, 0, 0, 0, NULL },
 	{ "cpus", NULL, SET_NUMBER, CFG(ncpus), 1, SIM_MAX_CPUS, NULL },
 	{ "hz", NULL, SET_NUMBER, CFG(hz), 1, 10000, NULL },
 	{ "preempt", NULL, SET_NAME, CFG(preempt), 0, 0, preempt_names },
@@ -156,6 +158,65 @@ static void parse_kernel(struct parser *p)
 	lex_next(p);
 }
 
+/*
+ * An era is named as kernel releases are, MAJOR.MINOR (6.1, 6.12), each part
+ * written as the kernel writes it (no leading zero, so that it reads back as
+ * written) and fitting SIM_ERA's byte; from 4.9 on, where the machine's
+ * services begin. A later release than any the machine tells apart is
+ * served as the latest it knows, as a tree of that release would be.
+ */
+static bool era_from_text(const char *v, unsigned int *era)
+{
+	const char *minor_at;
+	unsigned long major, minor;
+	char *end;
+
+	if (!isdigit((unsigned char)v[0]))
+		return false;
+	major = strtoul(v, &end, 10);
+	if (*end != '.' || (v[0] == '0' && end - v > 1))
+		return false;
+	minor_at = end + 1;
+	if (!isdigit((unsigned char)minor_at[0]))
+		return false;
+	minor = strtoul(minor_at, &end, 10);
+	if (*end || (minor_at[0] == '0' && end - minor_at > 1) || major > 255 || minor > 255)
+		return false;
+	*era = SIM_ERA(major, minor);
+	return *era >= SIM_ERA(4, 9);
+}
+
+static void parse_era(struct parser *p)
+{
+	struct scn_loc at = p->tloc;
+	char v[32];
+	size_t end = p->tstart;
+
+	if (p->tok == T_STR) {
+		if (strlen(p->str) >= sizeof(v))
+			lex_fail_at(p, at, "era must be a kernel release, MAJOR.MINOR from 4.9 on "
+				    "(4.9, 6.1, 6.12), not a string of %zu characters", strlen(p->str));
+		snprintf(v, sizeof(v), "%s", p->str);
+	} else {
+		/* read as written: 6.1 would lex as 6 . 1, and 6.10 as 6 . 10 */
+		while (end < p->len && (isdigit((unsigned char)p->text[end]) || p->text[end] == '.'))
+			end++;
+		if (end == p->tstart || end < p->tend)
+			fail(p, "expected an era, a kernel release as 6.1 or 6.12, found %s",
+			     lex_tok_text(p));
+		if (end - p->tstart >= sizeof(v))
+			lex_fail_at(p, at, "era must be a kernel release, MAJOR.MINOR from 4.9 on "
+				    "(4.9, 6.1, 6.12), not %zu characters of digits", end - p->tstart);
+		memcpy(v, p->text + p->tstart, end - p->tstart);
+		v[end - p->tstart] = '\0';
+		lex_advance(p, end - p->pos);
+	}
+	if (!era_from_text(v, &p->s->era))
+		lex_fail_at(p, at, "era must be a kernel release, MAJOR.MINOR from 4.9 on "
+			    "(4.9, 6.1, 6.12), not '%s'", v);
+	lex_next(p);
+}
+
 static void parse_name(struct parser *p, const struct setting *st, const char *name)
 {
 	char v[64], all[128] = "";
@@ -208,6 +269,8 @@ const struct setting *set_parse(struct parser *p, struct setting_block *b)
 	lex_expect(p, T_ASSIGN, "'='");
 	if (st->type == SET_KERNEL) {
 		parse_kernel(p);
+	} else if (st->type == SET_ERA) {
+		parse_era(p);
 	} else if (st->type == SET_NAME) {
 		parse_name(p, st, name);
 	} else if (st->names && p->tok == T_IDENT && !strcmp(p->ident, st->names[0])) {
@@ -331,6 +394,13 @@ const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, siz
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s%c",
 				 *c == '"' || *c == '\\' ? "\\" : "", *c);
 		snprintf(buf + strlen(buf), len - strlen(buf), "\";");
+		return buf;
+	case SET_ERA:
+		/* the variant's own era is no setting: schedules without one stay as they were */
+		if (!s->era)
+			buf[0] = '\0';
+		else
+			snprintf(buf, len, "%s = %u.%u;", name, s->era >> 8, s->era & 0xff);
 		return buf;
 	case SET_NAME:
 		v = load(cfg, st);
