@@ -3,9 +3,12 @@
 # kernel tree's own code: the two results must be the same, trace hash and
 # exit status included, once what legitimately differs is taken out: the
 # kernel's name, and where findings point in the source (our file and line
-# against kernel/kthread.c's).
+# against kernel/kthread.c's). Both run on the machine of the tree's era
+# (--set era=ERA, the release the tree is of): the kernel services around
+# the kthread code (msleep's extra jiffy before 6.12, the freezer, ...) are
+# then the same, and every difference left is the kthread code's.
 #
-# Usage: fidelity.sh KWSIM SCENARIO_DIR tree:LABEL [--no-destroy-delayed-warn]
+# Usage: fidelity.sh KWSIM SCENARIO_DIR tree:LABEL ERA [--no-destroy-delayed-warn]
 #
 # --no-destroy-delayed-warn: the tree's kthread_destroy_worker() lacks the
 # WARN_ON(!list_empty(&worker->delayed_work_list)) of 6.12 and mainline (as
@@ -13,14 +16,17 @@
 # and what it decides (the trace hash, the condition's verdict, the exit
 # status) is not compared; everything else still is.
 set -euo pipefail
-kwsim=$1 dir=$2 tree=$3 allow=${4:-}
+usage() {
+	echo "usage: fidelity.sh KWSIM SCENARIO_DIR tree:LABEL ERA [--no-destroy-delayed-warn]" >&2
+	exit 2
+}
+(($# >= 4 && $# <= 5)) || usage
+kwsim=$1 dir=$2 tree=$3 era=$4 allow=${5:-}
 case "$allow" in
 '' | --no-destroy-delayed-warn) ;;
-*)
-	echo "usage: fidelity.sh KWSIM SCENARIO_DIR tree:LABEL [--no-destroy-delayed-warn]" >&2
-	exit 2
-	;;
+*) usage ;;
 esac
+[[ $era =~ ^[0-9]+\.[0-9]+$ ]] || usage
 # shellcheck source=SCRIPTDIR/../status.sh
 . "$(dirname "$0")/../status.sh"
 tmp=$(mktemp -d)
@@ -51,35 +57,21 @@ blank_outcome() {
 same=0
 allowed=0
 failed=0
-skipped=0
-# The machine is of the variant's era: msleep() arms one jiffy more before
-# 6.12 (sim/delay.c), so a tree of an earlier release sleeps longer than
-# mainline in every file that msleeps, whatever the kthread code does. Those
-# files are not compared for such a tree (counted and said): comparing them
-# needs mainline's code on the tree's era, which no setting offers yet.
-label=${tree#tree:}
-era_sleeps=0
-if [[ $label =~ ^[0-9]+\.[0-9]+$ ]] && [[ $(printf '%s\n6.12\n' "$label" | sort -V | head -1) != 6.12 ]]; then
-	era_sleeps=1
-fi
 # Each file as it is, and once more held up by stalls where it has no
 # schedule of its own (random, seed 1, stall = 10ms): both sides alike.
 while IFS= read -r line; do
 	f=${line% *}
 	mode=${line##* }
-	if ((era_sleeps)) && grep -qE '\bmsleep' "$f"; then
-		skipped=$((skipped + 1))
-		continue
-	fi
-	stall=()
+	# the tree's era on both sides: a file that names another is run on it too
+	sets=(--set "era=$era")
 	if [[ $mode == stall ]]; then
-		stall=(--set stall=10ms --seed 1)
+		sets+=(--set stall=10ms --seed 1)
 	fi
 	rc1=0
 	rc2=0
-	"$kwsim" run "$f" --kernel mainline "${stall[@]}" --json >"$tmp/mainline.raw" \
+	"$kwsim" run "$f" --kernel mainline "${sets[@]}" --json >"$tmp/mainline.raw" \
 		2>"$tmp/mainline.err" || rc1=$?
-	"$kwsim" run "$f" --kernel "$tree" "${stall[@]}" --json >"$tmp/tree.raw" \
+	"$kwsim" run "$f" --kernel "$tree" "${sets[@]}" --json >"$tmp/tree.raw" \
 		2>"$tmp/tree.err" || rc2=$?
 	normalise <"$tmp/mainline.raw" >"$tmp/mainline"
 	normalise <"$tmp/tree.raw" >"$tmp/tree"
@@ -121,8 +113,7 @@ done < <(find "$dir" -name '*.kws' | LC_ALL=C sort | while IFS= read -r f; do
 done)
 
 echo "$tree vs mainline: $same runs identical, $allowed identical but for" \
-	"the known difference, $failed differ; $skipped not compared (they msleep," \
-	"one jiffy longer on $tree's era)"
+	"the known difference, $failed differ (machine of era $era)"
 if ((same + allowed + failed == 0)); then
 	echo "FAIL: no scenario found in $dir"
 	exit 1
