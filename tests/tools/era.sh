@@ -7,7 +7,8 @@
 #    file's; v4.9's code on era 6.12 sleeps as mainline does;
 #  - it round-trips: a saved schedule carries it (and only when set), kwsim
 #    replay reproduces the run, trace hash and all; an explore token is of
-#    the scenario with its --set, and its --save-schedule carries the era;
+#    the scenario with its --set, and its --save-schedule carries the era,
+#    as do explore's replay files, shrunk in process;
 #  - a bad value is refused: "kwsim run: --set era=...", or file:line:col in
 #    a file's init block or schedule, exit 2.
 # Usage: era.sh KWSIM
@@ -110,6 +111,22 @@ else
 	run explore "$plain" --token "$token" >/dev/null 2>"$tmp/tokerr"
 	[[ $rc == 2 ]] && grep -q 'another scenario' "$tmp/tokerr" ||
 		fail "--token without its era: exit $rc, $(cat "$tmp/tokerr")"
+fi
+
+# explore's replay files (shrunk in process: the era is no part of the text) carry it
+check
+run explore "$plain" --set era=6.1 --runs 3 --out "$tmp/xout" >"$tmp/explore" 2>&1
+shrunk=$(ls "$tmp/xout"/*.kws 2>/dev/null | head -1)
+if [[ -z $shrunk ]]; then
+	fail "explore --set era=6.1 --out wrote no replay file: $(tail -3 "$tmp/explore")"
+else
+	grep -q 'bug depth unknown' "$tmp/explore" &&
+		fail "explore --set era=6.1: shrinking lost the finding (its era)"
+	sed -n '/^schedule/,$p' "$shrunk" | grep -q ' era = 6\.1;' ||
+		fail "explore's replay file does not carry era = 6.1"
+	run replay "$shrunk" >"$tmp/replay2" 2>&1
+	((rc == 1)) && grep -q '^kernel mainline (era 6.1), ' "$tmp/replay2" ||
+		fail "explore's replay file: exit $rc, not 1 (its finding), on $(sed -n 2p "$tmp/replay2")"
 fi
 
 # --- bad values --------------------------------------------------------------------------

@@ -236,6 +236,7 @@ struct shrink {
 	const struct kw_model *m;
 	const char *path;
 	struct sim_config cfg;		/* every run's: found's, with the follower */
+	unsigned int era;		/* the scenario's era setting (--set era too): not in cfg */
 	uint64_t max_steps;		/* the file's own limit: the final run's */
 	bool cut_short;			/* the original run was */
 	FILE *quiet;			/* where candidates' parse and run errors go */
@@ -257,6 +258,21 @@ struct shrink {
 	size_t tmp_cap;
 	uint64_t cuts;			/* scenario steps taken */
 };
+
+/*
+ * A candidate's scenario, from its text. The run's settings are cfg's, but
+ * for the era, which the scenario holds (the variant's unless set): a
+ * --set era is in no text, so it is given again.
+ */
+static struct scn *parse_candidate(const struct shrink *sh, const char *path, const char *text,
+				   size_t len)
+{
+	struct scn *t = scn_parse(path, text, len, sh->quiet);
+
+	if (t && !t->era)
+		t->era = sh->era;
+	return t;
+}
 
 static const char *site_func(const struct sim_finding *f)
 {
@@ -767,7 +783,7 @@ static bool try_cut(struct shrink *sh, const bool *keep)
 		free(text);
 		return false;
 	}
-	t = scn_parse(sh->path, text, len, sh->quiet);
+	t = parse_candidate(sh, sh->path, text, len);
 	free(text);
 	if (!t || !run_shows(sh, t, sh->cur.log, sh->cur.nlog, line, &m) ||
 	    m.stalls > sh->cur.m.stalls || m.deviations > sh->cur.m.deviations ||
@@ -964,7 +980,7 @@ static int finish(struct shrink *sh, struct xshrink_result *out)
 
 	/* what kwsim replay will do with it: the log alone decides, and the target shows */
 	sh->runs++;
-	t = scn_parse(sh->path, out->text, out->len, sh->quiet);
+	t = parse_candidate(sh, sh->path, out->text, out->len);
 	if (t) {
 		t->replay = true;
 		if (!t->log_strategy)
@@ -1069,6 +1085,7 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 	}
 	/* found's settings with the follower; the trace kept, to count its switches */
 	sh.cfg = found->cfg;
+	sh.era = s->era;
 	sh.cfg.chooser = follow_choose;
 	sh.cfg.chooser_ctx = &sh.fol;
 	/* the replay strategy would answer from a log of the machine's own, before any chooser */
@@ -1085,7 +1102,7 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 
 	/* the run again, from the text, with the follower: what it cost, and that it shows the target */
 	text = base_text(s, &len);
-	sh.cur.s = scn_parse(s->path, text, len, sh.quiet);
+	sh.cur.s = parse_candidate(&sh, s->path, text, len);
 	free(text);
 	sh.runs++;
 	if (!sh.cur.s || !run_shows(&sh, sh.cur.s, found->log, found->nlog, sh.cur.line, &out->before)) {
