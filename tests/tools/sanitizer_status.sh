@@ -82,7 +82,7 @@ done
 script_sees 86 "a sanitizer report" "scenarios/check.sh (replay)" \
 	"$tests/scenarios/check.sh" "$(fake 86)" "$tmp/scenarios/one.kws" - replay
 script_sees 86 "a sanitizer report" "scenarios/fidelity.sh" \
-	"$tests/scenarios/fidelity.sh" "$(fake 86)" "$tmp/scenarios" tree:x
+	"$tests/scenarios/fidelity.sh" "$(fake 86)" "$tmp/scenarios" tree:x 6.12
 script_sees 87 "a sanitizer report" "tools/cli_usage.sh" \
 	"$tests/tools/cli_usage.sh" "$(fake 87)" 0
 script_sees 86 "a sanitizer report" "tools/cli_bad_input.sh" \
