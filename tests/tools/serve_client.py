@@ -160,6 +160,43 @@ status, _, data = request("GET", "/files/root/good.kws")
 if status != 200 or data != good_text:
     fail("GET /files/root/good.kws: %s, not the file's bytes" % status)
 
+# the index: one heading per folder, each folder's files under it
+folders = sorted({n.rsplit("/", 1)[0] for n in names})
+heads = [h.decode() for h in __import__("re").findall(rb"<h2>([^<]*)</h2>", index)]
+if heads != folders:
+    fail("GET /: %d headings for %d folders (%s...)" % (len(heads), len(folders), heads[:4]))
+
+
+def keepalive(reqs):
+    """Send reqs on one connection, the last with Connection: close; the raw answer."""
+    s = socket.create_connection((HOST, PORT), timeout=GUARD)
+    s.sendall(b"".join(reqs))
+    got = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    return got
+
+
+# HEAD: GET's status and headers, Content-Length the GET's body's, no body; the keep-alive
+# GET after it is answered alone
+for target in ("/", "/files/root/good.kws", "/api/result?file=" + RACE, "/nope",
+               "/api/run?file=root/broken.kws"):
+    status, hdrs, body = request("GET", target)
+    got = keepalive([("HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % target).encode(),
+                     get("/api/scenarios")])
+    head, _, rest = got.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    fields = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
+    if not lines[0].startswith("HTTP/1.1 %d " % status) or \
+            fields.get("content-length") != str(len(body)) or \
+            not rest.startswith(b"HTTP/1.1 200 OK\r\n") or rest.count(b"HTTP/1.1 ") != 1:
+        fail("HEAD %s: %r, Content-Length %s (the GET's body: %d), then %r" %
+             (target, lines[0], fields.get("content-length"), len(body), rest[:40]))
+
 # a run: /api/result is what kwsim run --json prints; /api/run is the run document
 # kwsim export writes into its page; /api/play is that document in parts
 def export_doc(args):

@@ -113,7 +113,15 @@ static void reply(struct evhttp_request *req, int code, const char *reason, cons
 	evhttp_add_header(h, "Content-Type", type);
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
-	evbuffer_add(b, data, len);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		/* the GET's headers and length, no body: evhttp 2.1 would send the body, unlengthed */
+		char n[24];
+
+		snprintf(n, sizeof(n), "%zu", len);
+		evhttp_add_header(h, "Content-Length", n);
+	} else {
+		evbuffer_add(b, data, len);
+	}
 	evhttp_send_reply(req, code, reason, b);
 	evbuffer_free(b);
 }
@@ -539,10 +547,11 @@ static void route_index(struct server *sv, struct evhttp_request *req)
 {
 	struct srv_buf b = { 0 };
 	char **ids;
-	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	const char *cut[2];
+	size_t n = srv_list(sv->roots, sv->nroots, &ids, cut);
 	FILE *f = srv_buf_open(&b);
 
-	page_index(f, ids, n);
+	page_index(f, ids, n, cut);
 	fclose(f);
 	reply_buf(req, "text/html; charset=utf-8", &b);
 	srv_buf_free(&b);
@@ -553,7 +562,8 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 {
 	struct srv_buf b = { 0 };
 	char **ids;
-	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	const char *cut[2];
+	size_t n = srv_list(sv->roots, sv->nroots, &ids, cut);
 	FILE *f = srv_buf_open(&b);
 
 	fputs("{\"scenarios\":[", f);
@@ -565,6 +575,11 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 	for (size_t i = 0; i < sv->nkernels; i++) {
 		fputs(i ? "," : "", f);
 		json_str(f, sv->kernels[i]);
+	}
+	fputs("],\"cut\":[", f);
+	for (size_t i = 0; i < 2 && cut[i]; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, cut[i]);
 	}
 	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":"
 	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\",\"rff\",\"tpct\",\"delay\","

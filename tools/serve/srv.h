@@ -89,8 +89,12 @@ char *srv_resolve(const struct srv_root *roots, size_t nroots, const char *id, c
 		  size_t len);
 /* Read a resolved file (at most SRV_MAX_FILE bytes): malloc'd, or NULL with why. */
 char *srv_read_file(const char *path, size_t *len, char *why, size_t wlen);
-/* The ids of every .kws file under the roots, sorted: "lib/races/x.kws" each. */
-size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids);
+/*
+ * The ids of every .kws file under the roots, sorted: "lib/races/x.kws" each,
+ * at most SRV_MAX_LIST per root. cut[] (nroots of them) names the roots
+ * that hold more, in order, then NULL.
+ */
+size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids, const char **cut);
 void srv_list_free(char **ids, size_t n);
 
 /* Remove a directory of files (a campaign's temporary one), its files first. */
