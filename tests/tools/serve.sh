@@ -110,6 +110,32 @@ kill -TERM "$pid"
 wait "$pid"
 pid=
 
+# --bind beyond the loopback: a warning, and the Host check kept
+"$kwsim" serve --port 0 --bind 0.0.0.0 >"$tmp/out4" 2>"$tmp/err4" &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -s "$tmp/out4" ] && break
+	sleep 0.1
+done
+port=$(head -n 1 "$tmp/out4" | sed 's/.*:\([0-9]*\)\/$/\1/')
+grep -q '^kwsim serve: warning: .*0\.0\.0\.0' "$tmp/err4" ||
+	fail "--bind 0.0.0.0 without a warning: '$(cat "$tmp/err4")'"
+/usr/bin/python3 - "$port" <<'EOF' || fail "--bind 0.0.0.0 and the Host check"
+import http.client, sys
+port = int(sys.argv[1])
+def status(host):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", "/api/scenarios", headers={"Host": host})
+    return c.getresponse().status
+got = {h: status(h) for h in ("evil.example", "evil.example:%d" % port, "127.0.0.1:%d" % port)}
+print("--bind 0.0.0.0: %s" % got)
+sys.exit(0 if got == {"evil.example": 400, "evil.example:%d" % port: 400,
+                      "127.0.0.1:%d" % port: 200} else 1)
+EOF
+kill -TERM "$pid"
+wait "$pid"
+pid=
+
 # the command line
 expect2() {
 	local what=$1 rc

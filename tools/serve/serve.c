@@ -41,6 +41,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -99,7 +100,10 @@ struct server {
 	size_t nsims, nrunning, nplays;	/* started or waiting; started; playbacks to be */
 	unsigned int next_sim;
 	bool stopping;
-	bool loopback;		/* bound to this machine only: Host must name it too */
+	bool loopback;		/* bound to this machine only */
+	char token[33];		/* the edit form's: POST /edit must send it back */
+	char names[32][64];	/* bound beyond: this machine's addresses and name, for Host */
+	size_t nnames;
 };
 
 /* --- answers ---------------------------------------------------------------------------------- */
@@ -132,6 +136,7 @@ static const char *reason_of(int code)
 	case 200: return "OK";
 	case 303: return "See Other";
 	case 400: return "Bad Request";
+	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 413: return "Payload Too Large";
@@ -178,7 +183,7 @@ static void reply_buf(struct evhttp_request *req, const char *type, const struct
 struct params {
 	struct evkeyvalq q;
 	const char *file, *edit, *kernel, *strategy, *seed, *replay, *runs, *ms, *live;
-	const char *text;		/* POST /edit */
+	const char *text, *token;	/* POST /edit */
 };
 
 static bool is_hex(char c)
@@ -234,7 +239,8 @@ static int parse_params(const char *query, struct params *p, const char *const *
 			       !strcmp(kv->key, "strategy") ? &p->strategy :
 			       !strcmp(kv->key, "seed") ? &p->seed : !strcmp(kv->key, "replay") ? &p->replay :
 			       !strcmp(kv->key, "runs") ? &p->runs : !strcmp(kv->key, "ms") ? &p->ms :
-			       !strcmp(kv->key, "live") ? &p->live : &p->text;
+			       !strcmp(kv->key, "live") ? &p->live :
+			       !strcmp(kv->key, "token") ? &p->token : &p->text;
 		}
 		if (!slot) {
 			snprintf(why, wlen, "unknown parameter '%.64s'", kv->key);
@@ -541,7 +547,7 @@ static const char *const explore_keys[] = { "file", "edit", "kernel", "strategy"
 					    NULL };
 static const char *const page_keys[] = { "file", "edit", NULL };
 static const char *const no_keys[] = { NULL };
-static const char *const edit_keys[] = { "text", "kernel", "strategy", "seed", NULL };
+static const char *const edit_keys[] = { "text", "kernel", "strategy", "seed", "token", NULL };
 
 static void route_index(struct server *sv, struct evhttp_request *req)
 {
@@ -632,7 +638,7 @@ static void scenario_page(struct server *sv, struct evhttp_request *req, const s
 	char *copy, title[SRV_MAX_VALUE + 64];
 	struct page_scn p = { .title = title, .id = n->id, .edit = n->edit, .text = n->text,
 			      .len = n->len, .kernels = sv->kernels, .nkernels = sv->nkernels,
-			      .kernel = kernel, .errors = errs };
+			      .kernel = kernel, .errors = errs, .token = sv->token };
 
 	fclose(err);
 	copy = malloc(msg.len + 1);
@@ -1154,6 +1160,12 @@ static void route_edit(struct server *sv, struct evhttp_request *req)
 	code = memchr(body, '\0', len) ? 400 : parse_params(body, &p, edit_keys, why, sizeof(why));
 	if (code == 400 && memchr(body, '\0', len))
 		snprintf(why, sizeof(why), "the form holds a NUL byte");
+	if (!code && (!p.token || strcmp(p.token, sv->token))) {
+		code = 403;
+		snprintf(why, sizeof(why), "the form's token is %s: POST /edit takes the edit form of "
+			 "this server's pages (reload the scenario's page)",
+			 p.token ? "not this server's" : "missing");
+	}
 	if (!code && !p.text) {
 		code = 400;
 		snprintf(why, sizeof(why), "the form has no text field");
@@ -1208,7 +1220,7 @@ static bool host_ok(const struct server *sv, struct evhttp_request *req)
 	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Host");
 	size_t n;
 
-	if (!sv->loopback || !h)
+	if (!h)
 		return true;	/* HTTP/1.0 may send none */
 	if (h[0] == '[') {
 		n = strcspn(h, "]");
@@ -1220,9 +1232,39 @@ static bool host_ok(const struct server *sv, struct evhttp_request *req)
 	}
 	if (h[n] && (h[n] != ':' || strspn(h + n + 1, "0123456789") != strlen(h + n + 1)))
 		return false;
-	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
-	       (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) &&
-		strspn(h, "0123456789.") == n);
+	if ((n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
+	    (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n))
+		return true;
+	for (size_t i = 0; !sv->loopback && i < sv->nnames; i++)
+		if (strlen(sv->names[i]) == n && !strncasecmp(h, sv->names[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * A request that changes state (POST) comes from this server's own pages:
+ * a browser says where a request comes from (Origin, Sec-Fetch-Site), so a
+ * page elsewhere cannot make it run anything. A client that says nothing
+ * (curl) still needs the form's token, which only this server's pages hold.
+ */
+static bool same_origin(struct evhttp_request *req, char *why, size_t wlen)
+{
+	const struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *origin = evhttp_find_header(in, "Origin");
+	const char *site = evhttp_find_header(in, "Sec-Fetch-Site");
+	const char *host = evhttp_find_header(in, "Host");
+
+	if (site && strcmp(site, "same-origin") && strcmp(site, "none")) {
+		snprintf(why, wlen, "a %.32s request (Sec-Fetch-Site): POST is for this server's own "
+			 "pages", site);
+		return false;
+	}
+	if (origin && (!host || strncasecmp(origin, "http://", 7) || strcasecmp(origin + 7, host))) {
+		snprintf(why, wlen, "a request from %.128s (Origin), not from this server's own pages",
+			 origin);
+		return false;
+	}
+	return true;
 }
 
 static void handle(struct evhttp_request *req, void *arg)
@@ -1253,7 +1295,8 @@ static void handle(struct evhttp_request *req, void *arg)
 	}
 	if (!host_ok(sv, req)) {
 		refuse(sv, req, 400, "the Host header names another machine: this server answers "
-		       "127.0.0.1, localhost and [::1] only");
+		       "%s only", sv->loopback ? "127.0.0.1, localhost and [::1]" :
+		       "this machine's addresses and host name");
 		return;
 	}
 	if (strlen(target) > SRV_MAX_URI) {
@@ -1278,6 +1321,8 @@ static void handle(struct evhttp_request *req, void *arg)
 	if (cmd == EVHTTP_REQ_POST) {
 		if (strcmp(path, "/edit"))
 			refuse(sv, req, 405, "POST is for /edit only");
+		else if (!same_origin(req, why, sizeof(why)))
+			refuse(sv, req, 403, "%s", why);
 		else if (query)
 			refuse(sv, req, 400, "POST /edit takes its fields in the body");
 		else
@@ -1333,6 +1378,48 @@ static void handle(struct evhttp_request *req, void *arg)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	event_base_loopbreak(arg);
+}
+
+/* The edit form's token: random, from the system (the deterministic core never sees it). */
+static int make_token(struct server *sv)
+{
+	unsigned char r[16];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(r, 1, sizeof(r), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (got != sizeof(r)) {
+		fprintf(stderr, "kwsim serve: cannot read /dev/urandom for the edit form's token\n");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(sv->token + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/* Bound beyond the loopback: the names a request may give as Host (addresses, host name). */
+static void machine_names(struct server *sv)
+{
+	struct ifaddrs *ifs, *i;
+	char a[INET6_ADDRSTRLEN];
+
+	if (!gethostname(sv->names[0], sizeof(sv->names[0]) - 1) && sv->names[0][0])
+		sv->nnames = 1;
+	if (getifaddrs(&ifs))
+		return;
+	for (i = ifs; i && sv->nnames < 32; i = i->ifa_next) {
+		int fam = i->ifa_addr ? i->ifa_addr->sa_family : AF_UNSPEC;
+
+		if (fam == AF_INET &&
+		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a, sizeof(a)))
+			snprintf(sv->names[sv->nnames++], sizeof(sv->names[0]), "%s", a);
+		else if (fam == AF_INET6 &&
+			 inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a,
+				   sizeof(a)))
+			snprintf(sv->names[sv->nnames++], sizeof(sv->names[0]), "[%s]", a);
+	}
+	freeifaddrs(ifs);
 }
 
 /* The limit an option sets (srv.h's struct srv_limits), or NULL. */
@@ -1455,6 +1542,10 @@ int kwsim_serve(int argc, char **argv)
 	for (size_t i = 0; i < kw_tree_count() && sv.nkernels < 64; i++)
 		sv.kernels[sv.nkernels++] = kw_tree_get(i)->name;
 
+	if (make_token(&sv)) {
+		server_free(&sv);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sv.base = event_base_new();
 	sv.http = evhttp_new(sv.base);
@@ -1501,6 +1592,13 @@ int kwsim_serve(int argc, char **argv)
 			printf("http://[%s]:%u/\n", host, p);
 		}
 		fflush(stdout);
+		if (!sv.loopback) {
+			machine_names(&sv);
+			fprintf(stderr, "kwsim serve: warning: listening on %s, beyond this machine: "
+				"whoever reaches it can run scenarios on it (it has no "
+				"authentication); it answers requests that name it by this "
+				"machine's addresses or host name only\n", host);
+		}
 	}
 	sigint = evsignal_new(sv.base, SIGINT, on_signal, sv.base);
 	sigterm = evsignal_new(sv.base, SIGTERM, on_signal, sv.base);

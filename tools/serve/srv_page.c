@@ -217,7 +217,9 @@ void page_scenario(FILE *out, const struct page_scn *p)
 	fputs("<fieldset><legend>Edit and run</legend>\n"
 	      "<form id=\"edit\" method=\"post\" action=\"/edit\" "
 	      "enctype=\"application/x-www-form-urlencoded\">\n"
-	      "<textarea name=\"text\" rows=\"30\" cols=\"100\" spellcheck=\"false\">", out);
+	      "<input type=\"hidden\" name=\"token\" value=\"", out);
+	page_str(out, p->token);
+	fputs("\">\n<textarea name=\"text\" rows=\"30\" cols=\"100\" spellcheck=\"false\">", out);
 	page_text(out, p->text, p->len);
 	fputs("</textarea><br>\nkernel <select name=\"kernel\">", out);
 	options(out, p->kernels, p->nkernels, p->kernel);

@@ -30,6 +30,7 @@ struct page_scn {
 	const char *kernel;		/* selected */
 	const struct page_error *errors;
 	size_t nerrors;
+	const char *token;		/* the server's, for the edit form (POST /edit checks it) */
 };
 void page_scenario(FILE *out, const struct page_scn *p);
 void page_explored(FILE *out, const char *title, const char *summary,
