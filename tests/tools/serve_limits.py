@@ -23,6 +23,9 @@ its account until the run's bound on bytes, good.kws is a short run.
 3. --mem-limit 1 (not under AddressSanitizer, whose shadow needs terabytes
    of address space; KWSIM_SANITIZED=1 says so): 503 naming the memory limit.
 
+4. --max-sims 1, three long runs, SIGTERM: the running one and the two
+   waiting are each answered 503 (the server is stopping), and it exits 0.
+
 Each server then gets SIGTERM and exits 0. Work is bounded by counts; the
 socket timeout and the polls are guards against a hang, not measures.
 """
@@ -191,6 +194,22 @@ def main():
         expect(request((host, port), "/api/scenarios"), 200, ["root/good.kws"],
                "after the memory limit")
         stop(p, "the memory limit")
+
+    # 4. SIGTERM with one simulation running and two waiting (--max-sims 1): each answered
+    p, host, port = start(root, "--max-sims", "1", "--cpu-limit", "0")
+    waiting = [in_background(lambda: request((host, port), "/api/result?file=root/long.kws"))
+               for _ in range(3)]
+    wait_child(p.pid)
+    for _ in range(2000):   # the three requests are in (one runs, two wait)
+        if len(subprocess.run(["ss", "-Htn", "state", "established", "( sport = :%d )" % port],
+                              capture_output=True, text=True).stdout.splitlines()) >= 3:
+            break
+        time.sleep(0.01)
+    stop(p, "SIGTERM with simulations")
+    for t, box in waiting:
+        t.join()
+        expect(box.get("answer", (None, b"")), 503, ["the server is stopping"],
+               "a simulation when the server stops")
 
     subprocess.run(["rm", "-rf", tmp], check=False)
     print("kwsim serve limits: %s" % ("FAILED" if failures else "ok"))

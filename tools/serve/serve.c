@@ -1466,10 +1466,15 @@ static void server_free(struct server *sv)
 {
 	/* simulations in progress are killed, and answered so, before their connections go */
 	sv->stopping = true;
-	for (struct sim *s = sv->sims; s; s = s->next)
+	for (struct sim *s = sv->sims, *next; s; s = next) {
+		next = s->next;		/* one that waits ends, and goes, here */
 		sim_kill(s, KILL_STOP);
+	}
 	while (sv->jobs && jobs_running(sv->jobs))
 		event_base_loop(sv->base, EVLOOP_ONCE);
+	/* the last answers are short: a few turns of the loop write them before evhttp_free() */
+	for (int i = 0; sv->base && i < 4; i++)
+		event_base_loop(sv->base, EVLOOP_NONBLOCK);
 	jobs_free(sv->jobs);
 	/* playbacks in progress end here; evhttp_free() then frees their connections */
 	while (sv->streams) {
