@@ -708,7 +708,8 @@ struct sim {
 	struct sim *next;
 };
 
-static void sim_abort_handler(int sig)
+/* Under RLIMIT_AS (sim_limit): an abort() after an allocation failed is the memory limit's. */
+static void __attribute__((unused)) sim_abort_handler(int sig)
 {
 	if (errno == ENOMEM)
 		_exit(SIM_EXIT_NOMEM);
@@ -1490,6 +1491,40 @@ static void server_free(struct server *sv)
 		free(sv->roots[i].dir);
 }
 
+/* The address it listens on, on stdout; beyond the loopback, a warning and the Host names. */
+static void announce(struct server *sv, struct evhttp_bound_socket *sock)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[256] = "?";
+	unsigned int p = 0;
+
+	getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl);
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+		sv->loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+		evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		p = ntohs(in->sin_port);
+		printf("http://%s:%u/\n", host, p);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+		sv->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		p = ntohs(in6->sin6_port);
+		printf("http://[%s]:%u/\n", host, p);
+	}
+	fflush(stdout);
+	if (!sv->loopback) {
+		machine_names(sv);
+		fprintf(stderr, "kwsim serve: warning: listening on %s, beyond this machine: "
+			"whoever reaches it can run scenarios on it (it has no "
+			"authentication); it answers requests that name it by this "
+			"machine's addresses or host name only\n", host);
+	}
+}
+
 int kwsim_serve(int argc, char **argv)
 {
 	const char *bind = "127.0.0.1", *root = NULL;
@@ -1501,7 +1536,6 @@ int kwsim_serve(int argc, char **argv)
 	/* every option but --help takes a value */
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
 		uint64_t *limit = limit_option(&sv.lim, a);
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1574,37 +1608,7 @@ int kwsim_serve(int argc, char **argv)
 		event_base_free(sv.base);
 		return 2;
 	}
-	{
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		char host[256] = "?";
-		unsigned int p = 0;
-
-		getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl);
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-
-			sv.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-			evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-			p = ntohs(in->sin_port);
-			printf("http://%s:%u/\n", host, p);
-		} else if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-
-			sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
-			evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-			p = ntohs(in6->sin6_port);
-			printf("http://[%s]:%u/\n", host, p);
-		}
-		fflush(stdout);
-		if (!sv.loopback) {
-			machine_names(&sv);
-			fprintf(stderr, "kwsim serve: warning: listening on %s, beyond this machine: "
-				"whoever reaches it can run scenarios on it (it has no "
-				"authentication); it answers requests that name it by this "
-				"machine's addresses or host name only\n", host);
-		}
-	}
+	announce(&sv, sock);
 	sigint = evsignal_new(sv.base, SIGINT, on_signal, sv.base);
 	sigterm = evsignal_new(sv.base, SIGTERM, on_signal, sv.base);
 	evsignal_add(sigint, NULL);
