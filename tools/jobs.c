@@ -2,7 +2,8 @@
  * The process pool (jobs.h). Each job is a forked child with a pipe; the
  * parent reads its lines with a bufferevent and reaps it on SIGCHLD. A
  * child closes the pipes of the jobs started before it, so each pipe's EOF
- * means its own child is gone.
+ * means its own child is gone. A job is freed once it has ended: a server
+ * runs jobs without end, and keeps only those that run.
  */
 #include "jobs.h"
 
@@ -51,24 +52,40 @@ struct jobs *jobs_new(struct event_base *base)
 	return j;
 }
 
-/* Both halves of an end seen: the end callback, once. */
+/* Both halves of an end seen: the end callback, once; then the job goes. */
 static void maybe_ended(struct job *c)
 {
+	struct job **pp = &c->pool->list;
+
 	if (c->ended || !c->reaped || !c->eof)
 		return;
 	c->ended = true;
 	c->pool->running--;
 	if (c->ops.end)
 		c->ops.end(c->ops.arg, c->index, c->status);
+	while (*pp != c)
+		pp = &(*pp)->next;
+	*pp = c->next;
+	bufferevent_free(c->bev);	/* safe in its own callback: libevent defers it */
+	free(c);
 }
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
 	struct job *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
 	char *line;
 	size_t len;
 
-	while ((line = evbuffer_readln(bufferevent_get_input(bev), &len, EVBUFFER_EOL_LF))) {
+	if (c->ops.data) {
+		while ((len = evbuffer_get_contiguous_space(in))) {
+			c->ops.data(c->ops.arg, c->index, (const char *)evbuffer_pullup(in, (ssize_t)len),
+				    len);
+			evbuffer_drain(in, len);
+		}
+		return;
+	}
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
 		if (c->ops.line)
 			c->ops.line(c->ops.arg, c->index, line);
 		free(line);
@@ -90,13 +107,15 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 {
 	struct jobs *j = arg;
+	struct job *next;
 	int status;
 	pid_t pid;
 
 	(void)sig;
 	(void)what;
 	/* only our own children: a server may have others */
-	for (struct job *c = j->list; c; c = c->next) {
+	for (struct job *c = j->list; c; c = next) {
+		next = c->next;		/* c goes if it has ended */
 		if (c->reaped || (pid = waitpid(c->pid, &status, WNOHANG)) <= 0)
 			continue;
 		c->reaped = true;
@@ -171,6 +190,13 @@ void jobs_kill(struct jobs *j, int sig)
 {
 	for (struct job *c = j->list; c; c = c->next)
 		if (!c->reaped)
+			kill(c->pid, sig);
+}
+
+void jobs_signal(struct jobs *j, unsigned int index, int sig)
+{
+	for (struct job *c = j->list; c; c = c->next)
+		if (c->index == index && !c->reaped)
 			kill(c->pid, sig);
 }
 

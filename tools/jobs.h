@@ -20,12 +20,15 @@ struct jobs;
 typedef int (*job_fn)(void *arg, unsigned int index, FILE *out);
 /* In the parent: a line job index sent, without its newline (the pool frees it). */
 typedef void (*job_line_fn)(void *arg, unsigned int index, char *line);
+/* In the parent: bytes job index sent, as they come (a body of its own framing). */
+typedef void (*job_data_fn)(void *arg, unsigned int index, const char *data, size_t len);
 /* In the parent, once: job index ended with this status (as waitpid() gives it). */
 typedef void (*job_end_fn)(void *arg, unsigned int index, int status);
 
 struct job_ops {
 	job_fn child;
 	job_line_fn line;	/* NULL: lines are dropped */
+	job_data_fn data;	/* instead of line: the bytes unsplit (kwsim serve's results) */
 	job_end_fn end;		/* NULL: nothing to say */
 	void *arg;		/* given to all three */
 	void (*on_sigint)(int);	/* the child's SIGINT handler (its own stop); NULL: default */
@@ -37,9 +40,11 @@ struct jobs *jobs_new(struct event_base *base);
 int jobs_start(struct jobs *j, unsigned int index, const struct job_ops *ops, const char *cmd);
 /* Send sig to every child not yet reaped. */
 void jobs_kill(struct jobs *j, int sig);
+/* Send sig to job index's child, if not yet reaped (a server's limit on one job). */
+void jobs_signal(struct jobs *j, unsigned int index, int sig);
 /* How many jobs have not ended yet. */
 unsigned int jobs_running(const struct jobs *j);
-/* Only once no job runs: the pool's events and pipes go. */
+/* Only once no job runs: the pool's events go (each job's went when it ended). */
 void jobs_free(struct jobs *j);
 
 /*

@@ -15,6 +15,7 @@
 #include "cmd_shrink.h"
 #include "html/html.h"
 #include "serve/serve.h"
+#include "serve/srv.h"
 
 #include <model.h>
 
@@ -53,6 +54,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
+	const struct srv_limits lim = SRV_LIMITS_DEFAULT;
+
 	fprintf(f, "kwsim %s: a deterministic simulator of the Linux kernel's kthread_worker\n\n",
 		KWSIM_VERSION);
 	fprintf(f, "usage: kwsim <command> [options]\n       kwsim --version\n\ncommands:\n");
@@ -142,7 +145,16 @@ static void usage(FILE *f)
 		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"
 		"                           address is the first line on standard output)\n"
 		"  --bind ADDR              listen on ADDR (default 127.0.0.1: this machine only)\n"
-		"  --root DIR               serve DIR's .kws files too, as root/NAME.kws\n");
+		"  --root DIR               serve DIR's .kws files too, as root/NAME.kws\n"
+		"  each run or exploration runs in a child process, within (time, memory: 0 none):\n"
+		"  --time-limit S           wall time (default %llu)\n"
+		"  --cpu-limit S            CPU time, RLIMIT_CPU (default %llu)\n"
+		"  --mem-limit MB           address space, RLIMIT_AS (default %llu)\n"
+		"  --output-limit MB        the result's bytes (default %llu)\n"
+		"  --max-sims N             children at once; more wait their turn (default %llu)\n",
+		(unsigned long long)lim.wall_s, (unsigned long long)lim.cpu_s,
+		(unsigned long long)lim.mem_mb, (unsigned long long)lim.out_mb,
+		(unsigned long long)lim.max_sims);
 	/* the real kernel code this build compiled in (KWSIM_KERNEL_TREES) */
 	fprintf(f, "\nkernel trees built in (--kernel tree:LABEL, or tree:DIR):%s\n",
 		kw_tree_count() ? "" : " none");

@@ -82,6 +82,60 @@ rc=$?
 pid=
 [ "$rc" -eq 0 ] || fail "kwsim serve on SIGINT: exit $rc $(kw_status_problem "$rc")"
 
+# a --root past the listing's bound (4,096 files) says so, in the index and the listing
+mkdir -p "$tmp/many/a" "$tmp/many/b"
+for i in $(seq 1 2100); do
+	: >"$tmp/many/a/f$i.kws"
+	: >"$tmp/many/b/f$i.kws"
+done
+"$kwsim" serve --port 0 --root "$tmp/many" >"$tmp/out3" 2>/dev/null &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -s "$tmp/out3" ] && break
+	sleep 0.1
+done
+url=$(head -n 1 "$tmp/out3")
+/usr/bin/python3 - "$url" <<'EOF' || fail "a --root of 4,200 files"
+import json, sys, urllib.request
+url = sys.argv[1]
+page = urllib.request.urlopen(url).read().decode()
+listing = json.loads(urllib.request.urlopen(url + "api/scenarios").read())
+ok = "more than 4096" in page and listing.get("cut") == ["root"] and \
+    sum(n.startswith("root/") for n in listing["scenarios"]) == 4096
+print("a --root of 4,200 files: the index %s, the listing's cut %s" %
+      ("says so" if "more than 4096" in page else "is silent", listing.get("cut")))
+sys.exit(0 if ok else 1)
+EOF
+kill -TERM "$pid"
+wait "$pid"
+pid=
+
+# --bind beyond the loopback: a warning, and the Host check kept
+"$kwsim" serve --port 0 --bind 0.0.0.0 >"$tmp/out4" 2>"$tmp/err4" &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -s "$tmp/out4" ] && break
+	sleep 0.1
+done
+port=$(head -n 1 "$tmp/out4" | sed 's/.*:\([0-9]*\)\/$/\1/')
+grep -q '^kwsim serve: warning: .*0\.0\.0\.0' "$tmp/err4" ||
+	fail "--bind 0.0.0.0 without a warning: '$(cat "$tmp/err4")'"
+/usr/bin/python3 - "$port" <<'EOF' || fail "--bind 0.0.0.0 and the Host check"
+import http.client, sys
+port = int(sys.argv[1])
+def status(host):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", "/api/scenarios", headers={"Host": host})
+    return c.getresponse().status
+got = {h: status(h) for h in ("evil.example", "evil.example:%d" % port, "127.0.0.1:%d" % port)}
+print("--bind 0.0.0.0: %s" % got)
+sys.exit(0 if got == {"evil.example": 400, "evil.example:%d" % port: 400,
+                      "127.0.0.1:%d" % port: 200} else 1)
+EOF
+kill -TERM "$pid"
+wait "$pid"
+pid=
+
 # the command line
 expect2() {
 	local what=$1 rc

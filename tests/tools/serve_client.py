@@ -160,6 +160,43 @@ status, _, data = request("GET", "/files/root/good.kws")
 if status != 200 or data != good_text:
     fail("GET /files/root/good.kws: %s, not the file's bytes" % status)
 
+# the index: one heading per folder, each folder's files under it
+folders = sorted({n.rsplit("/", 1)[0] for n in names})
+heads = [h.decode() for h in __import__("re").findall(rb"<h2>([^<]*)</h2>", index)]
+if heads != folders:
+    fail("GET /: %d headings for %d folders (%s...)" % (len(heads), len(folders), heads[:4]))
+
+
+def keepalive(reqs):
+    """Send reqs on one connection, the last with Connection: close; the raw answer."""
+    s = socket.create_connection((HOST, PORT), timeout=GUARD)
+    s.sendall(b"".join(reqs))
+    got = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    return got
+
+
+# HEAD: GET's status and headers, Content-Length the GET's body's, no body; the keep-alive
+# GET after it is answered alone
+for target in ("/", "/files/root/good.kws", "/api/result?file=" + RACE, "/nope",
+               "/api/run?file=root/broken.kws"):
+    status, hdrs, body = request("GET", target)
+    got = keepalive([("HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % target).encode(),
+                     get("/api/scenarios")])
+    head, _, rest = got.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    fields = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
+    if not lines[0].startswith("HTTP/1.1 %d " % status) or \
+            fields.get("content-length") != str(len(body)) or \
+            not rest.startswith(b"HTTP/1.1 200 OK\r\n") or rest.count(b"HTTP/1.1 ") != 1:
+        fail("HEAD %s: %r, Content-Length %s (the GET's body: %d), then %r" %
+             (target, lines[0], fields.get("content-length"), len(body), rest[:40]))
+
 # a run: /api/result is what kwsim run --json prints; /api/run is the run document
 # kwsim export writes into its page; /api/play is that document in parts
 def export_doc(args):
@@ -222,16 +259,24 @@ status, _, data = request("GET", "/api/run?file=root/broken.kws")
 if status != 400 or not data.startswith(b"kwsim serve: 400 Bad Request: root/broken.kws:3:"):
     fail("GET /api/run?file=root/broken.kws: %s %r" % (status, data[:120]))
 
+# the edit box carries the server's token (a hidden field): a POST must send it back
+status, _, data = request("GET", "/scenario?file=" + RACE)
+m = __import__("re").search(rb'<input type="hidden" name="token" value="([0-9a-f]{32})">', data)
+TOKEN = m.group(1).decode() if m else ""
+if not m:
+    fail("the edit form has no token")
+
 # the edit box: errors at their line; a good edit runs
 form = urllib.parse.urlencode({"text": "KW e\n{ cpus = 2; }\nP0 @cpu0 {\n  bogus(1);\n}\n",
-                               "kernel": "v4.9"})
+                               "kernel": "v4.9", "token": TOKEN})
 status, _, data = request("POST", "/edit", form,
                           {"Content-Type": "application/x-www-form-urlencoded"})
 if status != 400 or b'<tr id="L4" class="err">' not in data or b"edit:4:" not in data:
     fail("POST /edit of a broken scenario: %s, its error not shown at line 4" % status)
-form = urllib.parse.urlencode({"text": good_text.decode(), "seed": "5"})
+form = urllib.parse.urlencode({"text": good_text.decode(), "seed": "5", "token": TOKEN})
 status, hdrs, _ = request("POST", "/edit", form,
-                          {"Content-Type": "application/x-www-form-urlencoded"})
+                          {"Content-Type": "application/x-www-form-urlencoded",
+                           "Origin": "http://%s:%d" % (HOST, PORT), "Sec-Fetch-Site": "same-origin"})
 loc = hdrs.get("Location", "")
 if status != 303 or not loc.startswith("/play?edit=e") or "seed=5" not in loc:
     fail("POST /edit of a good scenario: %s, Location %r" % (status, loc))
@@ -242,6 +287,33 @@ else:
     status, _, data = request("GET", loc)
     if status != 200 or b'id="kw-timeline"' not in data:
         fail("GET %s: %s, not the timeline page" % (loc, status))
+
+# cross-site: a POST from another origin, or without this server's token, is refused (403),
+# whatever it holds; this origin's own, with the token, is not
+good_form = urllib.parse.urlencode({"text": good_text.decode(), "token": TOKEN})
+for what, form, extra in (
+        ("another Origin", good_form, {"Origin": "http://evil.example"}),
+        ("another Origin, same port", good_form, {"Origin": "http://evil.example:%d" % PORT}),
+        ("Origin: null", good_form, {"Origin": "null"}),
+        ("Sec-Fetch-Site: cross-site", good_form, {"Sec-Fetch-Site": "cross-site"}),
+        ("Sec-Fetch-Site: same-site", good_form, {"Sec-Fetch-Site": "same-site"}),
+        ("no token", urllib.parse.urlencode({"text": good_text.decode()}), {}),
+        ("a wrong token", urllib.parse.urlencode({"text": good_text.decode(), "token": "0" * 32}),
+         {}),
+        ("a token twice", good_form + "&token=" + TOKEN, {})):
+    hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
+    hdrs.update(extra)
+    status, _, data = request("POST", "/edit", form, hdrs)
+    if status != 403 and not (what == "a token twice" and status == 400):
+        fail("POST /edit with %s: %s %r, not 403" % (what, status, data[:100]))
+    elif status == 403 and not data.startswith(b"kwsim serve: 403 Forbidden: "):
+        fail("POST /edit with %s: 403 without a reason: %r" % (what, data[:100]))
+for origin in ("http://127.0.0.1:%d" % PORT, "http://localhost:%d" % PORT):
+    status, _, _ = request("POST", "/edit", good_form,
+                           {"Content-Type": "application/x-www-form-urlencoded", "Origin": origin,
+                            "Host": origin[7:]})
+    if status != 303:
+        fail("POST /edit from its own origin %s: %s, not 303" % (origin, status))
 
 # a run that never ends stops at the server's bound on steps
 status, _, data = request("GET", "/api/result?file=root/forever.kws")
@@ -307,12 +379,12 @@ posts = [("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-L
          for t in ("/", "/api/run", "/files/lib/x.kws", "/edit?x=1", "/edit")]
 posts += [("POST /edit HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: %s\r\n"
            "Content-Length: %d\r\n\r\n%s" % (ct, len(b), b)).encode()
-          for ct, b in (("application/x-www-form-urlencoded", "kernel=v4.9"),
-                        ("application/x-www-form-urlencoded", "text=x&bogus=1"),
-                        ("application/x-www-form-urlencoded", "text=%zz"),
-                        ("application/x-www-form-urlencoded", "text=a&text=b"),
-                        ("application/x-www-form-urlencoded", "text=x&seed=-1"),
-                        ("application/x-www-form-urlencoded", "text=x&kernel=v9"),
+          for ct, b in (("application/x-www-form-urlencoded", "kernel=v4.9&token=" + TOKEN),
+                        ("application/x-www-form-urlencoded", "text=x&bogus=1&token=" + TOKEN),
+                        ("application/x-www-form-urlencoded", "text=%zz&token=" + TOKEN),
+                        ("application/x-www-form-urlencoded", "text=a&text=b&token=" + TOKEN),
+                        ("application/x-www-form-urlencoded", "text=x&seed=-1&token=" + TOKEN),
+                        ("application/x-www-form-urlencoded", "text=x&kernel=v9&token=" + TOKEN),
                         ("text/plain", "KW x"), ("multipart/form-data", "x"))]
 total += batch("bad posts", posts, False)
 

@@ -1,8 +1,9 @@
 /*
  * The process pool (tools/jobs.h): every job's lines reach the parent in
  * the order each sent them, every job ends once with its own status, a
- * stop reaches every running child, and a pool in a caller's event loop
- * reaps only its own children.
+ * stop reaches every running child, a pool in a caller's event loop
+ * reaps only its own children, a job's bytes reach a data callback whole,
+ * and a signal to one job reaches it alone.
  */
 #include <jobs.h>
 
@@ -169,6 +170,69 @@ START_TEST(pool_reaps_only_its_own)
 }
 END_TEST
 
+/* A body of its own framing: bytes with newlines inside and none at the end. */
+static int sending_bytes(void *arg, unsigned int i, FILE *out)
+{
+	(void)arg;
+	if (i == 0) {
+		for (int k = 0; k < 20000; k++)
+			fputs("a\nb", out);
+		return 0;
+	}
+	pause();	/* job 1 waits for jobs_signal() */
+	return 0;
+}
+
+struct bytes {
+	size_t len[2], a;
+	int status[2];
+	unsigned int ended;
+	struct jobs *j;
+	struct event_base *base;
+};
+
+static void got_bytes(void *arg, unsigned int i, const char *data, size_t len)
+{
+	struct bytes *b = arg;
+
+	b->len[i] += len;
+	for (size_t k = 0; k < len; k++)
+		b->a += data[k] == 'a';
+}
+
+static void bytes_end(void *arg, unsigned int i, int status)
+{
+	struct bytes *b = arg;
+
+	b->status[i] = status;
+	if (i == 0)		/* job 0 is done: job 1, and only it, is signalled */
+		jobs_signal(b->j, 1, SIGKILL);
+	if (++b->ended == 2)
+		event_base_loopbreak(b->base);
+}
+
+/* The data callback gets every byte, unsplit; jobs_signal() reaches one job only. */
+START_TEST(pool_data_and_one_signal)
+{
+	struct bytes b = { .base = event_base_new() };
+	struct job_ops ops = { .child = sending_bytes, .data = got_bytes, .end = bytes_end,
+			       .arg = &b };
+
+	b.j = jobs_new(b.base);
+	ck_assert_int_eq(jobs_start(b.j, 1, &ops, "test_jobs"), 0);
+	ck_assert_int_eq(jobs_start(b.j, 0, &ops, "test_jobs"), 0);
+	while (jobs_running(b.j))
+		event_base_dispatch(b.base);
+	ck_assert_uint_eq(b.len[0], 3 * 20000);
+	ck_assert_uint_eq(b.a, 20000);
+	ck_assert(WIFEXITED(b.status[0]) && WEXITSTATUS(b.status[0]) == 0);
+	ck_assert(WIFSIGNALED(b.status[1]) && WTERMSIG(b.status[1]) == SIGKILL);
+	ck_assert_uint_eq(b.len[1], 0);
+	jobs_free(b.j);
+	event_base_free(b.base);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("jobs");
@@ -177,6 +241,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, batch_lines_and_statuses);
 	tcase_add_test(tc, batch_stop_reaches_every_child);
 	tcase_add_test(tc, pool_reaps_only_its_own);
+	tcase_add_test(tc, pool_data_and_one_signal);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -32,6 +32,7 @@
 #include "srv_page.h"
 
 #include "explore/strategy.h"
+#include "jobs.h"
 #include "html/html.h"
 #include "json.h"
 #include "scenario/scn.h"
@@ -40,12 +41,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -76,6 +80,7 @@ struct edit {
 };
 
 struct stream;
+struct sim;
 
 struct server {
 	struct event_base *base;
@@ -89,7 +94,16 @@ struct server {
 	const char *kernels[64];
 	size_t nkernels;
 	unsigned long served, refused;
-	bool loopback;		/* bound to this machine only: Host must name it too */
+	struct srv_limits lim;
+	struct jobs *jobs;	/* a child per simulation */
+	struct sim *sims;	/* those running */
+	size_t nsims, nrunning, nplays;	/* started or waiting; started; playbacks to be */
+	unsigned int next_sim;
+	bool stopping;
+	bool loopback;		/* bound to this machine only */
+	char token[33];		/* the edit form's: POST /edit must send it back */
+	char names[32][64];	/* bound beyond: this machine's addresses and name, for Host */
+	size_t nnames;
 };
 
 /* --- answers ---------------------------------------------------------------------------------- */
@@ -103,7 +117,15 @@ static void reply(struct evhttp_request *req, int code, const char *reason, cons
 	evhttp_add_header(h, "Content-Type", type);
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
-	evbuffer_add(b, data, len);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		/* the GET's headers and length, no body: evhttp 2.1 would send the body, unlengthed */
+		char n[24];
+
+		snprintf(n, sizeof(n), "%zu", len);
+		evhttp_add_header(h, "Content-Length", n);
+	} else {
+		evbuffer_add(b, data, len);
+	}
 	evhttp_send_reply(req, code, reason, b);
 	evbuffer_free(b);
 }
@@ -114,6 +136,7 @@ static const char *reason_of(int code)
 	case 200: return "OK";
 	case 303: return "See Other";
 	case 400: return "Bad Request";
+	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 413: return "Payload Too Large";
@@ -121,6 +144,7 @@ static const char *reason_of(int code)
 	case 415: return "Unsupported Media Type";
 	case 422: return "Unprocessable Content";
 	case 429: return "Too Many Requests";
+	case 503: return "Service Unavailable";
 	default: return "Internal Server Error";
 	}
 }
@@ -159,7 +183,7 @@ static void reply_buf(struct evhttp_request *req, const char *type, const struct
 struct params {
 	struct evkeyvalq q;
 	const char *file, *edit, *kernel, *strategy, *seed, *replay, *runs, *ms, *live;
-	const char *text;		/* POST /edit */
+	const char *text, *token;	/* POST /edit */
 };
 
 static bool is_hex(char c)
@@ -215,7 +239,8 @@ static int parse_params(const char *query, struct params *p, const char *const *
 			       !strcmp(kv->key, "strategy") ? &p->strategy :
 			       !strcmp(kv->key, "seed") ? &p->seed : !strcmp(kv->key, "replay") ? &p->replay :
 			       !strcmp(kv->key, "runs") ? &p->runs : !strcmp(kv->key, "ms") ? &p->ms :
-			       !strcmp(kv->key, "live") ? &p->live : &p->text;
+			       !strcmp(kv->key, "live") ? &p->live :
+			       !strcmp(kv->key, "token") ? &p->token : &p->text;
 		}
 		if (!slot) {
 			snprintf(why, wlen, "unknown parameter '%.64s'", kv->key);
@@ -522,16 +547,17 @@ static const char *const explore_keys[] = { "file", "edit", "kernel", "strategy"
 					    NULL };
 static const char *const page_keys[] = { "file", "edit", NULL };
 static const char *const no_keys[] = { NULL };
-static const char *const edit_keys[] = { "text", "kernel", "strategy", "seed", NULL };
+static const char *const edit_keys[] = { "text", "kernel", "strategy", "seed", "token", NULL };
 
 static void route_index(struct server *sv, struct evhttp_request *req)
 {
 	struct srv_buf b = { 0 };
 	char **ids;
-	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	const char *cut[2];
+	size_t n = srv_list(sv->roots, sv->nroots, &ids, cut);
 	FILE *f = srv_buf_open(&b);
 
-	page_index(f, ids, n);
+	page_index(f, ids, n, cut);
 	fclose(f);
 	reply_buf(req, "text/html; charset=utf-8", &b);
 	srv_buf_free(&b);
@@ -542,7 +568,8 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 {
 	struct srv_buf b = { 0 };
 	char **ids;
-	size_t n = srv_list(sv->roots, sv->nroots, &ids);
+	const char *cut[2];
+	size_t n = srv_list(sv->roots, sv->nroots, &ids, cut);
 	FILE *f = srv_buf_open(&b);
 
 	fputs("{\"scenarios\":[", f);
@@ -554,6 +581,11 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 	for (size_t i = 0; i < sv->nkernels; i++) {
 		fputs(i ? "," : "", f);
 		json_str(f, sv->kernels[i]);
+	}
+	fputs("],\"cut\":[", f);
+	for (size_t i = 0; i < 2 && cut[i]; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, cut[i]);
 	}
 	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":"
 	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\",\"rff\",\"tpct\",\"delay\","
@@ -606,7 +638,7 @@ static void scenario_page(struct server *sv, struct evhttp_request *req, const s
 	char *copy, title[SRV_MAX_VALUE + 64];
 	struct page_scn p = { .title = title, .id = n->id, .edit = n->edit, .text = n->text,
 			      .len = n->len, .kernels = sv->kernels, .nkernels = sv->nkernels,
-			      .kernel = kernel, .errors = errs };
+			      .kernel = kernel, .errors = errs, .token = sv->token };
 
 	fclose(err);
 	copy = malloc(msg.len + 1);
@@ -641,76 +673,379 @@ static void route_scenario(struct server *sv, struct evhttp_request *req, const 
 	free(n.text);
 }
 
-/* Run what p names as it asks: the result in res, or a refusal sent (false). */
-static bool run_named(struct server *sv, struct evhttp_request *req, const struct params *p,
-		      struct srv_result *res)
-{
-	struct srv_query q;
-	struct named n;
-	char why[1024];
-	int code = query_of(sv, p, false, &q, why, sizeof(why));
+/* --- simulations: each in a child of the pool (tools/jobs.h), within the server's limits -------- */
 
-	if (!code)
-		code = named(sv, p, &n, why, sizeof(why));
+/*
+ * A run or an exploration takes as long as it takes: the server forks a
+ * child for it and goes on serving. The child sets its own CPU-time and
+ * address-space limits (setrlimit) and sends its result back through the
+ * pool's pipe (srv_result_send's frame); the server kills it past the wall
+ * time or past the output limit, or when its client has gone. The bytes a
+ * page gets are those the child computed, unchanged: determinism is the
+ * child's, as it was the single process's.
+ */
+enum sim_kind { SIM_RUN, SIM_RESULT, SIM_PLAY, SIM_EXPLORE, SIM_EXPLORE_API };
+enum sim_kill { KILL_NONE, KILL_WALL, KILL_OUTPUT, KILL_GONE, KILL_STOP };
+
+/* A child that ran out of memory (errno ENOMEM when it aborted) exits with this. */
+#define SIM_EXIT_NOMEM 99
+
+struct sim {
+	struct server *sv;
+	struct evhttp_request *req;
+	struct evhttp_connection *evcon;	/* NULL once the client has gone */
+	enum sim_kind kind;
+	enum sim_kill killed;
+	unsigned int index;
+	struct named n;
+	char id[SRV_MAX_VALUE + 16];	/* n.id's copy: an edit may be dropped meanwhile */
+	struct srv_query q;
+	uint64_t ms;			/* playback's pace */
+	char *dir;			/* an exploration's findings */
+	struct event *timer;		/* the wall-time limit */
+	struct srv_buf got;		/* the child's frame so far */
+	bool started;			/* its child forked (else it waits its turn) */
+	struct sim *next;
+};
+
+/* Under RLIMIT_AS (sim_limit): an abort() after an allocation failed is the memory limit's. */
+static void __attribute__((unused)) sim_abort_handler(int sig)
+{
+	if (errno == ENOMEM)
+		_exit(SIM_EXIT_NOMEM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* In the child: its limits, and nothing of the server's but the pipe to it. */
+static void sim_limit(const struct server *sv, int fd)
+{
+	struct rlimit cpu = { sv->lim.cpu_s, sv->lim.cpu_s + 1 };
+
+	/* libevent's handlers are the parent's: a signal here must do what it says */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (fd > 3)
+		close_range(3, (unsigned int)fd - 1, 0);
+	close_range((unsigned int)fd + 1, ~0u, 0);
+	if (sv->lim.cpu_s)
+		setrlimit(RLIMIT_CPU, &cpu);
+#if !SRV_SANITIZED	/* AddressSanitizer's shadow is terabytes of address space */
+	if (sv->lim.mem_mb) {
+		struct rlimit as = { sv->lim.mem_mb << 20, sv->lim.mem_mb << 20 };
+		struct sigaction sa = { .sa_handler = sim_abort_handler };
+
+		setrlimit(RLIMIT_AS, &as);
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGABRT, &sa, NULL);
+	}
+#endif
+}
+
+static int sim_child(void *arg, unsigned int index, FILE *out)
+{
+	struct sim *s = arg;
+	struct srv_result res;
+	struct srv_explored *files = NULL;
+	size_t nfiles = 0;
+
+	(void)index;
+	sim_limit(s->sv, fileno(out));
+	if (s->kind == SIM_EXPLORE || s->kind == SIM_EXPLORE_API)
+		srv_explore(s->n.path, s->n.text, s->n.len, &s->q, s->dir, &res, &files, &nfiles);
+	else
+		srv_run(s->n.path, s->n.text, s->n.len, &s->q, &res);
+	srv_result_send(out, &res, files, nfiles);
+	srv_explored_free(files, nfiles);
+	srv_result_free(&res);
+	return 0;
+}
+
+static void sim_end(void *arg, unsigned int index, int status);
+
+static void sim_kill(struct sim *s, enum sim_kill why)
+{
+	if (s->killed == KILL_NONE)
+		s->killed = why;
+	if (s->started)
+		jobs_signal(s->sv->jobs, s->index, SIGKILL);
+	else
+		sim_end(s, s->index, SIGKILL);	/* never started: it ends here */
+}
+
+static void sim_data(void *arg, unsigned int index, const char *data, size_t len)
+{
+	struct sim *s = arg;
+
+	(void)index;
+	if (s->killed)
+		return;		/* what follows is dropped until the pipe's end */
+	srv_buf_add(&s->got, data, len);
+	if (s->got.overflow)
+		sim_kill(s, KILL_OUTPUT);
+}
+
+static void sim_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sim_kill(arg, KILL_WALL);
+}
+
+/* The client left while its simulation ran: evhttp has let the request go, unanswered. */
+static void sim_gone(struct evhttp_connection *evcon, void *arg)
+{
+	struct sim *s = arg;
+
+	(void)evcon;
+	s->evcon = NULL;
+	sim_kill(s, KILL_GONE);
+}
+
+static void sim_free(struct sim *s)
+{
+	struct sim **pp = &s->sv->sims;
+
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+	s->sv->nsims--;
+	s->sv->nrunning -= s->started;
+	s->sv->nplays -= s->kind == SIM_PLAY;
+	event_free(s->timer);
+	srv_buf_free(&s->got);
+	if (s->dir) {
+		srv_remove_dir(s->dir);
+		free(s->dir);
+	}
+	free(s->n.text);
+	free(s);
+}
+
+static void sim_done(struct sim *s, struct srv_result *res, struct srv_explored *files,
+		     size_t nfiles);
+static void sim_next(struct server *sv);
+
+/* Why a child ended without a result: the limit it met, or its crash. 0: it sent one. */
+static int sim_failed(const struct sim *s, int status, char *why, size_t wlen)
+{
+	const struct srv_limits *l = &s->sv->lim;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+
+	if (s->killed == KILL_STOP) {
+		snprintf(why, wlen, "the server is stopping");
+		return 503;
+	}
+	if (s->killed == KILL_WALL) {
+		snprintf(why, wlen, "the simulation passed the server's wall-time limit of %llu s "
+			 "(kwsim serve --time-limit)", (unsigned long long)l->wall_s);
+		return 503;
+	}
+	if (s->killed == KILL_OUTPUT) {
+		snprintf(why, wlen, "the simulation's result passed the server's output limit of "
+			 "%llu MB (kwsim serve --output-limit)", (unsigned long long)l->out_mb);
+		return 413;
+	}
+	if (sig == SIGXCPU) {
+		snprintf(why, wlen, "the simulation passed the server's CPU-time limit of %llu s "
+			 "(kwsim serve --cpu-limit)", (unsigned long long)l->cpu_s);
+		return 503;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SIM_EXIT_NOMEM) {
+		snprintf(why, wlen, "the simulation ran out of memory within the server's limit of "
+			 "%llu MB of address space (kwsim serve --mem-limit)",
+			 (unsigned long long)l->mem_mb);
+		return 503;
+	}
+	if (sig) {
+		snprintf(why, wlen, "the simulation crashed: SIG%s (%s)",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig));
+		return 500;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(why, wlen, "the simulation's process exited with status %d",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 500;
+	}
+	return 0;
+}
+
+static void sim_end(void *arg, unsigned int index, int status)
+{
+	struct sim *s = arg;
+	struct server *sv = s->sv;
+	struct srv_result res;
+	struct srv_explored *files;
+	size_t nfiles;
+	char why[512];
+	int code;
+
+	(void)index;
+	if (!s->evcon) {
+		/* a request evhttp let go of is freed by the answer it cannot send */
+		evhttp_send_reply(s->req, 500, "Gone", NULL);
+		sim_free(s);
+		sim_next(sv);
+		return;
+	}
+	evhttp_connection_set_closecb(s->evcon, NULL, NULL);
+	code = sim_failed(s, status, why, sizeof(why));
+	if (!code && !srv_result_take(s->got.data ? s->got.data : "", s->got.len, &res, &files,
+				      &nfiles)) {
+		code = 500;
+		snprintf(why, sizeof(why), "the simulation's result came back cut");
+	}
 	if (code) {
-		refuse(sv, req, code, "%s", why);
+		if (code == 503)
+			evhttp_add_header(evhttp_request_get_output_headers(s->req), "Retry-After", "5");
+		refuse(s->sv, s->req, code, "%s", why);
+	} else if (res.status != 200) {
+		refuse(s->sv, s->req, res.status, "%s", res.msg.data ? res.msg.data :
+		       "the simulation failed");
+	} else {
+		sim_done(s, &res, files, nfiles);
+	}
+	if (!code) {
+		srv_explored_free(files, nfiles);
+		srv_result_free(&res);
+	}
+	sim_free(s);
+	sim_next(sv);
+}
+
+/* Start s's child, and its wall-time limit: false when it cannot (s then answered and gone). */
+static bool sim_launch(struct sim *s)
+{
+	struct server *sv = s->sv;
+	struct job_ops ops = { .child = sim_child, .data = sim_data, .end = sim_end, .arg = s };
+	struct timeval wall = { (time_t)sv->lim.wall_s, 0 };
+
+	s->started = true;
+	sv->nrunning++;
+	if (jobs_start(sv->jobs, s->index, &ops, "kwsim serve")) {
+		if (s->evcon) {
+			evhttp_connection_set_closecb(s->evcon, NULL, NULL);
+			refuse(sv, s->req, 500, "the server could not start a child process");
+		} else {
+			evhttp_send_reply(s->req, 500, "Gone", NULL);
+		}
+		sim_free(s);
 		return false;
 	}
-	srv_run(n.path, n.text, n.len, &q, res);
-	free(n.text);
-	if (res->status != 200) {
-		refuse(sv, req, res->status, "%s", res->msg.data ? res->msg.data : "the run failed");
-		srv_result_free(res);
-		return false;
-	}
+	if (sv->lim.wall_s)
+		evtimer_add(s->timer, &wall);
 	return true;
 }
 
-/* The run document, whole (/api/run), or the result as kwsim run --json prints it (/api/result). */
-static void route_run(struct server *sv, struct evhttp_request *req, const struct params *p,
-		      bool result)
+/* A child has ended: the longest waiting simulation starts (the list is newest first). */
+static void sim_next(struct server *sv)
 {
-	struct srv_result res;
-	struct srv_buf b = { .limit = 2 * SRV_MAX_OUTPUT };
+	while (!sv->stopping && sv->nrunning < sv->lim.max_sims) {
+		struct sim *oldest = NULL;
 
-	if (!run_named(sv, req, p, &res))
-		return;
-	if (result) {
-		reply_buf(req, "application/json", &res.json);
-	} else {
-		/* html.h: the head left open, the records, then ],"end":{...}} */
-		srv_buf_add(&b, res.whole_head.data, res.whole_head.len);
-		srv_buf_add(&b, res.records.data ? res.records.data : "", res.records.len);
-		srv_buf_add(&b, "\n],\"end\":", 9);
-		srv_buf_add(&b, res.end.data, res.end.len);
-		srv_buf_add(&b, "}", 1);
-		reply_buf(req, "application/json", &b);
-		srv_buf_free(&b);
+		for (struct sim *s = sv->sims; s; s = s->next)
+			if (!s->started)
+				oldest = s;
+		if (!oldest || sim_launch(oldest))
+			return;
 	}
-	srv_result_free(&res);
 }
 
-
-static void route_play_events(struct server *sv, struct evhttp_request *req,
-			      const struct params *p)
+/*
+ * Start what p names in a child, answered when it ends; past --max-sims it
+ * waits its turn (SRV_MAX_WAITING at most); or a refusal now.
+ */
+static void sim_start(struct server *sv, struct evhttp_request *req, const struct params *p,
+		      enum sim_kind kind)
 {
-	struct stream *st;
-	uint64_t ms = 100;	/* between chunks; query_of() checked it */
+	bool explore = kind == SIM_EXPLORE || kind == SIM_EXPLORE_API;
+	struct sim *s = calloc(1, sizeof(*s));
+	char why[1024];
+	int code;
 
-	if (p->ms)
-		(void)parse_u64(p->ms, SRV_MAX_PACE_MS, &ms);
-	if (sv->nstreams >= SRV_MAX_STREAMS) {
+	if (!s)
+		abort();
+	*s = (struct sim){ .sv = sv, .req = req, .kind = kind, .ms = 100,
+			   .got = { .limit = (size_t)sv->lim.out_mb << 20 } };
+	if (kind == SIM_PLAY && sv->nstreams + sv->nplays >= SRV_MAX_STREAMS) {
 		refuse(sv, req, 429, "%d playbacks are in progress: try again when one ends",
 		       SRV_MAX_STREAMS);
+		free(s);
+		return;
+	}
+	if (p->ms)
+		(void)parse_u64(p->ms, SRV_MAX_PACE_MS, &s->ms);	/* query_of() checks it */
+	code = query_of(sv, p, explore, &s->q, why, sizeof(why));
+	if (!code)
+		code = named(sv, p, &s->n, why, sizeof(why));
+	if (!code && (sv->stopping || sv->nsims >= sv->lim.max_sims + SRV_MAX_WAITING)) {
+		code = 503;
+		if (sv->stopping)
+			snprintf(why, sizeof(why), "the server is stopping");
+		else
+			snprintf(why, sizeof(why), "%llu simulations are running and %d waiting "
+				 "(kwsim serve --max-sims): try again when one ends",
+				 (unsigned long long)sv->lim.max_sims, SRV_MAX_WAITING);
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", "1");
+	}
+	if (!code && explore && !(s->dir = srv_temp_dir(why, sizeof(why))))
+		code = 500;
+	if (code) {
+		refuse(sv, req, code, "%s", why);
+		free(s->n.text);
+		free(s);
+		return;
+	}
+	snprintf(s->id, sizeof(s->id), "%s", s->n.id);
+	s->n.id = s->id;
+	s->index = sv->next_sim++;
+	s->evcon = evhttp_request_get_connection(req);
+	s->timer = evtimer_new(sv->base, sim_timeout, s);
+	s->next = sv->sims;
+	sv->sims = s;
+	sv->nsims++;
+	sv->nplays += kind == SIM_PLAY;
+	evhttp_connection_set_closecb(s->evcon, sim_gone, s);
+	if (sv->nrunning < sv->lim.max_sims)
+		sim_launch(s);
+}
+
+/* --- routes that simulate: the answers once the child's result is back ------------------------ */
+
+/* The run document, whole (/api/run), or the result as kwsim run --json prints it (/api/result). */
+static void reply_run(struct evhttp_request *req, const struct srv_result *res, bool result)
+{
+	struct srv_buf b = { .limit = 2 * SRV_MAX_OUTPUT };
+
+	if (result) {
+		reply_buf(req, "application/json", &res->json);
+		return;
+	}
+	/* html.h: the head left open, the records, then ],"end":{...}} */
+	srv_buf_add(&b, res->whole_head.data, res->whole_head.len);
+	srv_buf_add(&b, res->records.data ? res->records.data : "", res->records.len);
+	srv_buf_add(&b, "\n],\"end\":", 9);
+	srv_buf_add(&b, res->end.data, res->end.len);
+	srv_buf_add(&b, "}", 1);
+	reply_buf(req, "application/json", &b);
+	srv_buf_free(&b);
+}
+
+/* A playback: the run's document as server-sent events, paced (HEAD: its headers). */
+static void reply_play(struct server *sv, struct evhttp_request *req, struct srv_result *res,
+		       uint64_t ms)
+{
+	struct stream *st;
+
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		reply(req, 200, "OK", "text/event-stream", "", 0);
 		return;
 	}
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		abort();
-	if (!run_named(sv, req, p, &st->res)) {
-		free(st);
-		return;
-	}
+	st->res = *res;
+	memset(res, 0, sizeof(*res));	/* the stream's now */
 	st->sv = sv;
 	st->req = req;
 	st->evcon = evhttp_request_get_connection(req);
@@ -725,6 +1060,57 @@ static void route_play_events(struct server *sv, struct evhttp_request *req,
 	evhttp_send_reply_start(req, 200, "OK");
 	evhttp_connection_set_closecb(st->evcon, stream_closed, st);
 	event_active(st->timer, EV_TIMEOUT, 0);
+}
+
+/* An exploration's page: the first SRV_MAX_EDITS findings kept as edits, to play; the rest listed. */
+static void reply_explored(struct server *sv, struct evhttp_request *req, const char *id,
+			   const struct srv_result *res, const struct srv_explored *files,
+			   size_t nfiles)
+{
+	size_t nplay = nfiles < SRV_MAX_EDITS ? nfiles : SRV_MAX_EDITS;
+	char (*ids)[sizeof(sv->edits[0].id)] = calloc(nplay + 1, sizeof(*ids));
+	const char **idp = calloc(nplay + 1, sizeof(*idp));
+	const char **whats = calloc(nplay + 1, sizeof(*whats));
+	struct srv_buf b = { 0 };
+	FILE *f;
+	char title[SRV_MAX_VALUE + 32];
+
+	if (!ids || !idp || !whats)
+		abort();
+	for (size_t i = 0; i < nplay; i++) {
+		strcpy(ids[i], keep_edit(sv, files[i].text, strlen(files[i].text)));
+		idp[i] = ids[i];
+		whats[i] = files[i].what;
+	}
+	snprintf(title, sizeof(title), "explored %s", id);
+	f = srv_buf_open(&b);
+	page_explored(f, title, res->json.data, idp, whats, nplay);
+	fclose(f);
+	reply_buf(req, "text/html; charset=utf-8", &b);
+	srv_buf_free(&b);
+	free(ids);
+	free(idp);
+	free(whats);
+}
+
+static void sim_done(struct sim *s, struct srv_result *res, struct srv_explored *files,
+		     size_t nfiles)
+{
+	switch (s->kind) {
+	case SIM_RUN:
+	case SIM_RESULT:
+		reply_run(s->req, res, s->kind == SIM_RESULT);
+		break;
+	case SIM_PLAY:
+		reply_play(s->sv, s->req, res, s->ms);
+		break;
+	case SIM_EXPLORE_API:
+		reply_buf(s->req, "application/json", &res->json);
+		break;
+	case SIM_EXPLORE:
+		reply_explored(s->sv, s->req, s->id, res, files, nfiles);
+		break;
+	}
 }
 
 static void route_play_page(struct server *sv, struct evhttp_request *req, const struct params *p)
@@ -751,64 +1137,6 @@ static void route_play_page(struct server *sv, struct evhttp_request *req, const
 	srv_buf_free(&b);
 }
 
-static void route_explore(struct server *sv, struct evhttp_request *req, const struct params *p,
-			  bool api)
-{
-	struct srv_query q;
-	struct named n;
-	struct srv_result res;
-	struct srv_explored *files;
-	size_t nfiles;
-	char why[1024];
-	int code = query_of(sv, p, true, &q, why, sizeof(why));
-
-	if (!code)
-		code = named(sv, p, &n, why, sizeof(why));
-	if (code) {
-		refuse(sv, req, code, "%s", why);
-		return;
-	}
-	srv_explore(n.path, n.text, n.len, &q, &res, &files, &nfiles);
-	if (res.status != 200) {
-		refuse(sv, req, res.status, "%s", res.msg.data ? res.msg.data : "the exploration failed");
-	} else if (api) {
-		reply_buf(req, "application/json", &res.json);
-	} else {
-		/* the first SRV_MAX_EDITS findings are kept as edits, to play; the rest are listed */
-		size_t nplay = nfiles < SRV_MAX_EDITS ? nfiles : SRV_MAX_EDITS;
-		char (*ids)[sizeof(sv->edits[0].id)] = calloc(nplay + 1, sizeof(*ids));
-		const char **idp = calloc(nplay + 1, sizeof(*idp));
-		const char **whats = calloc(nplay + 1, sizeof(*whats));
-		struct srv_buf b = { 0 };
-		FILE *f;
-		char title[SRV_MAX_VALUE + 32];
-
-		if (!ids || !idp || !whats)
-			abort();
-		for (size_t i = 0; i < nplay; i++) {
-			strcpy(ids[i], keep_edit(sv, files[i].text, strlen(files[i].text)));
-			idp[i] = ids[i];
-			whats[i] = files[i].what;
-		}
-		snprintf(title, sizeof(title), "explored %s", n.id);
-		f = srv_buf_open(&b);
-		page_explored(f, title, res.json.data, idp, whats, nplay);
-		fclose(f);
-		reply_buf(req, "text/html; charset=utf-8", &b);
-		srv_buf_free(&b);
-		free(ids);
-		free(idp);
-		free(whats);
-	}
-	for (size_t i = 0; i < nfiles; i++) {
-		free(files[i].text);
-		free(files[i].what);
-	}
-	free(files);
-	srv_result_free(&res);
-	free(n.text);
-}
-
 /* POST /edit: the edited text parses, and runs; or its page, errors at their lines. */
 static void route_edit(struct server *sv, struct evhttp_request *req)
 {
@@ -833,6 +1161,12 @@ static void route_edit(struct server *sv, struct evhttp_request *req)
 	code = memchr(body, '\0', len) ? 400 : parse_params(body, &p, edit_keys, why, sizeof(why));
 	if (code == 400 && memchr(body, '\0', len))
 		snprintf(why, sizeof(why), "the form holds a NUL byte");
+	if (!code && (!p.token || strcmp(p.token, sv->token))) {
+		code = 403;
+		snprintf(why, sizeof(why), "the form's token is %s: POST /edit takes the edit form of "
+			 "this server's pages (reload the scenario's page)",
+			 p.token ? "not this server's" : "missing");
+	}
 	if (!code && !p.text) {
 		code = 400;
 		snprintf(why, sizeof(why), "the form has no text field");
@@ -887,7 +1221,7 @@ static bool host_ok(const struct server *sv, struct evhttp_request *req)
 	const char *h = evhttp_find_header(evhttp_request_get_input_headers(req), "Host");
 	size_t n;
 
-	if (!sv->loopback || !h)
+	if (!h)
 		return true;	/* HTTP/1.0 may send none */
 	if (h[0] == '[') {
 		n = strcspn(h, "]");
@@ -899,9 +1233,39 @@ static bool host_ok(const struct server *sv, struct evhttp_request *req)
 	}
 	if (h[n] && (h[n] != ':' || strspn(h + n + 1, "0123456789") != strlen(h + n + 1)))
 		return false;
-	return (n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
-	       (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) &&
-		strspn(h, "0123456789.") == n);
+	if ((n == 9 && !strncasecmp(h, "localhost", 9)) || (n == 5 && !strncmp(h, "[::1]", 5)) ||
+	    (n >= 9 && n <= 15 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n))
+		return true;
+	for (size_t i = 0; !sv->loopback && i < sv->nnames; i++)
+		if (strlen(sv->names[i]) == n && !strncasecmp(h, sv->names[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * A request that changes state (POST) comes from this server's own pages:
+ * a browser says where a request comes from (Origin, Sec-Fetch-Site), so a
+ * page elsewhere cannot make it run anything. A client that says nothing
+ * (curl) still needs the form's token, which only this server's pages hold.
+ */
+static bool same_origin(struct evhttp_request *req, char *why, size_t wlen)
+{
+	const struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *origin = evhttp_find_header(in, "Origin");
+	const char *site = evhttp_find_header(in, "Sec-Fetch-Site");
+	const char *host = evhttp_find_header(in, "Host");
+
+	if (site && strcmp(site, "same-origin") && strcmp(site, "none")) {
+		snprintf(why, wlen, "a %.32s request (Sec-Fetch-Site): POST is for this server's own "
+			 "pages", site);
+		return false;
+	}
+	if (origin && (!host || strncasecmp(origin, "http://", 7) || strcasecmp(origin + 7, host))) {
+		snprintf(why, wlen, "a request from %.128s (Origin), not from this server's own pages",
+			 origin);
+		return false;
+	}
+	return true;
 }
 
 static void handle(struct evhttp_request *req, void *arg)
@@ -932,7 +1296,8 @@ static void handle(struct evhttp_request *req, void *arg)
 	}
 	if (!host_ok(sv, req)) {
 		refuse(sv, req, 400, "the Host header names another machine: this server answers "
-		       "127.0.0.1, localhost and [::1] only");
+		       "%s only", sv->loopback ? "127.0.0.1, localhost and [::1]" :
+		       "this machine's addresses and host name");
 		return;
 	}
 	if (strlen(target) > SRV_MAX_URI) {
@@ -957,6 +1322,8 @@ static void handle(struct evhttp_request *req, void *arg)
 	if (cmd == EVHTTP_REQ_POST) {
 		if (strcmp(path, "/edit"))
 			refuse(sv, req, 405, "POST is for /edit only");
+		else if (!same_origin(req, why, sizeof(why)))
+			refuse(sv, req, 403, "%s", why);
 		else if (query)
 			refuse(sv, req, 400, "POST /edit takes its fields in the body");
 		else
@@ -994,13 +1361,13 @@ static void handle(struct evhttp_request *req, void *arg)
 	else if (!strcmp(path, "/scenario"))
 		route_scenario(sv, req, &p);
 	else if (!strcmp(path, "/api/run") || !strcmp(path, "/api/result"))
-		route_run(sv, req, &p, !strcmp(path, "/api/result"));
+		sim_start(sv, req, &p, !strcmp(path, "/api/result") ? SIM_RESULT : SIM_RUN);
 	else if (!strcmp(path, "/api/play"))
-		route_play_events(sv, req, &p);
+		sim_start(sv, req, &p, SIM_PLAY);
 	else if (!strcmp(path, "/play"))
 		route_play_page(sv, req, &p);
 	else if (!strcmp(path, "/explore") || !strcmp(path, "/api/explore"))
-		route_explore(sv, req, &p, path[1] == 'a');
+		sim_start(sv, req, &p, path[1] == 'a' ? SIM_EXPLORE_API : SIM_EXPLORE);
 	else
 		refuse(sv, req, 404, "no route '%.200s' (GET / lists the scenarios)", path);
 	free_params(&p);
@@ -1012,6 +1379,56 @@ static void handle(struct evhttp_request *req, void *arg)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	event_base_loopbreak(arg);
+}
+
+/* The edit form's token: random, from the system (the deterministic core never sees it). */
+static int make_token(struct server *sv)
+{
+	unsigned char r[16];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(r, 1, sizeof(r), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (got != sizeof(r)) {
+		fprintf(stderr, "kwsim serve: cannot read /dev/urandom for the edit form's token\n");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(sv->token + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/* Bound beyond the loopback: the names a request may give as Host (addresses, host name). */
+static void machine_names(struct server *sv)
+{
+	struct ifaddrs *ifs, *i;
+	char a[INET6_ADDRSTRLEN];
+
+	if (!gethostname(sv->names[0], sizeof(sv->names[0]) - 1) && sv->names[0][0])
+		sv->nnames = 1;
+	if (getifaddrs(&ifs))
+		return;
+	for (i = ifs; i && sv->nnames < 32; i = i->ifa_next) {
+		int fam = i->ifa_addr ? i->ifa_addr->sa_family : AF_UNSPEC;
+
+		if (fam == AF_INET &&
+		    inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a, sizeof(a)))
+			snprintf(sv->names[sv->nnames++], sizeof(sv->names[0]), "%s", a);
+		else if (fam == AF_INET6 &&
+			 inet_ntop(AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a,
+				   sizeof(a)))
+			snprintf(sv->names[sv->nnames++], sizeof(sv->names[0]), "[%s]", a);
+	}
+	freeifaddrs(ifs);
+}
+
+/* The limit an option sets (srv.h's struct srv_limits), or NULL. */
+static uint64_t *limit_option(struct srv_limits *l, const char *opt)
+{
+	return !strcmp(opt, "--time-limit") ? &l->wall_s : !strcmp(opt, "--cpu-limit") ? &l->cpu_s :
+	       !strcmp(opt, "--mem-limit") ? &l->mem_mb : !strcmp(opt, "--output-limit") ? &l->out_mb :
+	       !strcmp(opt, "--max-sims") ? &l->max_sims : NULL;
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -1048,6 +1465,18 @@ static char *library_dir(void)
 
 static void server_free(struct server *sv)
 {
+	/* simulations in progress are killed, and answered so, before their connections go */
+	sv->stopping = true;
+	for (struct sim *s = sv->sims, *next; s; s = next) {
+		next = s->next;		/* one that waits ends, and goes, here */
+		sim_kill(s, KILL_STOP);
+	}
+	while (sv->jobs && jobs_running(sv->jobs))
+		event_base_loop(sv->base, EVLOOP_ONCE);
+	/* the last answers are short: a few turns of the loop write them before evhttp_free() */
+	for (int i = 0; sv->base && i < 4; i++)
+		event_base_loop(sv->base, EVLOOP_NONBLOCK);
+	jobs_free(sv->jobs);
 	/* playbacks in progress end here; evhttp_free() then frees their connections */
 	while (sv->streams) {
 		evhttp_connection_set_closecb(sv->streams->evcon, NULL, NULL);
@@ -1062,27 +1491,70 @@ static void server_free(struct server *sv)
 		free(sv->roots[i].dir);
 }
 
+/* The address it listens on, on stdout; beyond the loopback, a warning and the Host names. */
+static void announce(struct server *sv, struct evhttp_bound_socket *sock)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[256] = "?";
+	unsigned int p = 0;
+
+	getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl);
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+		sv->loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+		evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		p = ntohs(in->sin_port);
+		printf("http://%s:%u/\n", host, p);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+
+		sv->loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		p = ntohs(in6->sin6_port);
+		printf("http://[%s]:%u/\n", host, p);
+	}
+	fflush(stdout);
+	if (!sv->loopback) {
+		machine_names(sv);
+		fprintf(stderr, "kwsim serve: warning: listening on %s, beyond this machine: "
+			"whoever reaches it can run scenarios on it (it has no "
+			"authentication); it answers requests that name it by this "
+			"machine's addresses or host name only\n", host);
+	}
+}
+
 int kwsim_serve(int argc, char **argv)
 {
 	const char *bind = "127.0.0.1", *root = NULL;
 	uint64_t port = 8080;
-	struct server sv = { 0 };
+	struct server sv = { .lim = SRV_LIMITS_DEFAULT };
 	struct event *sigint, *sigterm;
 	struct evhttp_bound_socket *sock;
 
 	/* every option but --help takes a value */
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t *limit = limit_option(&sv.lim, a);
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim serve [--port P] [--bind ADDR] [--root DIR]\n"
-			       "(README \"kwsim serve\" lists its pages and bounds)\n");
+			printf("usage: kwsim serve [--port P] [--bind ADDR] [--root DIR] "
+			       "[--time-limit S] [--cpu-limit S]\n"
+			       "                   [--mem-limit MB] [--output-limit MB] "
+			       "[--max-sims N]\n"
+			       "(README \"kwsim serve\" lists its pages, limits and bounds)\n");
 			return 0;
 		}
-		if (strcmp(a, "--port") && strcmp(a, "--bind") && strcmp(a, "--root"))
+		if (strcmp(a, "--port") && strcmp(a, "--bind") && strcmp(a, "--root") && !limit)
 			return usage_error("unknown option '%s'", a);
 		if (!v)
 			return usage_error("option %s needs a value", a);
+		if (limit && (!parse_u64(v, 1u << 20, limit) ||
+			      (!*limit && (limit == &sv.lim.out_mb || limit == &sv.lim.max_sims))))
+			return usage_error(limit == &sv.lim.out_mb || limit == &sv.lim.max_sims
+					   ? "%s wants a number from 1 to 1048576" :
+					   "%s wants a number from 0 (no limit) to 1048576", a);
 		if (!strcmp(a, "--port") && !parse_u64(v, 65535, &port))
 			return usage_error("--port wants a number from 0 to 65535, not '%s'", v);
 		if (!strcmp(a, "--bind"))
@@ -1109,6 +1581,10 @@ int kwsim_serve(int argc, char **argv)
 	for (size_t i = 0; i < kw_tree_count() && sv.nkernels < 64; i++)
 		sv.kernels[sv.nkernels++] = kw_tree_get(i)->name;
 
+	if (make_token(&sv)) {
+		server_free(&sv);
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sv.base = event_base_new();
 	sv.http = evhttp_new(sv.base);
@@ -1123,6 +1599,7 @@ int kwsim_serve(int argc, char **argv)
 	 */
 	evhttp_set_allowed_methods(sv.http, KNOWN_METHODS | EVHTTP_REQ_UNKNOWN);
 	evhttp_set_gencb(sv.http, handle, &sv);
+	sv.jobs = jobs_new(sv.base);
 	sock = evhttp_bind_socket_with_handle(sv.http, bind, (ev_uint16_t)port);
 	if (!sock) {
 		fprintf(stderr, "kwsim serve: cannot listen on %s port %llu: %s\n", bind,
@@ -1131,30 +1608,7 @@ int kwsim_serve(int argc, char **argv)
 		event_base_free(sv.base);
 		return 2;
 	}
-	{
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		char host[256] = "?";
-		unsigned int p = 0;
-
-		getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss, &sl);
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-
-			sv.loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-			evutil_inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-			p = ntohs(in->sin_port);
-			printf("http://%s:%u/\n", host, p);
-		} else if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-
-			sv.loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
-			evutil_inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-			p = ntohs(in6->sin6_port);
-			printf("http://[%s]:%u/\n", host, p);
-		}
-		fflush(stdout);
-	}
+	announce(&sv, sock);
 	sigint = evsignal_new(sv.base, SIGINT, on_signal, sv.base);
 	sigterm = evsignal_new(sv.base, SIGTERM, on_signal, sv.base);
 	evsignal_add(sigint, NULL);

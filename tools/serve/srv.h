@@ -25,10 +25,38 @@
 #define SRV_MAX_RECORDS	20000		/* records a run's document keeps (the rest counted) */
 #define SRV_MAX_RUNS	1000		/* an exploration's runs per variant */
 #define SRV_MAX_STREAMS	8		/* playbacks in progress at once */
+#define SRV_MAX_WAITING	64		/* simulations waiting for a child, past --max-sims */
 #define SRV_MAX_EDITS	32		/* edited scenarios kept, oldest dropped first */
 #define SRV_TIMEOUT_S	10		/* a connection idle this long is closed */
 /* A playback's pace, ms between chunks: well inside the idle timeout, which a gap would trip. */
 #define SRV_MAX_PACE_MS	5000
+
+/*
+ * What a simulation's child may take (kwsim serve's options; 0: no limit,
+ * but for the output and the count). Past one, the request is answered
+ * with the limit named: 503 for time and memory, 413 for output.
+ */
+struct srv_limits {
+	uint64_t wall_s;		/* --time-limit: the server kills the child */
+	uint64_t cpu_s;			/* --cpu-limit: RLIMIT_CPU in the child */
+	uint64_t mem_mb;		/* --mem-limit: RLIMIT_AS in the child */
+	uint64_t out_mb;		/* --output-limit: the server stops reading, kills */
+	uint64_t max_sims;		/* --max-sims: children at once; more wait their turn */
+};
+#define SRV_LIMITS_DEFAULT { .wall_s = 60, .cpu_s = 30, .mem_mb = 4096, .out_mb = 64, \
+			     .max_sims = 4 }
+
+/* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SRV_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SRV_SANITIZED 1
+#endif
+#endif
+#ifndef SRV_SANITIZED
+#define SRV_SANITIZED 0
+#endif
 
 /* --- a growing buffer of bytes, bounded ------------------------------------------------------- */
 
@@ -61,8 +89,12 @@ char *srv_resolve(const struct srv_root *roots, size_t nroots, const char *id, c
 		  size_t len);
 /* Read a resolved file (at most SRV_MAX_FILE bytes): malloc'd, or NULL with why. */
 char *srv_read_file(const char *path, size_t *len, char *why, size_t wlen);
-/* The ids of every .kws file under the roots, sorted: "lib/races/x.kws" each. */
-size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids);
+/*
+ * The ids of every .kws file under the roots, sorted: "lib/races/x.kws" each,
+ * at most SRV_MAX_LIST per root. cut[] (nroots of them) names the roots
+ * that hold more, in order, then NULL.
+ */
+size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids, const char **cut);
 void srv_list_free(char **ids, size_t n);
 
 /* Remove a directory of files (a campaign's temporary one), its files first. */
@@ -106,8 +138,24 @@ struct srv_explored {
 	char *what;			/* the finding, one line */
 };
 void srv_explore(const char *path, const char *text, size_t len, const struct srv_query *q,
-		 struct srv_result *out, struct srv_explored **files, size_t *nfiles);
+		 const char *dir, struct srv_result *out, struct srv_explored **files,
+		 size_t *nfiles);
+void srv_explored_free(struct srv_explored *files, size_t nfiles);
 void srv_result_free(struct srv_result *r);
+/* A campaign's directory (in TMPDIR, else /tmp): malloc'd, or NULL with why. */
+char *srv_temp_dir(char *why, size_t wlen);
+
+/*
+ * A result through a pipe: a child runs the scenario (serve.c), the server
+ * takes the result back. The frame: "kwsim-result STATUS NRECORDS NFILES\n",
+ * then each part as "LEN\n" and LEN bytes: title, json, head, whole_head,
+ * records, end, msg, then each file's text and what. take() is false for a
+ * frame that is cut or malformed (a child that died mid-way).
+ */
+void srv_result_send(FILE *out, const struct srv_result *r, const struct srv_explored *files,
+		     size_t nfiles);
+bool srv_result_take(const char *data, size_t len, struct srv_result *r,
+		     struct srv_explored **files, size_t *nfiles);
 
 /* The parser's messages "PATH:LINE:COL: error: ..." in msg: the line of each (0: none). */
 int srv_error_line(const char *msg_line, const char *path);

@@ -197,6 +197,7 @@ void srv_remove_dir(const char *dir)
 struct list {
 	char **ids;
 	size_t n, cap, per_root;
+	bool cut;			/* this root holds more than SRV_MAX_LIST */
 };
 
 static void list_add(struct list *l, char *id)
@@ -224,7 +225,7 @@ static void walk(struct list *l, const struct srv_root *root, const char *rel, i
 	free(dir);
 	if (!d)
 		return;
-	while ((e = readdir(d)) && l->per_root < SRV_MAX_LIST) {
+	while (!l->cut && (e = readdir(d))) {
 		char *sub, *id, why[256], *real;
 		struct stat st;
 
@@ -245,7 +246,9 @@ static void walk(struct list *l, const struct srv_root *root, const char *rel, i
 							  : NULL;
 
 			/* a file listed is a file served: a symlink out is neither */
-			if (ok)
+			if (ok && l->per_root == SRV_MAX_LIST)
+				l->cut = true;
+			if (ok && !l->cut)
 				list_add(l, id);
 			else
 				free(id);
@@ -262,15 +265,20 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids)
+size_t srv_list(const struct srv_root *roots, size_t nroots, char ***ids, const char **cut)
 {
 	struct list l = { 0 };
+	size_t ncut = 0;
 
 	for (size_t i = 0; i < nroots; i++) {
+		cut[i] = NULL;
 		if (!roots[i].dir)
 			continue;
 		l.per_root = 0;
+		l.cut = false;
 		walk(&l, &roots[i], "", 0);
+		if (l.cut)
+			cut[ncut++] = roots[i].name;
 	}
 	if (l.n)
 		qsort(l.ids, l.n, sizeof(*l.ids), by_name);

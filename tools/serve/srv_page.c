@@ -71,22 +71,32 @@ void page_tail(FILE *out)
 	fputs("</body></html>\n", out);
 }
 
-void page_index(FILE *out, char **ids, size_t n)
+void page_index(FILE *out, char **ids, size_t n, const char *const *cut)
 {
 	const char *dir = "";
+	size_t len = 0;		/* dir's folder: its first len bytes */
 
 	page_head(out, "Scenarios");
 	fprintf(out, "<p>%zu scenario files. Open one to read it, run it on a kernel variant "
-		"with a strategy and seed, explore it, or edit it.</p>\n<ul>\n", n);
+		"with a strategy and seed, explore it, or edit it.</p>\n", n);
+	for (size_t i = 0; cut && cut[i]; i++) {
+		fputs("<p class=\"cut\"><b>", out);
+		page_str(out, cut[i]);
+		fprintf(out, "/ holds more than %d scenario files: only %d of them are listed (the "
+			"server's bound); serve a smaller folder with --root.</b></p>\n",
+			SRV_MAX_LIST, SRV_MAX_LIST);
+	}
+	fputs("<ul>\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const char *slash = strrchr(ids[i], '/');
 		size_t dl = (size_t)(slash - ids[i]);
 
-		if (strlen(dir) != dl || strncmp(dir, ids[i], dl)) {
+		if (len != dl || strncmp(dir, ids[i], dl)) {
 			fputs("</ul>\n<h2>", out);
 			page_text(out, ids[i], dl);
 			fputs("</h2>\n<ul>\n", out);
 			dir = ids[i];
+			len = dl;
 		}
 		fputs("<li><a href=\"/scenario?file=", out);
 		page_url(out, ids[i]);
@@ -207,7 +217,9 @@ void page_scenario(FILE *out, const struct page_scn *p)
 	fputs("<fieldset><legend>Edit and run</legend>\n"
 	      "<form id=\"edit\" method=\"post\" action=\"/edit\" "
 	      "enctype=\"application/x-www-form-urlencoded\">\n"
-	      "<textarea name=\"text\" rows=\"30\" cols=\"100\" spellcheck=\"false\">", out);
+	      "<input type=\"hidden\" name=\"token\" value=\"", out);
+	page_str(out, p->token);
+	fputs("\">\n<textarea name=\"text\" rows=\"30\" cols=\"100\" spellcheck=\"false\">", out);
 	page_text(out, p->text, p->len);
 	fputs("</textarea><br>\nkernel <select name=\"kernel\">", out);
 	options(out, p->kernels, p->nkernels, p->kernel);

@@ -10,7 +10,8 @@ void page_url(FILE *out, const char *s);
 void page_head(FILE *out, const char *title);
 void page_tail(FILE *out);
 
-void page_index(FILE *out, char **ids, size_t n);
+/* The index: a heading per folder; cut names the roots listed only in part (NULL-ended). */
+void page_index(FILE *out, char **ids, size_t n, const char *const *cut);
 
 struct page_error {
 	int line;			/* 0: none of the text's */
@@ -29,6 +30,7 @@ struct page_scn {
 	const char *kernel;		/* selected */
 	const struct page_error *errors;
 	size_t nerrors;
+	const char *token;		/* the server's, for the edit form (POST /edit checks it) */
 };
 void page_scenario(FILE *out, const struct page_scn *p);
 void page_explored(FILE *out, const char *title, const char *summary,

@@ -266,14 +266,12 @@ static void collect(const char *dir, const struct xr *r, struct srv_explored **f
 }
 
 void srv_explore(const char *path, const char *text, size_t len, const struct srv_query *q,
-		 struct srv_result *out, struct srv_explored **files, size_t *nfiles)
+		 const char *dir, struct srv_result *out, struct srv_explored **files,
+		 size_t *nfiles)
 {
-	char dir[] = "/tmp/kwsim-serve-XXXXXX";
 	struct xc_opts xo = { .runs = q->runs, .shard = 0, .nshards = 1, .out_dir = dir };
 	struct xr r = { 0 };
 	FILE *err, *json;
-	const char *tmp = getenv("TMPDIR");
-	char *tdir = NULL;
 	struct scn *s;
 	int rc;
 
@@ -291,15 +289,6 @@ void srv_explore(const char *path, const char *text, size_t len, const struct sr
 	xo.sp.seed = q->has_seed ? q->seed : 0;
 	xo.sp.depth = 3;
 	xo.sp.preemptions = 2;
-	if (tmp && *tmp && asprintf(&tdir, "%s/kwsim-serve-XXXXXX", tmp) < 0)
-		abort();
-	xo.out_dir = tdir ? tdir : dir;
-	if (!mkdtemp((char *)xo.out_dir)) {
-		fail(out, 500, "cannot make a temporary directory: %s", strerror(errno));
-		free(tdir);
-		scn_free(s);
-		return;
-	}
 	r.nv = 1;
 	r.v = calloc(1, sizeof(*r.v));
 	if (!r.v || !(r.v->kernel = strdup(kw_model_find(s->kernel)->name)))
@@ -313,14 +302,141 @@ void srv_explore(const char *path, const char *text, size_t len, const struct sr
 		json = srv_buf_open(&out->json);
 		xr_print_json(json, &r);
 		fclose(json);
-		collect(xo.out_dir, &r, files, nfiles);
+		collect(dir, &r, files, nfiles);
 		out->status = 200;
 	}
-	/* whatever the campaign wrote, read or not */
-	srv_remove_dir(xo.out_dir);
-	free(tdir);
 	xr_free(&r);
 	scn_free(s);
+}
+
+char *srv_temp_dir(char *why, size_t wlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	if (asprintf(&dir, "%s/kwsim-serve-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		abort();
+	if (!mkdtemp(dir)) {
+		snprintf(why, wlen, "cannot make a temporary directory: %s", strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* --- a result through a pipe ------------------------------------------------------------------- */
+
+static void send_part(FILE *out, const char *data, size_t len)
+{
+	fprintf(out, "%zu\n", len);
+	fwrite(data ? data : "", 1, len, out);
+}
+
+void srv_result_send(FILE *out, const struct srv_result *r, const struct srv_explored *files,
+		     size_t nfiles)
+{
+	const struct srv_buf *parts[] = { &r->json, &r->head, &r->whole_head, &r->records, &r->end,
+					  &r->msg };
+
+	fprintf(out, "kwsim-result %d %zu %zu\n", r->status, r->nrecords, nfiles);
+	send_part(out, r->title, strlen(r->title));
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		send_part(out, parts[i]->data, parts[i]->len);
+	for (size_t i = 0; i < nfiles; i++) {
+		send_part(out, files[i].text, strlen(files[i].text));
+		send_part(out, files[i].what, strlen(files[i].what));
+	}
+}
+
+/* One part at *at: its bytes (malloc'd, NUL-ended) and length, or NULL when the frame is cut. */
+static char *take_part(const char **at, const char *end, size_t *len)
+{
+	const char *nl = memchr(*at, '\n', (size_t)(end - *at));
+	char *p, *stop;
+	unsigned long long n;
+
+	if (!nl || nl == *at || **at < '0' || **at > '9')
+		return NULL;
+	errno = 0;
+	n = strtoull(*at, &stop, 10);
+	if (errno || stop != nl || n > (size_t)(end - nl - 1))
+		return NULL;
+	p = malloc(n + 1);
+	if (!p)
+		abort();
+	memcpy(p, nl + 1, n);
+	p[n] = '\0';
+	*len = n;
+	*at = nl + 1 + n;
+	return p;
+}
+
+static bool take_buf(const char **at, const char *end, struct srv_buf *b)
+{
+	size_t n;
+	char *p = take_part(at, end, &n);
+
+	if (!p)
+		return false;
+	*b = (struct srv_buf){ .data = p, .len = n, .cap = n + 1, .limit = n + 1 };
+	return true;
+}
+
+bool srv_result_take(const char *data, size_t len, struct srv_result *r,
+		     struct srv_explored **files, size_t *nfiles)
+{
+	const char *at = data, *end = data + len, *nl = memchr(data, '\n', len);
+	struct srv_buf *parts[] = { &r->json, &r->head, &r->whole_head, &r->records, &r->end,
+				    &r->msg };
+	size_t n, count;
+	char *title;
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	*files = NULL;
+	*nfiles = 0;
+	if (!nl || sscanf(data, "kwsim-result %d %zu %zu\n", &status, &r->nrecords, &count) != 3 ||
+	    count > (size_t)(end - nl))
+		return false;
+	at = nl + 1;
+	if (!(title = take_part(&at, end, &n)))
+		return false;
+	snprintf(r->title, sizeof(r->title), "%s", title);
+	free(title);
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (!take_buf(&at, end, parts[i]))
+			goto cut;
+	*files = calloc(count + 1, sizeof(**files));
+	if (!*files)
+		abort();
+	for (; *nfiles < count; (*nfiles)++) {
+		struct srv_explored *f = &(*files)[*nfiles];
+
+		if (!(f->text = take_part(&at, end, &n)))
+			goto cut;
+		if (!(f->what = take_part(&at, end, &n))) {
+			free(f->text);
+			goto cut;
+		}
+	}
+	r->status = status;
+	if (at == end)
+		return true;
+cut:
+	srv_explored_free(*files, *nfiles);
+	*files = NULL;
+	*nfiles = 0;
+	srv_result_free(r);
+	return false;
+}
+
+void srv_explored_free(struct srv_explored *files, size_t nfiles)
+{
+	for (size_t i = 0; i < nfiles; i++) {
+		free(files[i].text);
+		free(files[i].what);
+	}
+	free(files);
 }
 
 void srv_result_free(struct srv_result *r)
