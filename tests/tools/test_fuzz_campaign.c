@@ -8,17 +8,9 @@
  *    the same summary bytes; another seed, another campaign;
  *  - the corpus stays within its bound however many programs add to it;
  *  - a corpus saved and loaded back is the same programs, and a file that
- *    is not an entry is refused with its name;
- *  - a program's schedules rotate through the strategies that aim with
- *    stalls (tpct, pair, delay) beside rff and random: on a race that only
- *    a stall shows (tests/tools/strategy/off-window.kws) each of the three
- *    holds a CPU up and shows it within three rounds of the rotation, the
- *    faithful run is delay's first, and the same seed makes the same runs.
+ *    is not an entry is refused with its name.
  */
-#include <explore/finding.h>
 #include <fuzz/campaign.h>
-#include <fuzz/campaign_impl.h>
-#include <model.h>
 #include <scenario/scn.h>
 #undef fail			/* the parser's, not Check's */
 
@@ -212,89 +204,6 @@ START_TEST(corpus_files)
 }
 END_TEST
 
-/* The stall answers (h letters) of a run's log that hold a CPU up. */
-static unsigned int stalls_taken(const struct scn_run *run)
-{
-	unsigned int n = 0;
-
-	for (size_t i = 0; i < run->nlog; i++)
-		n += run->log[i].why == SIM_WHY_STALL && run->log[i].pick;
-	return n;
-}
-
-/* A run's decisions, hashed (FNV-1a over kind, answer, candidates). */
-static uint64_t log_hash(const struct scn_run *run)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < run->nlog; i++) {
-		h = (h ^ run->log[i].why) * 1099511628211ULL;
-		h = (h ^ run->log[i].pick) * 1099511628211ULL;
-		h = (h ^ run->log[i].n) * 1099511628211ULL;
-	}
-	return h;
-}
-
-/*
- * The rotation over off-window.kws (P1 reads x before P0's write only if
- * cpu0 is held up 5 ms): 24 schedules after the faithful run, each
- * strategy's runs named; which showed the race, which held a CPU up;
- * twice, for the same logs.
- */
-START_TEST(rotation_aims)
-{
-	static const char *const aim[] = { "tpct(d=3)", "pair", "delay(k=1)" };
-	char path[4096], name[64];
-	const struct kw_model *m = kw_model_find("mainline");
-	struct scn_run run = { 0 };
-	struct scn *s;
-	uint64_t logs[2][25];
-
-	snprintf(path, sizeof(path), "%s/off-window.kws", KWSIM_STRATEGY_SCENARIOS);
-	s = scn_load(path, stderr);
-	ck_assert_ptr_nonnull(s);
-	ck_assert_ptr_nonnull(m);
-	s->cfg.keep_trace = false;
-	s->cfg.stall_ns = 10000000;	/* 10 ms, kwsim fuzz's programs' default */
-	ck_assert_str_eq(fz_schedule_name(-1, name, sizeof(name)), "faithful");
-	ck_assert_str_eq(fz_schedule_name(1, name, sizeof(name)), "tpct(d=3) run 0");
-	ck_assert_str_eq(fz_schedule_name(2, name, sizeof(name)), "pair run 1");
-	ck_assert_str_eq(fz_schedule_name(3, name, sizeof(name)), "delay(k=1) run 1");
-	ck_assert_str_eq(fz_schedule_name(15, name, sizeof(name)), "delay(k=1) run 4");
-	for (int pass = 0; pass < 2; pass++) {
-		struct xs *x[FZ_NSTRAT];
-		bool shown[3] = { false }, held[3] = { false };
-
-		fz_strategies(x, 42, 1, 2);
-		ck_assert_int_eq(fz_run_schedule(s, m, x, -1, 200000, NULL, NULL, &run, stderr), 0);
-		ck_assert_uint_eq(stalls_taken(&run), 0);
-		ck_assert(!xf_condition_witness(s, &run));
-		logs[pass][0] = log_hash(&run);
-		fz_strategies_calibrated(x, 42, run.ndecisions, 2);
-		for (int j = 0; j < 24; j++) {
-			ck_assert_int_eq(fz_run_schedule(s, m, x, j, 200000, NULL, NULL, &run, stderr), 0);
-			logs[pass][j + 1] = log_hash(&run);
-			fz_schedule_name(j, name, sizeof(name));
-			for (int a = 0; a < 3; a++) {
-				if (strncmp(name, aim[a], strlen(aim[a])))
-					continue;
-				shown[a] |= xf_condition_witness(s, &run);
-				held[a] |= stalls_taken(&run) > 0;
-			}
-		}
-		for (int a = 0; a < 3; a++) {
-			ck_assert_msg(held[a], "%s held no CPU up", aim[a]);
-			ck_assert_msg(shown[a], "%s did not show the race", aim[a]);
-		}
-		fz_strategies_free(x);
-	}
-	ck_assert(!memcmp(logs[0], logs[1], sizeof(logs[0])));
-	scn_run_free(&run);
-	sim_fini();
-	scn_free(s);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fuzz_campaign");
@@ -304,7 +213,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, corpus_bounded);
 	tcase_add_test(tc, corpus_files);
-	tcase_add_test(tc, rotation_aims);
 	suite_add_tcase(s, tc);
 	return s;
 }

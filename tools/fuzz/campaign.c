@@ -216,24 +216,14 @@ static void corpus_add(struct fz *z, const struct kp *p, const uint64_t *feats, 
 
 /*
  * The strategy of schedule j of a program: a rotation (campaign.h) of
- * eight slots over five strategies, the three that aim with stalls among
- * them. Each strategy numbers its own runs in the order the slots come,
- * from 0 but for two: delay's run 0 is the program's faithful run (its
- * search learns the tree's trunk there, fz_run_schedule(), so its slots
- * hold up a CPU from the first), and pair's runs start at 1 (its run 0
- * would be the faithful run again; its run 1 is a random run that shows
- * the orders its later runs force).
+ * eight slots over five strategies, rff in every other slot. Each strategy
+ * numbers its own runs 0, 1, 2, ... in the order the slots come.
  */
 static const struct { enum xs_kind kind; unsigned int depth; } strat[FZ_NSTRAT] = {
-	[FZ_RFF] = { XS_RFF, 0 }, [FZ_TPCT] = { XS_TPCT, 3 }, [FZ_PAIR] = { XS_PAIR, 0 },
-	[FZ_DELAY] = { XS_DELAY, 0 }, [FZ_RANDOM] = { XS_RANDOM, 0 },
+	{ XS_RFF, 0 }, { XS_PCT, 2 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_PCT, 3 },
 };
-static const unsigned int slot[] = {
-	FZ_RFF, FZ_TPCT, FZ_PAIR, FZ_DELAY, FZ_RFF, FZ_RANDOM, FZ_PAIR, FZ_DELAY,
-};
+static const unsigned int slot[] = { 0, 1, 0, 2, 0, 3, 0, 4 };
 #define NSLOT (sizeof(slot) / sizeof(slot[0]))
-/* delay's bound: one CPU held up a run; a program's few delay runs go to single holds */
-#define FZ_DELAYS 1
 
 /* Schedule j's strategy, and its run number there. */
 static unsigned int strategy_of(int j, uint64_t *run)
@@ -244,36 +234,21 @@ static unsigned int strategy_of(int j, uint64_t *run)
 		per += slot[i] == k;
 		rank += slot[i] == k && i < pos;
 	}
-	*run = (uint64_t)(j / (int)NSLOT) * per + rank + (k == FZ_DELAY || k == FZ_PAIR);
+	*run = (uint64_t)(j / (int)NSLOT) * per + rank;
 	return k;
-}
-
-static struct xs *strategy_new(size_t k, uint64_t seed, size_t est_steps, unsigned int cpus)
-{
-	struct xs_params p = { .kind = strat[k].kind, .seed = seed,
-			       .depth = strat[k].depth ? strat[k].depth : 3,
-			       .preemptions = FZ_DELAYS, .est_steps = est_steps ? est_steps : 1,
-			       .est_contexts = cpus ? cpus : 1 };
-	struct xs *x = xs_new(&p);
-
-	if (!x)
-		abort();
-	return x;
 }
 
 void fz_strategies(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus)
 {
-	for (size_t k = 0; k < FZ_NSTRAT; k++)
-		x[k] = strategy_new(k, seed, est_steps, cpus);
-}
-
-void fz_strategies_calibrated(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus)
-{
 	for (size_t k = 0; k < FZ_NSTRAT; k++) {
-		if (k == FZ_DELAY)
-			continue;	/* it keeps the trunk the faithful run showed it */
-		xs_free(x[k]);
-		x[k] = strategy_new(k, seed, est_steps, cpus);
+		struct xs_params p = { .kind = strat[k].kind, .seed = seed,
+				       .depth = strat[k].depth ? strat[k].depth : 3,
+				       .preemptions = 2, .est_steps = est_steps ? est_steps : 1,
+				       .est_contexts = cpus ? cpus : 1 };
+
+		x[k] = xs_new(&p);
+		if (!x[k])
+			abort();
 	}
 }
 
@@ -291,10 +266,8 @@ const char *fz_schedule_name(int j, char *buf, size_t len)
 	if (j < 0)
 		return snprintf(buf, len, "faithful"), buf;
 	k = strategy_of(j, &r);
-	if (strat[k].kind == XS_TPCT)
-		snprintf(buf, len, "tpct(d=%u) run %llu", strat[k].depth, (unsigned long long)r);
-	else if (strat[k].kind == XS_DELAY)
-		snprintf(buf, len, "delay(k=%u) run %llu", FZ_DELAYS, (unsigned long long)r);
+	if (strat[k].kind == XS_PCT)
+		snprintf(buf, len, "pct(d=%u) run %llu", strat[k].depth, (unsigned long long)r);
 	else
 		snprintf(buf, len, "%s run %llu", xs_kind_name(strat[k].kind), (unsigned long long)r);
 	return buf;
@@ -323,15 +296,9 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 		cfg.on_rf = on_rf;
 		cfg.on_rf_arg = rfs;
 	}
-	/*
-	 * The faithful run is delay's run 0 (its answers are all 0, the
-	 * faithful ones). A delay search whose space is exhausted runs the
-	 * faithful schedule again: no chooser, the machine's own.
-	 */
-	k = j >= 0 ? strategy_of(j, &r) : FZ_DELAY;
-	if (!xs_begin(x[k], r, &cfg)) {
-		cfg.chooser = NULL;
-		cfg.chooser_ctx = NULL;
+	if (j >= 0) {
+		k = strategy_of(j, &r);
+		xs_begin(x[k], r, &cfg);
 	}
 	if (tuples) {
 		cov.works = xcov_works(s, &cov.nworks);
@@ -340,7 +307,7 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 	}
 	run->config = &cfg;
 	rc = scn_run(s, m, run, err);
-	if (cfg.chooser)
+	if (j >= 0)
 		xs_end(x[k], r, run->log, run->nlog);
 	free((void *)cov.works);
 	run->config = NULL;
@@ -498,7 +465,8 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 			/* pct's n: the faithful run's decisions */
 			size_t n = z->run.ndecisions;
 
-			fz_strategies_calibrated(x, pseed, n, p.cpus);
+			fz_strategies_free(x);
+			fz_strategies(x, pseed, n, p.cpus);
 		}
 		fz_quiet_rewind(&z->quiet);
 		if (fz_run_schedule(s, z->m, x, j, o->max_steps, &tuples, &rfs, &z->run,

@@ -14,15 +14,10 @@
  * (kernel, seed, options, programs), never of the clock.
  *
  * Per program: a faithful run, then `schedules` runs (more for programs
- * that reach rare coverage: the energy below), the strategy of run j the
- * rotation rff, tpct(d=3), pair, delay(k=1), rff, random, pair, delay(k=1)
- * (campaign.c): reads-from fuzzing (abstract schedules drawn toward rare
- * reads-from pairs, over pos), and with stalls on (the programs' default
- * bound) the three that aim with them: timed PCT, pair forcing, and
- * delay-bounded search, whose first run is the faithful one. Each is seeded
- * from the program's seed, each run has a step limit. pct and pos left
- * the rotation for tpct (pct(d=3) with its change points as holds) and
- * rff (pos with orderings; its first run per program is plain pos).
+ * that reach rare coverage: the energy below), the strategy of run j a
+ * rotation of rff (every other run: reads-from fuzzing, its abstract
+ * schedules drawn toward rare reads-from pairs), pct(d=2), pos, random and
+ * pct(d=3), each seeded from the program's seed, each with a step limit.
  *
  * Coverage: features, 64-bit hashes, each counted by the runs that
  * reached it: the work-state tuples of tools/explore/coverage.h (with

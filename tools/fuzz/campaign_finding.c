@@ -228,7 +228,8 @@ static int test(struct pshrink *ps, const struct kp *q, struct scn **keep)
 
 		if (shows(&ps->run, ps->id, true) >= 0)
 			hit = -1;
-		fz_strategies_calibrated(x, ps->pseed, nd, q->cpus);
+		fz_strategies_free(x);
+		fz_strategies(x, ps->pseed, nd, q->cpus);
 		for (int i = 0; i < n && hit == -2 && ps->runs <= ps->o->shrink_runs; i++) {
 			/* a strategy's run j follows from nothing but (seed, j) */
 			ps->runs++;

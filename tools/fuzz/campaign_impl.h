@@ -24,14 +24,8 @@ const char *fz_quiet_text(struct fz_quiet *q);
 void fz_quiet_free(struct fz_quiet *q);
 
 /* The rotation's strategies for a program (campaign.h), x[] of FZ_NSTRAT. */
-enum { FZ_RFF, FZ_TPCT, FZ_PAIR, FZ_DELAY, FZ_RANDOM, FZ_NSTRAT };
+#define FZ_NSTRAT 5
 void fz_strategies(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus);
-/*
- * After the faithful run (made with x, as fz_run_schedule(-1) makes it):
- * every strategy anew with tpct's n, est_steps, but delay, which keeps
- * what the faithful run showed it.
- */
-void fz_strategies_calibrated(struct xs *x[], uint64_t seed, size_t est_steps, unsigned int cpus);
 void fz_strategies_free(struct xs *x[]);
 /* "faithful", "pos run 3", ...: schedule j (-1 the faithful run). */
 const char *fz_schedule_name(int j, char *buf, size_t len);
