@@ -14,7 +14,14 @@
  *  - timed PCT holds a CPU up only at its change points: depth 1 makes no
  *    stall at all, depth 2 at most one per run;
  *  - shrinking a stalled witness keeps one stall, the shortest that shows
- *    it, and names it in the bug depth.
+ *    it, and names it in the bug depth;
+ *  - the strategies that order CPUs (pct, pos, rff) answer stall questions
+ *    too: a CPU yields to a ready CPU beyond the skew window that outranks
+ *    it (tests/tools/strategy/beyond-window.kws: a write 1.9 ms before the
+ *    read it must follow; each shows it in about half its runs, never
+ *    without stalls), and pos and rff order the next pending event as one
+ *    more contender, so they show off-window.kws, which pct (no event is a
+ *    thread of PCT's) leaves to tpct.
  * All work is bounded by runs, never by time.
  */
 #include <explore/finding.h>
@@ -32,12 +39,12 @@
 
 #define STALL_NS	10000000ULL	/* 10 ms: over the 5 ms the race needs */
 
-static struct scn *load(const struct kw_model **m)
+static struct scn *load_file(const char *name, const struct kw_model **m)
 {
 	char path[4096];
 	struct scn *s;
 
-	snprintf(path, sizeof(path), "%s/off-window.kws", KWSIM_STRATEGY_SCENARIOS);
+	snprintf(path, sizeof(path), "%s/%s", KWSIM_STRATEGY_SCENARIOS, name);
 	s = scn_load(path, stderr);
 	ck_assert_ptr_nonnull(s);
 	*m = kw_model_find("mainline");
@@ -45,6 +52,11 @@ static struct scn *load(const struct kw_model **m)
 	s->cfg.keep_trace = false;
 	s->cfg.stall_ns = STALL_NS;
 	return s;
+}
+
+static struct scn *load(const struct kw_model **m)
+{
+	return load_file("off-window.kws", m);
 }
 
 static struct xs *campaign(struct xs_params p, const struct scn *s, const struct kw_model *m,
@@ -175,6 +187,71 @@ START_TEST(no_stall_no_race)
 		struct xs *x = campaign(others[k], s, m, &run);
 
 		ck_assert_int_lt(first_witness(s, m, x, 500, &run), 0);
+		xs_free(x);
+	}
+	scn_run_free(&run);
+	sim_fini();
+	scn_free(s);
+}
+END_TEST
+
+static const struct xs_params ordering[] = {
+	{ .kind = XS_PCT, .depth = 1, .seed = 3 },
+	{ .kind = XS_POS, .seed = 3 },
+	{ .kind = XS_RFF, .seed = 3 },
+};
+#define NORDERING ((int)(sizeof(ordering) / sizeof(ordering[0])))
+
+/* Runs of x's first 'runs' that show the condition. */
+static long witnesses(const struct scn *s, const struct kw_model *m, struct xs *x, long runs,
+		      struct scn_run *run)
+{
+	long n = 0;
+
+	for (long r = 0; r < runs && run_one(s, m, x, (uint64_t)r, run); r++)
+		n += xf_condition_witness(s, run);
+	return n;
+}
+
+/* Ordered across the skew window by a stall: in a fifth of 60 runs at least; never without. */
+START_TEST(order_strategies_yield_beyond_window)
+{
+	const struct kw_model *m;
+	struct scn *s = load_file("beyond-window.kws", &m);
+	struct scn_run run = { 0 };
+	struct xs *x = campaign(ordering[_i], s, m, &run);
+	char name[64];
+	long n = witnesses(s, m, x, 60, &run);
+
+	xs_run_name(x, 0, name, sizeof(name));
+	ck_assert_msg(n >= 12, "%s shows it in %ld of 60 runs", name, n);
+	xs_free(x);
+	s->cfg.stall_ns = 0;
+	x = campaign(ordering[_i], s, m, &run);
+	ck_assert_int_eq(witnesses(s, m, x, 200, &run), 0);
+	xs_free(x);
+	scn_run_free(&run);
+	sim_fini();
+	scn_free(s);
+}
+END_TEST
+
+/* pos and rff hold a CPU up for the next event, a contender; pct does not (tpct does). */
+START_TEST(order_strategies_and_events)
+{
+	const struct kw_model *m;
+	struct scn *s = load(&m);
+	struct scn_run run = { 0 };
+
+	for (int k = 0; k < NORDERING; k++) {
+		struct xs *x = campaign(ordering[k], s, m, &run);
+		long n = witnesses(s, m, x, 60, &run);
+
+		if (ordering[k].kind == XS_PCT)
+			ck_assert_int_eq(n, 0);
+		else
+			ck_assert_msg(n >= 12, "%s shows off-window.kws in %ld of 60 runs",
+				      xs_kind_name(ordering[k].kind), n);
 		xs_free(x);
 	}
 	scn_run_free(&run);
@@ -368,6 +445,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, same_seed_same_runs, 0, NAIMING);
 	tcase_add_loop_test(tc, finds_the_off_window_race, 0, NAIMING);
 	tcase_add_test(tc, no_stall_no_race);
+	tcase_add_loop_test(tc, order_strategies_yield_beyond_window, 0, NORDERING);
+	tcase_add_test(tc, order_strategies_and_events);
 	tcase_add_test(tc, delay_bounded_counts);
 	tcase_add_test(tc, delay_bounded_shards);
 	tcase_add_test(tc, tpct_stalls_are_change_points);

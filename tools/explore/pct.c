@@ -37,12 +37,22 @@
  * A value of a time range (SIM_WHY_RANGE) is no order: it is drawn
  * uniformly, as the random strategy draws it, and a change point that falls
  * on it is spent there.
- *  - SIM_WHY_STALL (a CPU held up, where stalls are on): never, answer 0. A
- *    change point that falls on a stall question waits for the next
- *    question of another kind, so stalls take no change point; they do
- *    count among the n steps (their places in the log), which makes the
- *    bound below weaker by that much, never wrong. PCT's change points as
- *    stalls ("PCT in a timed machine") are a strategy of their own.
+ *  - SIM_WHY_STALL (a CPU held up, where stalls are on): the paper's
+ *    scheduler runs the highest-priority enabled thread, but a CPU question
+ *    only offers the CPUs within the skew window of the earliest clock, so
+ *    a CPU that is ready but further ahead in time is no candidate, however
+ *    high its priority. At a stall question the machine offers it: the
+ *    CPU about to go on (q->cpu) is held up until every ready CPU beyond
+ *    the window whose priority is higher than its own has passed it
+ *    (xs_stall_yield()), and is not held when none is. So priorities order
+ *    the CPUs across the window as within it, as far as the stall bound
+ *    lets a hold reach. A pending event (a timer, a program's start) is no
+ *    thread of PCT's: pct does not hold a CPU up for one (tpct.c does, at
+ *    its change points). A change point that falls on a stall question
+ *    waits for the next question of another kind, so stalls take no
+ *    change point; they do count among the n steps (their places in the
+ *    log), which makes the bound below weaker by that much, never wrong.
+ *    PCT's change points as stalls ("PCT in a timed machine") are tpct's.
  *
  * The guarantee, the paper's theorem with these definitions: a bug of depth
  * d is one that shows whenever d ordering constraints hold, the first
@@ -52,7 +62,8 @@
  * highest initial priority of those involved (probability >= 1/k), each of
  * the others when its change point is drawn at its step (>= 1/n each, the
  * draws independent), so each run shows it with probability at least
- * p = 1/(k n^(d-1)), and a campaign of R runs that shows no such bug rules
+ * p = 1/(k n^(d-1)) (with stalls, across the skew window too, for CPUs
+ * whose clocks the bound lets a hold cover), and a campaign of R runs that shows no such bug rules
  * it out with confidence 1 - (1-p)^R (xs_pct_bound()). As in the paper, n
  * must bound the steps of the runs: a run that makes more decisions than
  * the calibration saw (pct reorders what follows) has no change points
@@ -89,14 +100,22 @@ static unsigned int highest(const struct xs_pct *t, const struct sim_question *q
 	return best;
 }
 
+static bool outranks(struct xs *x, int cpu, uint64_t mine)
+{
+	return x->run.pct.prio[cpu] > (int)mine;
+}
+
 unsigned int xs_pct_choose(struct xs *x, const struct sim_question *q)
 {
 	struct xs_pct *t = &x->run.pct;
 	bool change = false;
 
-	/* a stall is not one of pct's orders (tpct.c makes it one): its change points wait */
-	if (q->why == SIM_WHY_STALL)
-		return 0;
+	/* a stall takes no change point (tpct.c makes them stalls): the CPU yields to higher ones */
+	if (q->why == SIM_WHY_STALL) {
+		if (q->cpu < 0 || q->cpu >= SIM_MAX_CPUS)
+			return 0;
+		return xs_stall_yield(q, t->skew, outranks, x, (uint64_t)t->prio[q->cpu]);
+	}
 	while (t->next < t->nchange && t->change[t->next].step <= q->index) {
 		if (q->why == SIM_WHY_CPU || q->why == SIM_WHY_SPIN) {
 			int cpu = cpu_of(q, highest(t, q, 0));
@@ -137,6 +156,7 @@ void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
 		n = UINT32_MAX;
 	t->depth = depth;
 	t->k = k;
+	t->skew = cfg->skew_ns;
 	t->lowered = t->hold = 0;
 	for (int i = 0; i < SIM_MAX_CPUS; i++)
 		t->prio[i] = 0;

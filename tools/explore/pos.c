@@ -34,8 +34,20 @@
  *    where later ones run; pos draws the CPU uniformly, as random does.
  *  - SIM_WHY_RANGE: a value of a time range orders nothing either; pos
  *    draws it uniformly, as random does (and so does rff, which asks pos).
- *  - SIM_WHY_STALL: no CPU is held up (answer 0). A stall is no step to
- *    order but a time to choose; pos's priorities have no say in it.
+ *  - SIM_WHY_STALL (a CPU held up, where stalls are on): the steps that
+ *    contend are more than the CPU question offered. The CPU about to go
+ *    on (q->cpu) takes a step with a fresh priority; against it stand the
+ *    next steps of the ready CPUs beyond the skew window (their clocks too
+ *    far ahead for the CPU question), each with its priority, drawn when
+ *    it first contends and kept as any contender's, and the next pending
+ *    event (a timer, an interrupt, a program's start), one more contender,
+ *    its priority drawn once and kept until a hold for it is taken (then
+ *    it has happened, and the next event is another). The CPU is held up
+ *    until the last of the CPUs that outrank its step has passed it
+ *    (xs_stall_yield()); else, when the event outranks it, until just
+ *    after the event; else not. So an event drawn high comes before the
+ *    CPUs' next few steps, one drawn low lets them all go first, as an
+ *    interrupt does above.
  */
 #include "strategy_impl.h"
 
@@ -54,11 +66,10 @@ static uint64_t bit(int cpu)
 	return (uint64_t)1 << cpu;
 }
 
-/* The step's priority of candidate i's CPU, drawn now if it has none. */
-static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
+/* The priority of cpu's next step, drawn now if it has none. */
+static uint64_t prio_of(struct xs *x, int cpu)
 {
 	struct xs_pos *t = &x->run.pos;
-	int cpu = cpu_of(q, i);
 
 	if (!valid(cpu))
 		return 0;
@@ -67,6 +78,12 @@ static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
 		t->drawn |= bit(cpu);
 	}
 	return t->prio[cpu];
+}
+
+/* The step's priority of candidate i's CPU, drawn now if it has none. */
+static uint64_t prio(struct xs *x, const struct sim_question *q, unsigned int i)
+{
+	return prio_of(x, cpu_of(q, i));
 }
 
 /*
@@ -121,6 +138,39 @@ static unsigned int choose_irq(struct xs *x, const struct sim_question *q)
 	return 1;
 }
 
+static bool outranks(struct xs *x, int cpu, uint64_t mine)
+{
+	return prio_of(x, cpu) > mine;
+}
+
+/* A stall question: q->cpu's step against the steps beyond the window and the next event. */
+static unsigned int choose_stall(struct xs *x, const struct sim_question *q)
+{
+	struct xs_pos *t = &x->run.pos;
+	unsigned int a, ev;
+	uint64_t mine;
+
+	if (!valid(q->cpu))
+		return 0;
+	t->drawn &= ~bit(q->cpu);
+	mine = prio_of(x, q->cpu);
+	a = xs_stall_yield(q, t->skew, outranks, x, mine);
+	ev = xs_stall_event(q);
+	if (!a && ev) {
+		if (!t->event_drawn) {
+			t->event_prio = rng_next(&x->rng);
+			t->event_drawn = true;
+		}
+		if (t->event_prio > mine) {
+			a = ev;
+			t->event_drawn = false;
+		}
+	}
+	/* the step goes now, held or not: the CPU's next one is a new contender */
+	t->drawn &= ~bit(q->cpu);
+	return a;
+}
+
 unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed)
 {
 	switch (q->why) {
@@ -130,7 +180,7 @@ unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t 
 	case SIM_WHY_IRQ:
 		return choose_irq(x, q);
 	case SIM_WHY_STALL:
-		return 0;
+		return choose_stall(x, q);
 	default:
 		return rng_below(&x->rng, q->n);
 	}
@@ -147,6 +197,8 @@ void xs_pos_begin(struct xs *x, struct sim_config *cfg)
 
 	t->drawn = t->irq_drawn = 0;
 	t->ran = -1;
+	t->event_drawn = false;
+	t->skew = cfg->skew_ns;
 	cfg->chooser = choose_pos;
 	cfg->chooser_ctx = x;
 }

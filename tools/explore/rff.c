@@ -19,6 +19,18 @@
  * held by it no more: an ordering the program cannot meet (A never comes,
  * or comes only after B) costs a few steps, never a livelock.
  *
+ * With stalls on, an ordering also acts at the machine's stall questions
+ * (SIM_WHY_STALL), which reach beyond the skew window a CPU question keeps
+ * to: a CPU about to go on standing at B, while A has not been done, is
+ * held up until the CPU standing at A has passed it (sites[i] of the
+ * candidate that waits for that CPU), or, with A in no ready CPU's sight
+ * (its program not started, its timer not fired, its CPU busy elsewhere),
+ * until every other ready CPU has passed it, else until just after the
+ * next event; each such hold counts against the ordering's patience as a
+ * wait at a CPU question does. So a read can be made to come before a
+ * write milliseconds earlier in the faithful run: a reads-from pair no
+ * run has shown. Where no ordering applies, pos answers (pos.c).
+ *
  * Which schedules (RFF's power schedule and mutations):
  *  - pairs are drawn with weight 2^16 / (runs that showed the pair): a rare
  *    pair is drawn far more often than a common one;
@@ -266,6 +278,34 @@ static void draw_schedule(struct xs *x)
 	mutate(x, s);
 }
 
+/* A stall question: an ordering whose B q->cpu stands at holds it for A; else pos's answer. */
+static unsigned int choose_stall(struct xs *x, const struct sim_question *q)
+{
+	struct rff *f = x->rff;
+	uint64_t h;
+
+	if (!q->sites || !q->sites[0] || !f->cur.n || !q->until)
+		return xs_pos_choose(x, q, UINT64_MAX);
+	h = sim_site_hash_cached(q->sites[0]);
+	for (unsigned int j = 0; j < f->cur.n; j++) {
+		unsigned int a = 0;
+
+		if (f->done[j] || f->waited[j] >= RFF_PATIENCE || h != f->cur.o[j].then)
+			continue;
+		for (unsigned int i = 1; i < q->n; i++)
+			if (q->until[i] >= 0 && q->until[i] != q->cpu && q->sites[i] &&
+			    sim_site_hash_cached(q->sites[i]) == f->cur.o[j].first)
+				a = i;
+		if (!a)
+			a = xs_stall_past_all(q);
+		if (a) {
+			f->waited[j]++;
+			return a;
+		}
+	}
+	return xs_pos_choose(x, q, UINT64_MAX);
+}
+
 static unsigned int choose(void *ctx, const struct sim_question *q)
 {
 	struct xs *x = ctx;
@@ -274,6 +314,8 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 	unsigned int n = q->n < 64 ? q->n : 64, pick;
 	bool holds[XS_RF_MAX_ORDERS] = { false };
 
+	if (q->why == SIM_WHY_STALL)
+		return choose_stall(x, q);
 	if (q->why != SIM_WHY_CPU || !q->sites || !f->cur.n)
 		return xs_pos_choose(x, q, allowed);
 	all = n == 64 ? UINT64_MAX : (1ULL << n) - 1;

@@ -18,7 +18,7 @@
  * bench, README "Strategies that aim"). random is best on most of them, in
  * the window and off it: its runs hold CPUs up at a rate of their own
  * (sim_stall_odds()), a random walk of time; pos next in the window (best
- * on one race), nothing off it (it holds no CPU up); pct(d=1) shows what
+ * on one race), little off it (measured when it held no CPU up); pct(d=1) shows what
  * one fixed order of the CPUs shows (kernel/wake-preempt-queue-twice: every
  * run; ahead.kws below). tpct(d=3) is pct(d=3) where stalls are off (the
  * runs that carry pct's guarantee: mod-delayed-work-vs-cancel-v4.9 needs
@@ -281,6 +281,35 @@ unsigned int xs_stall_past_all(const struct sim_question *q)
 			event = i;
 	}
 	return best ? best : event;
+}
+
+unsigned int xs_stall_event(const struct sim_question *q)
+{
+	if (q->why != SIM_WHY_STALL)
+		return 0;
+	for (unsigned int i = 1; i < q->n; i++)
+		if (until_of(q, i) == SIM_STALL_EVENT)
+			return i;
+	return 0;
+}
+
+unsigned int xs_stall_yield(const struct sim_question *q, uint64_t skew,
+			    bool (*outranks)(struct xs *x, int cpu, uint64_t mine),
+			    struct xs *x, uint64_t mine)
+{
+	unsigned int best = 0;
+
+	if (q->why != SIM_WHY_STALL || !q->durations || skew == SIM_SKEW_UNBOUNDED)
+		return 0;
+	/* the candidates ascend in duration: the last that fits waits for all that outrank */
+	for (unsigned int i = 1; i < q->n; i++) {
+		int k = until_of(q, i);
+
+		if (k >= 0 && k != q->cpu && k < SIM_MAX_CPUS && q->durations[i] > skew &&
+		    outranks(x, k, mine))
+			best = i;
+	}
+	return best;
 }
 
 /*

@@ -22,6 +22,7 @@ struct xs_pct {
 	unsigned int nchange, next;	/* ... and the first not yet reached */
 	uint64_t lowered;		/* CPUs a change point lowered (bit per CPU), for tpct */
 	uint64_t hold;			/* tpct: lowered CPUs not yet held up */
+	uint64_t skew;			/* the run's skew window (cfg.skew_ns): stalls beyond it */
 };
 
 /* pos's state for one run (pos.c). */
@@ -30,6 +31,9 @@ struct xs_pos {
 	uint64_t irq_prio[SIM_MAX_CPUS];	/* each CPU's pending interrupt's */
 	uint64_t drawn, irq_drawn;	/* which of them hold a priority (bit per CPU) */
 	int ran;			/* the CPU pos chose last, -1 before any */
+	uint64_t event_prio;		/* the next pending event's, as a contender (stalls) */
+	bool event_drawn;
+	uint64_t skew;			/* the run's skew window (cfg.skew_ns): stalls beyond it */
 };
 
 struct xs {
@@ -63,6 +67,18 @@ void xs_tpct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
  */
 unsigned int xs_stall_until(const struct sim_question *q, int cpu);
 unsigned int xs_stall_past_all(const struct sim_question *q);
+/* The candidate that holds q->cpu up until just after the next event (0: none offered). */
+unsigned int xs_stall_event(const struct sim_question *q);
+/*
+ * The order strategies' stall answer (pct, pos, rff): q->cpu yields to
+ * the ready CPUs beyond the skew window (a wait longer than skew, so the
+ * CPU question could not offer them) that outrank it. The candidate that
+ * holds it until the last of them has passed (the longest such wait), or
+ * 0 when none outranks it.
+ */
+unsigned int xs_stall_yield(const struct sim_question *q, uint64_t skew,
+			    bool (*outranks)(struct xs *x, int cpu, uint64_t mine),
+			    struct xs *x, uint64_t mine);
 void xs_pos_begin(struct xs *x, struct sim_config *cfg);
 /* pos's answer among the candidates in allowed (bit i: candidate i; all: pos's own). */
 unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed);
