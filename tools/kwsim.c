@@ -118,6 +118,8 @@ static void usage(FILE *f)
 		"  --json                   the summary as one JSON object\n"
 		"  --max-steps N            a run's step limit (default 200000)\n"
 		"  --corpus-max N           the corpus's bound (default 256 programs)\n"
+		"  --save-every N           save --corpus every N programs (default 100; 0: at\n"
+		"                           the end only); a damaged entry is skipped, said\n"
 		"  --cross-runs N           runs of each finding on each other variant (default\n"
 		"                           1000; 0: no cross-variant report)\n"
 		"  --shrink-runs N          runs shrinking a finding's program (default 300)\n"
