@@ -157,7 +157,8 @@ static void usage(FILE *f)
 		"            3 the run was cut short by a limit (time_limit, max_steps,\n"
 		"              max_decisions): its verdict covers a partial run\n"
 		"explore:    0 nothing found, 1 findings, 2 bad input or usage, 3 stopped\n"
-		"              (SIGINT, --time) before the runs asked were done, nothing found;\n"
+		"              (SIGINT, --time) before the runs asked were done, nothing found,\n"
+		"            4 --jobs: a job died; the summary covers the others' runs\n"
 		"            merge: as explore, 3 also when shards are missing\n"
 		"fuzz:       as explore (3: SIGINT before the programs asked were done)\n");
 }

@@ -4,7 +4,8 @@
 # table's counts sum to the runs; the same command gives the same bytes;
 # shards merged and --jobs give exactly the one-process summary and files;
 # a SIGINT leaves the summary of the runs done; every bad flag is exit 2
-# with a message; the exit statuses (0 clean, 1 findings, 3 stopped).
+# with a message; the exit statuses (0 clean, 1 findings, 3 stopped, 4 a --jobs
+# job died: the others' summary and files, the lost shard said).
 # Every campaign is bounded by --runs, never by time.
 # Usage: cli_explore.sh KWSIM
 set -uo pipefail
@@ -172,6 +173,26 @@ expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --jobs 2 --
 cp "$tmp/out" "$tmp/jobs.json"
 expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --json
 cmp -s "$tmp/out" "$tmp/jobs.json" || fail "--jobs 2 --json differs from one process"
+# a job killed (the test hook: job 1 kills itself after 32 runs, bound by runs): the others'
+# summary and files, which job died and which shard of the runs is lost, exit 4
+checks=$((checks + 1))
+KWSIM_EXPLORE_KILL_JOB=1:32 "$kwsim" explore "$race" --strategy random --runs 300 "${two[@]}" \
+	--jobs 2 --out "$tmp/killed" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+sane "$rc" "--jobs 2, job 1 killed"
+[ "$rc" -eq 4 ] || fail "--jobs 2, job 1 killed: exit $rc, want 4: $(head -3 "$tmp/err")"
+grep -q "^kwsim explore: job 1 died of signal 9 .*shard 1/2 of the campaign's, are lost" "$tmp/err" ||
+	fail "--jobs 2, job 1 killed: not said: $(cat "$tmp/err")"
+grep -q "^Findings: [1-9]" "$tmp/out" || fail "--jobs 2, job 1 killed: no summary of job 0's findings"
+grep -q "^Stopped before the runs asked" "$tmp/out" || fail "--jobs 2, job 1 killed: a summary that claims every run"
+[ -s "$tmp/killed/result.txt" ] || fail "--jobs 2, job 1 killed: no result.txt"
+for f in $(sed -n 's/^      replay file //p' "$tmp/out"); do
+	[ -s "$tmp/killed/$f" ] || fail "--jobs 2, job 1 killed: the summary names $f, DIR has not it"
+done
+# job 0's runs are shard 0/2's: the same findings
+"$kwsim" explore "$race" --strategy random --runs 300 "${two[@]}" --shard 0/2 >"$tmp/half.txt" 2>/dev/null
+[ "$(grep -c '^  \[' "$tmp/out")" -eq "$(grep -c '^  \[' "$tmp/half.txt")" ] ||
+	fail "--jobs 2, job 1 killed: the summary is not job 0's (shard 0/2's) findings"
 # a shard split again by --jobs: the shard's summary
 expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --shard 1/2 --jobs 2
 cp "$tmp/out" "$tmp/shardjobs.txt"
