@@ -1033,6 +1033,8 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 			gather_files(&j, r, parts, o->xc.out_dir);
 	}
 	for (unsigned int i = 0; i < j.n; i++) {
+		if (rc && j.c[i].dir[0])
+			rmdir(j.c[i].dir);	/* only if empty: a failed campaign leaves what it wrote */
 		if (j.c[i].result)
 			evbuffer_free(j.c[i].result);
 		xr_free(&parts[i]);
