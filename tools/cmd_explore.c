@@ -641,6 +641,7 @@ int kwsim_explore(int argc, char **argv)
 static int read_result(const char *dir, struct xr *r)
 {
 	char path[4096], err[256];
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -648,6 +649,13 @@ static int read_result(const char *dir, struct xr *r)
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "kwsim merge: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	/* fopen() opens a directory; reading it fails (EISDIR), which would read as empty */
+	if (!fstat(fileno(f), &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "kwsim merge: %s is %s, not a kwsim explore result file\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		fclose(f);
 		return 2;
 	}
 	rc = xr_read(f, r, err, sizeof(err));

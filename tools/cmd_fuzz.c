@@ -137,8 +137,9 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		} else if (!strcmp(a, "--corpus")) {
 			o->corpus = v;
 		} else if (!strcmp(a, "--schedules")) {
-			if (!parse_u64(v, &n) || n > 1000)
-				return usage_error("--schedules wants 0 to 1000 schedules per program, "
+			/* 0 would explore nothing but the faithful run: no race could show */
+			if (!parse_u64(v, &n) || !n || n > 1000)
+				return usage_error("--schedules wants 1 to 1000 schedules per program, "
 						   "not '%s'", v);
 			o->fz.schedules = (unsigned int)n;
 		} else if (!strcmp(a, "--max-steps")) {

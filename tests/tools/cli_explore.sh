@@ -156,6 +156,8 @@ echo "not a result" >"$tmp/bogus/result.txt"
 expect 2 "not a kwsim explore result" merge "$tmp/bogus"
 : >"$tmp/empty/result.txt"
 expect 2 "is empty" merge "$tmp/empty"
+mkdir -p "$tmp/isdir/result.txt"
+expect 2 "result.txt is a directory" merge "$tmp/isdir"
 head -5 "$tmp/s0/result.txt" >"$tmp/empty/result.txt"
 expect 2 "cut short" merge "$tmp/empty"
 

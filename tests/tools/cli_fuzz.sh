@@ -234,6 +234,7 @@ expect 2 "^kwsim fuzz: --time wants" fuzz --kernel v4.9 --time nan
 expect 2 "^kwsim fuzz: --seed wants" fuzz --kernel v4.9 --seed x
 expect 2 "^kwsim fuzz: --jobs wants" fuzz --kernel v4.9 --jobs 0
 expect 2 "^kwsim fuzz: --schedules wants" fuzz --kernel v4.9 --schedules 1001
+expect 2 "^kwsim fuzz: --schedules wants 1 to 1000" fuzz --kernel v4.9 --schedules 0
 expect 2 "^kwsim fuzz: --cpus wants" fuzz --kernel v4.9 --cpus 5
 expect 2 "^kwsim fuzz: --max-steps wants" fuzz --kernel v4.9 --max-steps 0
 expect 2 "^kwsim fuzz: --corpus-max wants" fuzz --kernel v4.9 --corpus-max 0
