@@ -66,6 +66,8 @@ if expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --out "$
 	cp "$tmp/out" "$tmp/one.txt"
 	grep -q '^  \[[0-9]*\] v4.9: condition$' "$tmp/one.txt" ||
 		fail "the race's condition is not among the findings"
+	grep -A2 '^  \[[0-9]*\] v4.9: condition$' "$tmp/one.txt" | grep -q '^      witness of exists (.*): a run shows it$' ||
+		fail "the exists condition's finding does not say it is a witness: $(grep -A2 ': condition$' "$tmp/one.txt")"
 	grep -q '^  \[[0-9]*\] v4.9: deadlock kthread_flush_work' "$tmp/one.txt" ||
 		fail "the race's deadlock is not among the findings"
 	file=$(sed -n 's/^      replay file \(v4.9-condition-.*\)$/\1/p' "$tmp/one.txt")
@@ -160,6 +162,19 @@ mkdir -p "$tmp/isdir/result.txt"
 expect 2 "result.txt is a directory" merge "$tmp/isdir"
 head -5 "$tmp/s0/result.txt" >"$tmp/empty/result.txt"
 expect 2 "cut short" merge "$tmp/empty"
+
+# --- the condition's finding says what the run showed, in the condition's sense ---------------
+for q in "~exists" forall; do
+	sed "s/^exists (/$q (/" "$race" >"$tmp/q.kws"
+	checks=$((checks + 1))
+	"$kwsim" explore "$tmp/q.kws" --strategy random --runs 300 --kernel v4.9 >"$tmp/out" 2>"$tmp/err"
+	what=$(grep -A2 '^  \[[0-9]*\] v4.9: condition$' "$tmp/out" | sed -n 3p)
+	case $q:$what in
+	"~exists:      a run shows ("*"), which ~exists forbids") ;;
+	"forall:      counterexample of forall ("*"): a run where it does not hold") ;;
+	*) fail "$q: the condition's finding reads '$what'" ;;
+	esac
+done
 
 # --- --jobs: the one-process summary and replay files ----------------------------------------
 if expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --jobs 3 --out "$tmp/jobs"; then
