@@ -153,7 +153,8 @@ printf 'KW many\n{ cpus = 1; worker W = kthread_create_worker(0, "kw"); }\nP0 { 
 checks=$((checks + 1))
 kw run "$tmp/many.kws" --set max_tasks=50
 if sane "400 workers, max_tasks = 50"; then
-	[ "$rc" -eq 1 ] || fail "400 workers, max_tasks = 50: exit $rc, want 1 (the leaks)"
+	# the 48 workers made are no leak: each one's thread still runs (kmemleak's view)
+	[ "$rc" -eq 0 ] || fail "400 workers, max_tasks = 50: exit $rc, want 0 (live threads hold their workers)"
 	# init, P0 and the first worker, then 47 more: the other 353 fail
 	[ "$(grep -c 'failed: -12 (-ENOMEM: the run has made max_tasks = 50 tasks)' "$tmp/out")" -eq 353 ] ||
 		fail "400 workers, max_tasks = 50: not 353 creations failed with -ENOMEM"
