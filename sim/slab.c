@@ -4,7 +4,9 @@
  * faults and the fault handler names the block, where it was allocated and
  * where it was freed. Blocks are numbered in allocation order, which gives
  * them stable fake addresses. What is live when the machine comes to rest
- * is a leak. kmalloc(0) returns ZERO_SIZE_PTR, as the kernel's does.
+ * and nothing live refers to is a leak, as kmemleak would report it (a
+ * block a live kthread holds, such as a worker whose thread still waits
+ * for work, is not). kmalloc(0) returns ZERO_SIZE_PTR, as the kernel's does.
  *
  * A reset keeps the run's mappings for the next run's blocks of the same
  * size: a freed one is made accessible again only when it is handed out,
@@ -257,22 +259,82 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The live block p points into (anywhere in it, as kmemleak counts), or NULL. */
+static struct slab_block *live_block_at(uintptr_t p)
+{
+	struct slab_block *b = find((const void *)p);
+
+	if (!b || b->freed || p < (uintptr_t)b->ptr || p >= (uintptr_t)b->ptr + b->size)
+		return NULL;
+	return b;
+}
+
+/* Mark b referenced and queue it for its own scan, once. */
+static void reference(struct slab_block *b, bool *ref, size_t *queue, size_t *nq)
+{
+	size_t i = (size_t)(b - sim.slab.blocks);
+
+	if (!ref[i]) {
+		ref[i] = true;
+		queue[(*nq)++] = i;
+	}
+}
+
+/*
+ * kmemleak's scan, on what the machine knows: the roots are the threads
+ * still alive at the end (not exited: a kthread asleep, as a worker's
+ * thread waiting for work), each holding its thread function's data, as
+ * its struct kthread and stack do; then every referenced block's words,
+ * read as pointers (conservatively, as kmemleak reads them), reference the
+ * blocks they point into. ref[i]: block i is referenced. The work is the
+ * live blocks' size, once, at the end of a run.
+ */
+static void mark_referenced(bool *ref)
+{
+	size_t *queue = malloc((sim.slab.nblocks ? sim.slab.nblocks : 1) * sizeof(*queue));
+	size_t nq = 0;
+	struct task_struct *p;
+	struct slab_block *b;
+
+	if (!queue)
+		abort();
+	list_for_each_entry(p, &sim.tasks, all_node)
+		if (p->__state != TASK_DEAD && (b = live_block_at((uintptr_t)p->data)))
+			reference(b, ref, queue, &nq);
+	while (nq) {
+		const struct slab_block *r = &sim.slab.blocks[queue[--nq]];
+
+		for (size_t off = 0; off + sizeof(uintptr_t) <= r->size; off += sizeof(uintptr_t)) {
+			uintptr_t v;
+
+			memcpy(&v, (const char *)r->ptr + off, sizeof(v));
+			if ((b = live_block_at(v)))
+				reference(b, ref, queue, &nq);
+		}
+	}
+	free(queue);
+}
+
 /*
  * Only a machine at rest leaks: after a deadlock or a limit the blocked or
- * unfinished tasks still own their blocks. Reported in allocation order.
+ * unfinished tasks still own their blocks. A block something live refers
+ * to (mark_referenced) is no leak. Reported in allocation order.
  */
 void sim_slab_check_leaks(void)
 {
 	struct slab_block **live;
+	bool *ref;
 	size_t n = 0;
 
 	if (sim.end != SIM_END_QUIESCENT)
 		return;
 	live = malloc((sim.slab.nblocks ? sim.slab.nblocks : 1) * sizeof(*live));
-	if (!live)
+	ref = calloc(sim.slab.nblocks ? sim.slab.nblocks : 1, sizeof(*ref));
+	if (!live || !ref)
 		abort();
+	mark_referenced(ref);
 	for (size_t i = 0; i < sim.slab.nblocks; i++)
-		if (!sim.slab.blocks[i].freed)
+		if (!sim.slab.blocks[i].freed && !ref[i])
 			live[n++] = &sim.slab.blocks[i];
 	qsort(live, n, sizeof(*live), by_id);
 	for (size_t i = 0; i < n; i++) {
@@ -283,6 +345,7 @@ void sim_slab_check_leaks(void)
 			   (unsigned long long)b->id, b->size, b->owner[0] ? b->owner : "setup",
 			   b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?");
 	}
+	free(ref);
 	free(live);
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the test scripts: what an exit status of kwsim (or of any
-# program the tests run) says when it is none of kwsim's own, 0 to 3.
+# program the tests run) says when it is none of kwsim's own, 0 to 4 (4: explore
+# --jobs lost a job).
 #
 # The sanitizer builds exit with statuses of their own, so that a report can
 # never pass for "the condition does not hold" (1) or "bad input" (2):
@@ -36,7 +37,7 @@ kw_status_problem() {
 		echo "a sanitizer report (exit 87: UndefinedBehaviorSanitizer)"
 	elif ((rc >= 128)); then
 		echo "crashed (exit $rc: signal $((rc - 128)), $(kill -l $((rc - 128)) 2>/dev/null || echo '?'))"
-	elif ((rc > 3)); then
+	elif ((rc > 4)); then
 		echo "exit $rc, which kwsim never returns"
 	fi
 }

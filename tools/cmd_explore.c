@@ -21,6 +21,9 @@
  *   2  bad input or usage, or output that could not be written
  *   3  stopped (SIGINT, --time) before the runs asked were done, nothing
  *      found in the runs that were; merge: shards missing
+ *   4  --jobs: a job died (killed, crashed) or sent no whole result: the summary
+ *      and --out cover the other jobs' runs (with their findings), stderr
+ *      says which job and which shard of the runs is missing
  * With --token the status is kwsim run's for that run.
  */
 #include "cmd_explore.h"
@@ -404,7 +407,11 @@ static int summary(const struct explore_opts *o, const struct xr *r)
 	return xr_status(r);
 }
 
-static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r);
+static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
+		    unsigned int *died);
+
+/* The status when --jobs lost died jobs: 4 unless the output could not be written (2). */
+#define EXIT_JOB_DIED 4
 
 static int explore_campaign(struct explore_opts *o)
 {
@@ -413,6 +420,7 @@ static int explore_campaign(struct explore_opts *o)
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	const char *hook = getenv("KWSIM_EXPLORE_SIGINT_AFTER");
 	struct xr r;
+	unsigned int died = 0;
 	int rc;
 
 	if (!s)
@@ -436,12 +444,14 @@ static int explore_campaign(struct explore_opts *o)
 	if (hook)
 		(void)parse_u64(hook, &o->xc.raise_sigint_at);
 	if (o->jobs > 1)
-		rc = run_jobs(o, s, &r);
+		rc = run_jobs(o, s, &r, &died);
 	else
 		rc = xc_run(s, &o->xc, &r, stderr);
 	sigaction(SIGINT, &old, NULL);
 	if (!rc)
 		rc = summary(o, &r);
+	if (died && rc != 2)
+		rc = EXIT_JOB_DIED;
 	xr_free(&r);
 	scn_free(s);
 	return rc;
@@ -631,6 +641,7 @@ int kwsim_explore(int argc, char **argv)
 static int read_result(const char *dir, struct xr *r)
 {
 	char path[4096], err[256];
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -638,6 +649,13 @@ static int read_result(const char *dir, struct xr *r)
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "kwsim merge: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	/* fopen() opens a directory; reading it fails (EISDIR), which would read as empty */
+	if (!fstat(fileno(f), &st) && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "kwsim merge: %s is %s, not a kwsim explore result file\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		fclose(f);
 		return 2;
 	}
 	rc = xr_read(f, r, err, sizeof(err));
@@ -737,6 +755,7 @@ struct child {
 	uint64_t runs;
 	size_t findings, traces, tuples;
 	char dir[4096];		/* its replay files, under --out DIR */
+	bool dead;		/* it died or sent no result: its runs are not in the summary */
 };
 
 struct jobs {
@@ -749,6 +768,9 @@ struct jobs {
 	struct jobs_batch batch;
 };
 
+/* tests, in a child: SIGKILL itself once it has made this many runs (0: never) */
+static uint64_t kill_self_at;
+
 /* A child's progress, for the parent's line: "progress RUNS FINDINGS TRACES TUPLES". */
 static void child_progress(void *arg, const struct xr *r, uint64_t runs, bool final)
 {
@@ -759,6 +781,23 @@ static void child_progress(void *arg, const struct xr *r, uint64_t runs, bool fi
 	totals(r, &f, &t, &u);
 	fprintf(out, "progress\t%" PRIu64 "\t%zu\t%zu\t%zu\n", runs, f, t, u);
 	fflush(out);
+	if (kill_self_at && runs >= kill_self_at)
+		raise(SIGKILL);
+}
+
+/*
+ * tests: KWSIM_EXPLORE_KILL_JOB="J:RUNS" kills job J (SIGKILL, from itself)
+ * once it has made RUNS runs (its progress comes every 16), a job's death
+ * bound by runs, not by a race against the machine's speed.
+ */
+static void kill_hook(unsigned int j)
+{
+	const char *hook = getenv("KWSIM_EXPLORE_KILL_JOB");
+	unsigned int victim;
+	unsigned long long runs;
+
+	if (hook && sscanf(hook, "%u:%llu", &victim, &runs) == 2 && victim == j)
+		kill_self_at = runs;
 }
 
 static void jobs_progress(struct jobs *j, bool final)
@@ -815,6 +854,7 @@ static int child_main(void *arg, unsigned int j, FILE *out)
 	xo.out_dir = o->xc.out_dir ? jobs->c[j].dir : NULL;
 	xo.progress = child_progress;
 	xo.progress_arg = out;
+	kill_hook(j);
 	result_init(&r, o, jobs->s);
 	rc = xc_run(jobs->s, &xo, &r, stderr);
 	if (!rc && xr_write(out, &r))
@@ -823,7 +863,12 @@ static int child_main(void *arg, unsigned int j, FILE *out)
 	return rc;
 }
 
-/* Move the replay file of each merged finding (its first run's) from its child's directory. */
+/*
+ * Move the replay file of each merged finding (its first run's) from its
+ * child's directory. A dead child's directory stays as it is: its files
+ * are whole (each written beside and renamed), findings of runs the
+ * summary does not cover.
+ */
 static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const char *dir)
 {
 	for (size_t v = 0; v < all->nv; v++) {
@@ -833,6 +878,8 @@ static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const
 			for (unsigned int i = 0; i < j->n && g->file; i++) {
 				const struct xr_variant *pv = &parts[i].v[v];
 
+				if (j->c[i].dead)
+					continue;
 				for (size_t k = 0; k < pv->nfindings; k++) {
 					char from[8300], to[8300];
 
@@ -850,7 +897,7 @@ static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const
 	}
 	/* the children's other files are later runs of the same findings */
 	for (unsigned int i = 0; i < j->n; i++) {
-		DIR *d = opendir(j->c[i].dir);
+		DIR *d = j->c[i].dead ? NULL : opendir(j->c[i].dir);
 		struct dirent *e;
 
 		while (d && (e = readdir(d))) {
@@ -863,11 +910,12 @@ static void gather_files(struct jobs *j, struct xr *all, struct xr *parts, const
 		}
 		if (d)
 			closedir(d);
-		rmdir(j->c[i].dir);
+		rmdir(j->c[i].dir);	/* a dead child's: only when it wrote nothing */
 	}
 }
 
-static int read_child(struct child *c, unsigned int index, struct xr *r)
+/* A child's result lines into r: 0, or 2 when it sent none (or not a whole one). */
+static int read_child(struct child *c, struct xr *r)
 {
 	size_t len = c->result ? evbuffer_get_length(c->result) : 0;
 	char *text = len ? (char *)evbuffer_pullup(c->result, -1) : NULL;
@@ -876,41 +924,92 @@ static int read_child(struct child *c, unsigned int index, struct xr *r)
 	int rc = 0;
 
 	xr_free(r);
-	if (!f || xr_read(f, r, err, sizeof(err))) {
-		fprintf(stderr, "kwsim explore: job %u sent no result%s%s\n", index, f ? ": " : "",
-			f ? err : "");
+	if (!f || xr_read(f, r, err, sizeof(err)))
 		rc = 2;
-	}
 	if (f)
 		fclose(f);
 	return rc;
 }
 
-/* The children's results as one: child 0's read twice, as the sum and as its part. */
-static int merge_children(struct jobs *j, const int *status, struct xr *r, struct xr *parts)
+/* Does DIR hold a file? (A dead child's directory is named only when it does.) */
+static bool has_files(const char *dir)
 {
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool any = false;
+
+	while (d && !any && (e = readdir(d)))
+		any = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return any;
+}
+
+/* Job i is dead: which it was, how it ended, which runs the summary lacks, what is kept. */
+static void say_dead(const struct jobs *j, unsigned int i, int status)
+{
+	const struct explore_opts *o = j->o;
+	const struct child *c = &j->c[i];
+	unsigned int shard = o->xc.shard + o->xc.nshards * i, nshards = o->xc.nshards * o->jobs;
+	char how[64];
+
+	if (status != -1 && WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "died of signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(how, sizeof(how), "sent no result");
+	fprintf(stderr, "kwsim explore: job %u %s after at least %" PRIu64 " runs: its runs, "
+		"shard %u/%u of the campaign's, are lost and not in the summary (explore "
+		"--shard %u/%u with the same options runs them)", i, how, c->runs, shard,
+		nshards, shard, nshards);
+	if (o->xc.out_dir && has_files(c->dir))
+		fprintf(stderr, "; the replay files it wrote are kept in %s", c->dir);
+	fputc('\n', stderr);
+}
+
+/*
+ * The children's results as one: the first live child's read twice, as the
+ * sum and as its part, the other live ones merged in; a dead child is said
+ * and counted in *died, its runs missing from the sum.
+ */
+static int merge_children(struct jobs *j, const int *status, struct xr *r, struct xr *parts,
+			  unsigned int *died)
+{
+	bool first = true;
 	char err[256];
 
 	for (unsigned int i = 0; i < j->n; i++) {
-		if (status[i] == -1 || !WIFEXITED(status[i]) || WEXITSTATUS(status[i])) {
-			if (status[i] != -1 && WIFSIGNALED(status[i]))
-				fprintf(stderr, "kwsim explore: job %u died of signal %d\n", i,
-					WTERMSIG(status[i]));
-			return 2;
-		}
-		if (read_child(&j->c[i], i, &parts[i]) || (!i && read_child(&j->c[i], i, r)))
+		/* a job's own failure (an --out file not written) is said by it: bad output */
+		if (status[i] != -1 && WIFEXITED(status[i]) && WEXITSTATUS(status[i]))
 			return 2;
 	}
-	for (unsigned int i = 1; i < j->n; i++) {
-		if (xr_merge(r, &parts[i], err, sizeof(err))) {
+	for (unsigned int i = 0; i < j->n; i++) {
+		if (status[i] == -1 || read_child(&j->c[i], &parts[i])) {
+			j->c[i].dead = true;
+			(*died)++;
+			say_dead(j, i, status[i]);
+			continue;
+		}
+		if (first && read_child(&j->c[i], r))
+			return 2;	/* read once already: cannot fail */
+		if (!first && xr_merge(r, &parts[i], err, sizeof(err))) {
 			fprintf(stderr, "kwsim explore: job %u: %s\n", i, err);
 			return 2;
 		}
+		first = false;
+	}
+	if (*died) {
+		/* a campaign with holes: never complete, merge and the summary say so */
+		r->stopped = true;
+		r->complete = false;
+		fprintf(stderr, "kwsim explore: %u of %u jobs died: the summary covers the others' "
+			"runs (exit status 4)\n", *died, j->n);
 	}
 	return 0;
 }
 
-static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
+static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
+		    unsigned int *died)
 {
 	struct jobs j = { .o = o, .s = s, .n = o->jobs, .prog = { seconds(), 0 },
 			  .tty = isatty(STDERR_FILENO) };
@@ -931,7 +1030,7 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
 		rc = 2;
 	jobs_progress(&j, true);
 	if (!rc)
-		rc = merge_children(&j, status, r, parts);
+		rc = merge_children(&j, status, r, parts, died);
 	if (!rc) {
 		r->shard = o->xc.shard;
 		r->nshards = o->xc.nshards;
@@ -942,6 +1041,8 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r)
 			gather_files(&j, r, parts, o->xc.out_dir);
 	}
 	for (unsigned int i = 0; i < j.n; i++) {
+		if (rc && j.c[i].dir[0])
+			rmdir(j.c[i].dir);	/* only if empty: a failed campaign leaves what it wrote */
 		if (j.c[i].result)
 			evbuffer_free(j.c[i].result);
 		xr_free(&parts[i]);

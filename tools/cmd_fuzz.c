@@ -3,7 +3,8 @@
  *
  *   kwsim fuzz --kernel V [--runs N | --time S] [--seed S] [--schedules K] [--misuse]
  *              [--out DIR] [--corpus DIR] [--jobs J] [--json] [--max-steps N]
- *              [--corpus-max N] [--cross-runs N] [--shrink-runs N] [--cpus N]
+ *              [--corpus-max N] [--save-every N] [--cross-runs N] [--shrink-runs N]
+ *              [--cpus N]
  *
  * The campaign is tools/fuzz/campaign.c (what a program's runs are, the
  * corpus, the findings' identity, shrinking, the cross-variant report);
@@ -97,7 +98,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			     !strcmp(a, "--corpus") || !strcmp(a, "--schedules") ||
 			     !strcmp(a, "--max-steps") || !strcmp(a, "--corpus-max") ||
 			     !strcmp(a, "--cross-runs") || !strcmp(a, "--shrink-runs") ||
-			     !strcmp(a, "--cpus");
+			     !strcmp(a, "--cpus") || !strcmp(a, "--save-every");
 		uint64_t n;
 
 		if (takes && !v)
@@ -136,8 +137,9 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		} else if (!strcmp(a, "--corpus")) {
 			o->corpus = v;
 		} else if (!strcmp(a, "--schedules")) {
-			if (!parse_u64(v, &n) || n > 1000)
-				return usage_error("--schedules wants 0 to 1000 schedules per program, "
+			/* 0 would explore nothing but the faithful run: no race could show */
+			if (!parse_u64(v, &n) || !n || n > 1000)
+				return usage_error("--schedules wants 1 to 1000 schedules per program, "
 						   "not '%s'", v);
 			o->fz.schedules = (unsigned int)n;
 		} else if (!strcmp(a, "--max-steps")) {
@@ -147,6 +149,10 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			if (!parse_u64(v, &n) || !n || n > 100000)
 				return usage_error("--corpus-max wants 1 to 100000 programs, not '%s'", v);
 			o->fz.corpus_max = (size_t)n;
+		} else if (!strcmp(a, "--save-every")) {
+			if (!parse_u64(v, &o->fz.save_every) || o->fz.save_every > 100000000)
+				return usage_error("--save-every wants a number of programs between "
+						   "saves of --corpus (0: at the end only), not '%s'", v);
 		} else if (!strcmp(a, "--cross-runs")) {
 			if (!parse_u64(v, &o->fz.cross_runs) || o->fz.cross_runs > 100000000)
 				return usage_error("--cross-runs wants 0 (no cross-variant report) or a "
@@ -171,6 +177,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			       " [--json]\n"
 			       "                  [--max-steps N] [--corpus-max N] [--cross-runs N]"
 			       " [--shrink-runs N] [--cpus N]\n"
+			       "                  [--save-every N]\n"
 			       "(the options are explained by 'kwsim help')\n");
 			return -1;
 		} else if (a[0] == '-') {
@@ -184,6 +191,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		return usage_error("%s", "needs --kernel V: the variant to fuzz");
 	if (o->time_given && !o->runs_given)
 		o->fz.programs = 0;	/* --time alone: as many programs as fit */
+	o->fz.corpus_dir = o->corpus;
 	return 0;
 }
 
@@ -525,6 +533,7 @@ static int child_main(void *arg, unsigned int i, FILE *out)
 	fo.job = i;
 	fo.njobs = o->jobs;
 	fo.out_dir = o->fz.out_dir ? me->out : NULL;
+	fo.corpus_dir = o->corpus ? me->corpus : NULL;	/* its save points: DIR/.job-I */
 	fo.progress = child_progress;
 	fo.progress_arg = out;
 	if (c0->n) {

@@ -121,6 +121,8 @@ static void usage(FILE *f)
 		"  --json                   the summary as one JSON object\n"
 		"  --max-steps N            a run's step limit (default 200000)\n"
 		"  --corpus-max N           the corpus's bound (default 256 programs)\n"
+		"  --save-every N           save --corpus every N programs (default 100; 0: at\n"
+		"                           the end only); a damaged entry is skipped, said\n"
 		"  --cross-runs N           runs of each finding on each other variant (default\n"
 		"                           1000; 0: no cross-variant report)\n"
 		"  --shrink-runs N          runs shrinking a finding's program (default 300)\n"
@@ -167,7 +169,8 @@ static void usage(FILE *f)
 		"            3 the run was cut short by a limit (time_limit, max_steps,\n"
 		"              max_decisions): its verdict covers a partial run\n"
 		"explore:    0 nothing found, 1 findings, 2 bad input or usage, 3 stopped\n"
-		"              (SIGINT, --time) before the runs asked were done, nothing found;\n"
+		"              (SIGINT, --time) before the runs asked were done, nothing found,\n"
+		"            4 --jobs: a job died; the summary covers the others' runs\n"
 		"            merge: as explore, 3 also when shards are missing\n"
 		"fuzz:       as explore (3: SIGINT before the programs asked were done)\n");
 }

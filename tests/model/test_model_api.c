@@ -840,7 +840,11 @@ START_TEST(destroy_flushes_and_frees)
 }
 END_TEST
 
-/* The control for the test above: a worker nobody destroys is a leak the machine reports. */
+/*
+ * A worker nobody destroys, whose thread still waits for work at the end,
+ * is no leak: kmemleak does not report what a live kthread refers to (its
+ * thread function's data is the worker).
+ */
 static int no_destroy_main(void *arg)
 {
 	W = M->create_worker(-1, 0, "kw");
@@ -849,12 +853,36 @@ static int no_destroy_main(void *arg)
 	return 0;
 }
 
-START_TEST(undestroyed_worker_is_a_leak)
+START_TEST(undestroyed_live_worker_is_no_leak)
+{
+	setup(2, SIM_PREEMPT_VOLUNTARY, _i);
+	sim_spawn("P0", no_destroy_main, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	m_assert_checks(M->name);
+	ck_assert_uint_eq(sim_finding_count(), 0);
+}
+END_TEST
+
+/*
+ * The control: the worker's thread stopped (kthread_stop, as destroy does)
+ * and the worker never freed: nothing live refers to it, a leak the machine
+ * reports where kmemleak would, at its allocation.
+ */
+static int stop_no_free_main(void *arg)
+{
+	W = M->create_worker(-1, 0, "kw");
+	M_CHECK(M->queue_work(W, w[1]));
+	M->flush_worker(W);
+	kthread_stop(M->worker_task(W));
+	return 0;
+}
+
+START_TEST(stopped_unfreed_worker_is_a_leak)
 {
 	const struct sim_finding *f;
 
 	setup(2, SIM_PREEMPT_VOLUNTARY, _i);
-	sim_spawn("P0", no_destroy_main, NULL, 0, true, 0);
+	sim_spawn("P0", stop_no_free_main, NULL, 0, true, 0);
 	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
 	m_assert_checks(M->name);
 	ck_assert_uint_eq(sim_finding_count(), 1);
@@ -1140,7 +1168,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, mod_delayed_work_loses_to_cancel, 0, n);
 	tcase_add_loop_test(tc, flush_work_on_armed_delayed_work_never_returns, 0, n);
 	tcase_add_loop_test(tc, destroy_flushes_and_frees, 0, n);
-	tcase_add_loop_test(tc, undestroyed_worker_is_a_leak, 0, n);
+	tcase_add_loop_test(tc, undestroyed_live_worker_is_no_leak, 0, n);
+	tcase_add_loop_test(tc, stopped_unfreed_worker_is_a_leak, 0, n);
 	tcase_add_loop_test(tc, legacy_start_queue_before_run, 0, n);
 	tcase_add_loop_test(tc, kthread_stop_leaves_queued_works_unrun, 0, 2 * n);
 	tcase_add_loop_test(tc, freezable_worker_runs_nothing_until_thaw, 0, 2 * n);

@@ -4,7 +4,8 @@
 # table's counts sum to the runs; the same command gives the same bytes;
 # shards merged and --jobs give exactly the one-process summary and files;
 # a SIGINT leaves the summary of the runs done; every bad flag is exit 2
-# with a message; the exit statuses (0 clean, 1 findings, 3 stopped).
+# with a message; the exit statuses (0 clean, 1 findings, 3 stopped, 4 a --jobs
+# job died: the others' summary and files, the lost shard said).
 # Every campaign is bounded by --runs, never by time.
 # Usage: cli_explore.sh KWSIM
 set -uo pipefail
@@ -65,6 +66,8 @@ if expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --out "$
 	cp "$tmp/out" "$tmp/one.txt"
 	grep -q '^  \[[0-9]*\] v4.9: condition$' "$tmp/one.txt" ||
 		fail "the race's condition is not among the findings"
+	grep -A2 '^  \[[0-9]*\] v4.9: condition$' "$tmp/one.txt" | grep -q '^      witness of exists (.*): a run shows it$' ||
+		fail "the exists condition's finding does not say it is a witness: $(grep -A2 ': condition$' "$tmp/one.txt")"
 	grep -q '^  \[[0-9]*\] v4.9: deadlock kthread_flush_work' "$tmp/one.txt" ||
 		fail "the race's deadlock is not among the findings"
 	file=$(sed -n 's/^      replay file \(v4.9-condition-.*\)$/\1/p' "$tmp/one.txt")
@@ -155,8 +158,23 @@ echo "not a result" >"$tmp/bogus/result.txt"
 expect 2 "not a kwsim explore result" merge "$tmp/bogus"
 : >"$tmp/empty/result.txt"
 expect 2 "is empty" merge "$tmp/empty"
+mkdir -p "$tmp/isdir/result.txt"
+expect 2 "result.txt is a directory" merge "$tmp/isdir"
 head -5 "$tmp/s0/result.txt" >"$tmp/empty/result.txt"
 expect 2 "cut short" merge "$tmp/empty"
+
+# --- the condition's finding says what the run showed, in the condition's sense ---------------
+for q in "~exists" forall; do
+	sed "s/^exists (/$q (/" "$race" >"$tmp/q.kws"
+	checks=$((checks + 1))
+	"$kwsim" explore "$tmp/q.kws" --strategy random --runs 300 --kernel v4.9 >"$tmp/out" 2>"$tmp/err"
+	what=$(grep -A2 '^  \[[0-9]*\] v4.9: condition$' "$tmp/out" | sed -n 3p)
+	case $q:$what in
+	"~exists:      a run shows ("*"), which ~exists forbids") ;;
+	"forall:      counterexample of forall ("*"): a run where it does not hold") ;;
+	*) fail "$q: the condition's finding reads '$what'" ;;
+	esac
+done
 
 # --- --jobs: the one-process summary and replay files ----------------------------------------
 if expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --jobs 3 --out "$tmp/jobs"; then
@@ -172,6 +190,26 @@ expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --jobs 2 --
 cp "$tmp/out" "$tmp/jobs.json"
 expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --json
 cmp -s "$tmp/out" "$tmp/jobs.json" || fail "--jobs 2 --json differs from one process"
+# a job killed (the test hook: job 1 kills itself after 32 runs, bound by runs): the others'
+# summary and files, which job died and which shard of the runs is lost, exit 4
+checks=$((checks + 1))
+KWSIM_EXPLORE_KILL_JOB=1:32 "$kwsim" explore "$race" --strategy random --runs 300 "${two[@]}" \
+	--jobs 2 --out "$tmp/killed" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+sane "$rc" "--jobs 2, job 1 killed"
+[ "$rc" -eq 4 ] || fail "--jobs 2, job 1 killed: exit $rc, want 4: $(head -3 "$tmp/err")"
+grep -q "^kwsim explore: job 1 died of signal 9 .*shard 1/2 of the campaign's, are lost" "$tmp/err" ||
+	fail "--jobs 2, job 1 killed: not said: $(cat "$tmp/err")"
+grep -q "^Findings: [1-9]" "$tmp/out" || fail "--jobs 2, job 1 killed: no summary of job 0's findings"
+grep -q "^Stopped before the runs asked" "$tmp/out" || fail "--jobs 2, job 1 killed: a summary that claims every run"
+[ -s "$tmp/killed/result.txt" ] || fail "--jobs 2, job 1 killed: no result.txt"
+for f in $(sed -n 's/^      replay file //p' "$tmp/out"); do
+	[ -s "$tmp/killed/$f" ] || fail "--jobs 2, job 1 killed: the summary names $f, DIR has not it"
+done
+# job 0's runs are shard 0/2's: the same findings
+"$kwsim" explore "$race" --strategy random --runs 300 "${two[@]}" --shard 0/2 >"$tmp/half.txt" 2>/dev/null
+[ "$(grep -c '^  \[' "$tmp/out")" -eq "$(grep -c '^  \[' "$tmp/half.txt")" ] ||
+	fail "--jobs 2, job 1 killed: the summary is not job 0's (shard 0/2's) findings"
 # a shard split again by --jobs: the shard's summary
 expect 1 "" explore "$race" --strategy random --runs 300 "${two[@]}" --shard 1/2 --jobs 2
 cp "$tmp/out" "$tmp/shardjobs.txt"

@@ -3,7 +3,8 @@
 # process, twice; --json too); every --out file replays (kwsim replay shows
 # its finding again); on v4.9 a bounded campaign with a fixed seed finds an
 # implementation finding; SIGINT (the test hook) leaves the summary of the
-# programs done, exit 1 or 3; --corpus saves, loads and refuses a bad file;
+# programs done, exit 1 or 3; --corpus saves (every --save-every programs, so a
+# SIGKILL after a save line keeps its entries), loads and skips a damaged entry;
 # --jobs merges its children's findings; bad flags are exit 2 with a message.
 # Every campaign is bounded by --runs, never by time.
 # Usage: cli_fuzz.sh KWSIM
@@ -126,8 +127,39 @@ n1=$(ls "$tmp/corpus"/*.kwp 2>/dev/null | wc -l)
 grep -q '^corpus: '"$n1"' programs' "$tmp/out" || fail "--corpus: $n1 files, the summary says: $(grep ^corpus "$tmp/out")"
 expect 0 "" fuzz --kernel mainline --seed 5 --runs 2 --schedules 2 --corpus "$tmp/corpus"
 grep -qE '^corpus: [1-9]' "$tmp/out" || fail "--corpus: the campaign did not go on from the saved corpus"
+# a damaged entry (a full disk's 0 bytes, garbage) is skipped and said, the others load
+n2=$(ls "$tmp/corpus"/*.kwp | wc -l)
 echo "not a program" >"$tmp/corpus/prog-bad.kwp"
-expect 2 "^kwsim fuzz: .*prog-bad.kwp: " fuzz --kernel mainline --runs 2 --corpus "$tmp/corpus"
+: >"$tmp/corpus/prog-empty.kwp"
+expect 0 "^kwsim fuzz: .*/prog-bad.kwp: .*: skipped" fuzz --kernel mainline --runs 1 --schedules 1 \
+	--corpus "$tmp/corpus"
+grep -qE "^kwsim fuzz: .*/prog-empty.kwp: .*: skipped" "$tmp/err" ||
+	fail "--corpus: the 0-byte entry is not reported: $(cat "$tmp/err")"
+grep -qE "^corpus: ([0-9]+) programs" "$tmp/out" && n3=$(sed -n 's/^corpus: \([0-9]*\) programs.*/\1/p' "$tmp/out")
+[ "${n3:-0}" -ge "$n2" ] || fail "--corpus: $n2 good entries, the resumed campaign has ${n3:-none}"
+[ -f "$tmp/corpus/prog-bad.kwp" ] && [ -f "$tmp/corpus/prog-empty.kwp" ] ||
+	fail "--corpus: a damaged entry was removed (it is the user's to look at)"
+rm -f "$tmp/corpus/prog-bad.kwp" "$tmp/corpus/prog-empty.kwp"
+expect 2 "^kwsim fuzz: --save-every wants" fuzz --kernel mainline --save-every x
+
+# --save-every: a campaign killed (SIGKILL) after a save line keeps that save's entries. The
+# wait is for the line, which comes after 4 programs whatever the machine's speed; --runs bounds
+# the campaign if the kill comes late.
+checks=$((checks + 1))
+"$kwsim" fuzz --kernel mainline --seed 7 --runs 3000 --schedules 2 --corpus "$tmp/killed" \
+	--save-every 4 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+while kill -0 "$pid" 2>/dev/null && ! grep -q "^kwsim fuzz: saved .* after 4 programs" "$tmp/err"; do
+	sleep 0.05
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+saved=$(sed -n 's/^kwsim fuzz: saved \([0-9]*\) corpus entries .* after 4 programs$/\1/p' "$tmp/err")
+[ -n "$saved" ] || fail "--save-every 4: no save line: $(cat "$tmp/err")"
+have=$(ls "$tmp/killed"/*.kwp 2>/dev/null | wc -l)
+[ "$have" -ge "${saved:-1}" ] || fail "SIGKILL after a save of $saved entries: $have left"
+expect 0 "" fuzz --kernel mainline --runs 1 --schedules 1 --corpus "$tmp/killed"
+grep -q "skipped" "$tmp/err" && fail "SIGKILL after a save: a damaged entry: $(cat "$tmp/err")"
 echo x >"$tmp/plain"
 expect 2 "^kwsim fuzz: --corpus .*: not a directory" fuzz --kernel mainline --runs 2 --corpus "$tmp/plain"
 
@@ -202,6 +234,7 @@ expect 2 "^kwsim fuzz: --time wants" fuzz --kernel v4.9 --time nan
 expect 2 "^kwsim fuzz: --seed wants" fuzz --kernel v4.9 --seed x
 expect 2 "^kwsim fuzz: --jobs wants" fuzz --kernel v4.9 --jobs 0
 expect 2 "^kwsim fuzz: --schedules wants" fuzz --kernel v4.9 --schedules 1001
+expect 2 "^kwsim fuzz: --schedules wants 1 to 1000" fuzz --kernel v4.9 --schedules 0
 expect 2 "^kwsim fuzz: --cpus wants" fuzz --kernel v4.9 --cpus 5
 expect 2 "^kwsim fuzz: --max-steps wants" fuzz --kernel v4.9 --max-steps 0
 expect 2 "^kwsim fuzz: --corpus-max wants" fuzz --kernel v4.9 --corpus-max 0

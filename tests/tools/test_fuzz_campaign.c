@@ -185,11 +185,17 @@ START_TEST(corpus_files)
 	ck_assert_ptr_nonnull(f);
 	fputs("kwsim-prog 999\n", f);
 	fclose(f);
+	/* a damaged entry is skipped and said; the others load */
 	err = open_memstream(&msg, &len);
-	ck_assert_int_eq(fz_corpus_load(dir, &bad, 1000, err), 2);
+	ck_assert_int_eq(fz_corpus_load(dir, &bad, 1000, err), 0);
 	fclose(err);
 	ck_assert_ptr_nonnull(strstr(msg, "prog-zz.kwp"));
 	ck_assert_ptr_nonnull(strstr(msg, "kwsim fuzz: "));
+	ck_assert_ptr_nonnull(strstr(msg, "skipped"));
+	ck_assert_uint_eq(bad.n, c.n);
+	/* and a save leaves it for its owner to look at */
+	ck_assert_int_eq(fz_corpus_save(dir, &bad, stderr), 0);
+	ck_assert_int_eq(access(path, F_OK), 0);
 	/* clean up: save an empty corpus (removes every entry), then the directory */
 	unlink(path);
 	fz_corpus_free(&bad);

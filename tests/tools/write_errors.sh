@@ -3,8 +3,9 @@
 # named, or standard output, says "cannot write PATH: REASON" (or "error
 # writing standard output: REASON") and exits 2; a file that was there is
 # left as it was (written beside and renamed, tools/outfile.h) and no
-# temporary file is left; a path that is not a regular file (a device) is
-# written straight and is still there, as it was, afterwards.
+# temporary file is left (explore --out: no part of a finding's file); a path
+# that is not a regular file (a device) is written straight and is still
+# there, as it was, afterwards.
 #
 # A full disk is made with RLIMIT_FSIZE (ulimit -f 0, SIGXFSZ ignored: a
 # write past it fails with EFBIG), which works as root and as anyone, on
@@ -81,6 +82,22 @@ named "run --trace json -o" "kwsim: " "$tmp/out/t.json" "$kwsim" run "$race" --t
 named "run --save-schedule" "kwsim: " "$tmp/out/s.kws" "$kwsim" run "$race" --save-schedule "$tmp/out/s.kws"
 named "export --html" "kwsim export: " "$tmp/out/p.html" "$kwsim" export "$race" --html "$tmp/out/p.html"
 named "shrink --out" "kwsim shrink: " "$tmp/out/s.kws" "$kwsim" shrink "$saved" --out "$tmp/out/s.kws"
+
+# explore --out DIR (one process and --jobs): a finding's replay file that cannot be written is
+# said, exit 2, and DIR holds no part of a file (no 0-byte finding, no temporary, no job's dir)
+for jobs in 1 2; do
+	rm -rf "$tmp/out" && mkdir -p "$tmp/out"
+	err=$(full "$kwsim" explore "$race" --runs 20 --jobs "$jobs" --out "$tmp/out/found" 2>&1 >/dev/null)
+	rc=$?
+	left=$(find "$tmp/out/found" -mindepth 1 2>/dev/null | tr '\n' ' ')
+	if [ "$rc" -ne 2 ] || ! grep -qE "^kwsim explore: cannot write $tmp/out/found/[^ ]+\.kws: $big$" <<<"$err"; then
+		fail "explore --jobs $jobs --out, disk full: exit $rc, stderr '$err'; want 2 and 'cannot write DIR/FILE.kws: $big'"
+	elif [ -n "$left" ]; then
+		fail "explore --jobs $jobs --out, disk full: left $left"
+	else
+		ok "explore --jobs $jobs --out, disk full: exit 2, said, nothing left in DIR"
+	fi
+done
 
 # --- written and renamed when all went well; a new file gets the umask's mode -------------------
 rm -rf "$tmp/out" && mkdir "$tmp/out"

@@ -144,11 +144,17 @@ static char *finding_what(const struct scn *s, const struct sim_finding *f)
 	char buf[1400];
 	size_t n;
 
-	if (!f) {
-		snprintf(buf, sizeof(buf), "the condition: %s %s %s", quant_word(s), s->cond_text,
-			 s->quant == Q_FORALL ? "does not hold" : "holds");
+	/* what the run showed, in the condition's own sense: ~exists (X) forbids X, not "holds" */
+	if (!f && s->quant == Q_NOT_EXISTS)
+		snprintf(buf, sizeof(buf), "a run shows %s, which ~exists forbids", s->cond_text);
+	else if (!f && s->quant == Q_FORALL)
+		snprintf(buf, sizeof(buf), "counterexample of forall %s: a run where it does not hold",
+			 s->cond_text);
+	else if (!f)
+		snprintf(buf, sizeof(buf), "witness of %s %s: a run shows it", quant_word(s),
+			 s->cond_text);
+	if (!f)
 		return xstrdup(buf);
-	}
 	n = strcspn(f->msg, "\n");
 	snprintf(buf, sizeof(buf), "%s in %s", sim_finding_kind_name(f->kind), f->context);
 	if (f->site.func)

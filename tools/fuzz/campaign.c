@@ -45,6 +45,7 @@ void fz_opts_default(struct fz_opts *o)
 	o->corpus_max = FZ_CORPUS_MAX;
 	o->shrink_runs = FZ_SHRINK_RUNS;
 	o->cross_runs = FZ_CROSS_RUNS;
+	o->save_every = FZ_SAVE_EVERY;
 	o->njobs = 1;
 }
 
@@ -578,6 +579,8 @@ int fz_run(const struct fz_opts *o, struct fz_corpus *corpus, struct fz_result *
 		if (o->time_s > 0 && fz_seconds() - z.t0 >= o->time_s)
 			break;
 		rc = one_program(&z, i, &go_on);
+		if (!rc)
+			rc = fz_corpus_checkpoint(o, corpus, r->st.programs, err);
 		if (o->progress)
 			o->progress(o->progress_arg, &r->st, false);
 		if (o->raise_sigint_at && r->st.programs == o->raise_sigint_at)

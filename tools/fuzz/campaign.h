@@ -59,6 +59,7 @@ struct sim_finding;
 #define FZ_CORPUS_MAX	256	/* the default bound on the corpus */
 #define FZ_SHRINK_RUNS	300	/* runs shrinking a program may make */
 #define FZ_CROSS_RUNS	1000	/* runs on each other variant */
+#define FZ_SAVE_EVERY	100	/* --corpus DIR saved every this many programs */
 /*
  * Features counted at most: the reads-from pairs name scenario sites, whose
  * lines differ from program to program, so their number grows with the
@@ -147,6 +148,8 @@ struct fz_opts {
 	uint64_t cross_runs;		/* per other variant; 0: no cross-variant report */
 	unsigned int job, njobs;	/* --jobs: this process's stream */
 	const char *out_dir;		/* the findings' files, or NULL */
+	const char *corpus_dir;		/* --corpus DIR, saved as the campaign goes, or NULL */
+	uint64_t save_every;		/* programs between saves of corpus_dir; 0: none */
 	volatile sig_atomic_t *stop;	/* set by SIGINT: stop after the current run */
 	uint64_t raise_sigint_at;	/* tests: raise SIGINT after this many programs */
 	void (*progress)(void *arg, const struct fz_stats *st, bool final);
@@ -179,11 +182,26 @@ const char *fz_identity(const struct sim_finding *f, char *buf, size_t len);
 
 /*
  * --corpus DIR: each entry a file prog-HASH.kwp (kp_save). Load reads every
- * *.kwp of DIR in name order into c (a file that is not one: 2 with
- * "kwsim fuzz: FILE: why" on err; a missing DIR is an empty corpus). Save
- * writes c's entries and removes the DIR's *.kwp that are no longer in it.
+ * *.kwp of DIR in name order into c, then those of DIR/.job-N (what the
+ * children of a --jobs campaign that was killed saved), a program once; a
+ * file that is not a program (empty, cut short, garbage) is reported on
+ * err ("kwsim fuzz: FILE: why: skipped") and left, the others load. A
+ * missing DIR is an empty corpus; 2 only when DIR cannot be read. Save
+ * writes c's entries, each to a file beside and renamed after an fsync (a
+ * kill or a full disk leaves whole entries), then removes the programs of
+ * DIR no longer in c (and DIR/.job-N's, loaded into c): never a file that
+ * is not a program.
  */
 int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err);
 int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err);
+/*
+ * The campaign's save point: after every o->save_every programs, c saved to
+ * o->corpus_dir and "kwsim fuzz: saved N corpus entries to DIR after P
+ * programs" on err (a count of programs, never a time: a campaign killed
+ * after that line has those entries, whatever the machine's speed).
+ * Returns 0, or 2 when the save failed.
+ */
+int fz_corpus_checkpoint(const struct fz_opts *o, const struct fz_corpus *c, uint64_t programs,
+			 FILE *err);
 
 #endif

@@ -208,12 +208,105 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+/* Path's program in p: 0, or -1 with why (the file cannot be read, or is not one). */
+static int load_entry_file(const char *path, struct kp *p, char *why, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	}
+	why[0] = '\0';
+	rc = kp_load(f, p, why, len);
+	fclose(f);
+	if (rc && !why[0])
+		snprintf(why, len, "not a corpus entry");
+	return rc;
+}
+
+/* Has c the program of key? (A corpus and a job's leftover may hold the same.) */
+static bool has_key(const struct fz_corpus *c, uint64_t key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].key == key)
+			return true;
+	return false;
+}
+
+/* The entries of dir into c, up to max; a damaged one is reported and skipped. */
+static void load_dir(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
+{
+	size_t n;
+	char **names = entries(dir, &n);
+
+	for (size_t i = 0; i < n && c->n < max; i++) {
+		char path[4096], why[256];
+		struct kp p;
+		uint64_t key;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (load_entry_file(path, &p, why, sizeof(why))) {
+			fprintf(err, "kwsim fuzz: %s: %s: skipped (the file is left as it is)\n",
+				path, why);
+			continue;
+		}
+		key = fz_prog_key(&p);
+		if (has_key(c, key))
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? 2 * c->cap : 64;
+			c->e = realloc(c->e, c->cap * sizeof(*c->e));
+			if (!c->e)
+				abort();
+		}
+		memset(&c->e[c->n], 0, sizeof(c->e[0]));
+		c->e[c->n].key = key;
+		c->e[c->n++].p = p;
+	}
+	free_names(names, n);
+}
+
+/* DIR/.job-N: a --jobs child's corpus, left behind when its campaign was killed. */
+static bool is_job_dir(const char *name)
+{
+	return !strncmp(name, ".job-", 5) && name[5] && strspn(name + 5, "0123456789") ==
+							     strlen(name + 5);
+}
+
+/* The .job-N names of dir, sorted. */
+static char **job_dirs(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		if (!is_job_dir(e->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				abort();
+		}
+		v[(*n)++] = fz_strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_name);
+	return v;
+}
+
 int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 {
 	struct stat st;
-	size_t n;
-	char **names;
-	int rc = 0;
+	size_t nj;
+	char **jobs;
 
 	if (stat(dir, &st)) {
 		if (errno == ENOENT)
@@ -225,38 +318,21 @@ int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 		fprintf(err, "kwsim fuzz: --corpus %s: not a directory\n", dir);
 		return 2;
 	}
-	names = entries(dir, &n);
-	for (size_t i = 0; i < n && !rc && c->n < max; i++) {
-		char path[4096], why[256] = "";
-		FILE *f;
-		struct kp p;
+	load_dir(dir, c, max, err);
+	/* what --jobs children saved before their campaign was killed */
+	jobs = job_dirs(dir, &nj);
+	for (size_t i = 0; i < nj; i++) {
+		char path[4096];
+		size_t before = c->n;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "r");
-		if (!f) {
-			fprintf(err, "kwsim fuzz: %s: %s\n", path, strerror(errno));
-			rc = 2;
-			break;
-		}
-		if (kp_load(f, &p, why, sizeof(why))) {
-			fprintf(err, "kwsim fuzz: %s: %s\n", path, why[0] ? why : "not a corpus entry");
-			rc = 2;
-		}
-		fclose(f);
-		if (rc)
-			break;
-		if (c->n == c->cap) {
-			c->cap = c->cap ? 2 * c->cap : 64;
-			c->e = realloc(c->e, c->cap * sizeof(*c->e));
-			if (!c->e)
-				abort();
-		}
-		memset(&c->e[c->n], 0, sizeof(c->e[0]));
-		c->e[c->n].key = fz_prog_key(&p);
-		c->e[c->n++].p = p;
+		snprintf(path, sizeof(path), "%s/%s", dir, jobs[i]);
+		load_dir(path, c, max, err);
+		if (c->n > before)
+			fprintf(err, "kwsim fuzz: %s: %zu entries a --jobs campaign saved and did "
+				"not merge, taken\n", path, c->n - before);
 	}
-	free_names(names, n);
-	return rc;
+	free_names(jobs, nj);
+	return 0;
 }
 
 uint64_t fz_prog_key(const struct kp *p)
@@ -284,10 +360,34 @@ static char *entry_name(const struct kp *p)
 	return fz_strdup(buf);
 }
 
+/*
+ * dir's *.kwp that are not in keep: programs the corpus evicted since, gone
+ * from dir. A file that is not a program (damaged: skipped when loaded) is
+ * not kwsim's to judge: it stays for its owner to look at.
+ */
+static void drop_evicted(const char *dir, char **keep, size_t nkeep)
+{
+	size_t n;
+	char **old = entries(dir, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char path[4096], why[256];
+		bool kept = false;
+		struct kp p;
+
+		for (size_t k = 0; k < nkeep && !kept; k++)
+			kept = keep[k] && !strcmp(keep[k], old[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, old[i]);
+		if (!kept && !load_entry_file(path, &p, why, sizeof(why)))
+			unlink(path);
+	}
+	free_names(old, n);
+}
+
 int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
 {
-	char **keep = calloc(c->n + 1, sizeof(*keep)), **old;
-	size_t n;
+	char **keep = calloc(c->n + 1, sizeof(*keep)), **jobs;
+	size_t nj;
 	int rc = 0;
 
 	if (!keep)
@@ -297,6 +397,7 @@ int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
 		free(keep);
 		return 2;
 	}
+	/* each entry beside and renamed, after an fsync: a kill or a full disk leaves whole files */
 	for (size_t i = 0; i < c->n && !rc; i++) {
 		char path[4096];
 		struct outfile out;
@@ -310,21 +411,34 @@ int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
 			rc = 2;
 		}
 	}
-	/* the entries evicted since: gone from the corpus, gone from DIR */
-	old = entries(dir, &n);
-	for (size_t i = 0; i < n && !rc; i++) {
-		bool kept = false;
-
-		for (size_t k = 0; k < c->n && !kept; k++)
-			kept = keep[k] && !strcmp(keep[k], old[i]);
-		if (!kept) {
+	if (!rc) {
+		drop_evicted(dir, keep, c->n);
+		/* a killed --jobs campaign's leftovers were loaded with the corpus: saved now */
+		jobs = job_dirs(dir, &nj);
+		for (size_t i = 0; i < nj; i++) {
 			char path[4096];
 
-			snprintf(path, sizeof(path), "%s/%s", dir, old[i]);
-			unlink(path);
+			snprintf(path, sizeof(path), "%s/%s", dir, jobs[i]);
+			drop_evicted(path, NULL, 0);
+			rmdir(path);	/* only if empty: a damaged file keeps it */
 		}
+		free_names(jobs, nj);
 	}
-	free_names(old, n);
 	free_names(keep, c->n);
+	return rc;
+}
+
+/* --corpus DIR's save point: every save_every programs (campaign.h). */
+int fz_corpus_checkpoint(const struct fz_opts *o, const struct fz_corpus *c, uint64_t programs,
+			 FILE *err)
+{
+	int rc;
+
+	if (!o->corpus_dir || !o->save_every || !programs || programs % o->save_every)
+		return 0;
+	rc = fz_corpus_save(o->corpus_dir, c, err);
+	if (!rc)
+		fprintf(err, "kwsim fuzz: saved %zu corpus entries to %s after %" PRIu64
+			" programs\n", c->n, o->corpus_dir, programs);
 	return rc;
 }

@@ -138,6 +138,9 @@ static bool value_call(struct kgen *g, const struct scn_expr *e)
 	case API_JIFFIES:
 		fputs("kw_jiffies()", out);
 		return true;
+	case API_HZ:
+		fputs("(long)HZ", out);
+		return true;
 	case API_MOD_TIMER:
 		fprintf(out, "(long)mod_timer(&kw.timer_%s, kw_expires(", a[0]->obj->name);
 		arg(g, e, 1);

@@ -51,6 +51,7 @@ static const struct scn_api apis[] = {
 	{ "wait_for_completion", API_WAIT_FOR_COMPLETION, RET_VOID, 1, { ARG_COMPLETION } },
 	{ "msecs_to_jiffies", API_MSECS_TO_JIFFIES, RET_INT, 1, { ARG_MSECS_UINT } },
 	{ "jiffies", API_JIFFIES, RET_INT, 0, { 0 } },
+	{ "HZ", API_HZ, RET_INT, 0, { 0 } },
 	/* timer T = fn; the expiry is absolute, in jiffies: mod_timer(T, jiffies + 5) */
 	{ "mod_timer", API_MOD_TIMER, RET_BOOL, 2, { ARG_TIMER, ARG_INT } },
 	{ "del_timer", API_DEL_TIMER, RET_BOOL, 1, { ARG_TIMER } },

@@ -26,6 +26,7 @@ enum scn_api_id {
 	API_LOCAL_IRQ_DISABLE, API_LOCAL_IRQ_ENABLE, API_PREEMPT_DISABLE, API_PREEMPT_ENABLE,
 	API_COMPLETE, API_COMPLETE_ALL, API_WAIT_FOR_COMPLETION, API_MSECS_TO_JIFFIES,
 	API_JIFFIES, API_MOD_TIMER, API_DEL_TIMER, API_DEL_TIMER_SYNC,
+	API_HZ,		/* the run's HZ (the hz setting): a constant, named as the kernel's macro */
 };
 
 struct scn_api {

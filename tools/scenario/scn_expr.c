@@ -191,6 +191,20 @@ static const char *arg_name(enum scn_arg a)
 	return names[a];
 }
 
+/* What to write instead, where a kernel habit is the likely cause of a type error. */
+static const char *arg_hint(enum scn_arg want, const struct scn_expr *a)
+{
+	enum scn_obj_kind k = a->kind == EX_OBJ && a->obj ? a->obj->kind : OBJ_PROGRAM;
+
+	if (want == ARG_WORK && k == OBJ_DWORK)
+		return ": a delayed_work is queued with kthread_queue_delayed_work(W, D, DELAY) "
+		       "(DELAY in jiffies, 0: at once), as the kernel's &D.work would be";
+	if (want == ARG_DWORK && k == OBJ_WORK)
+		return ": a work is queued with kthread_queue_work(W, A); a delayed_work is "
+		       "declared as 'delayed_work D = fn;'";
+	return "";
+}
+
 /* The value of an expression made of constants only, as the interpreter would compute it. */
 static bool constant(const struct scn_expr *e, long *v)
 {
@@ -269,8 +283,12 @@ struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 
 	e->api = api;
 	lex_next(p);
-	if (api->id == API_JIFFIES && p->tok != T_LPAREN)
+	/* jiffies and HZ are read as the kernel's variable and macro are: no () */
+	if ((api->id == API_JIFFIES || api->id == API_HZ) && p->tok != T_LPAREN)
 		return expr_built(p, e);
+	if (api->id == API_HZ)
+		fail(p, "HZ is a constant (the hz setting), not a function: write HZ, as in "
+		     "msleep(HZ) or kthread_queue_delayed_work(W, D, HZ)");
 	lex_expect(p, T_LPAREN, "'('");
 	while (p->tok != T_RPAREN) {
 		struct scn_loc at = p->tloc;
@@ -284,9 +302,10 @@ struct scn_expr *expr_call(struct parser *p, const struct scn_api *api)
 		if (p->tok == T_DOTDOT)
 			a = expr_range(p, api, e->nargs, a);
 		if (!arg_fits(api->args[e->nargs], a))
-			lex_fail_at(p, at, "type error: argument %d of %s must be %s%s",
+			lex_fail_at(p, at, "type error: argument %d of %s must be %s%s%s",
 				e->nargs + 1, api->name, arg_name(api->args[e->nargs]),
-				a->type == TY_BOOL ? ", not true or false" : "");
+				a->type == TY_BOOL ? ", not true or false" : "",
+				arg_hint(api->args[e->nargs], a));
 		/* a constant time is checked now; a computed one when the call is made */
 		if (constant(a, &v) && !scn_api_arg_fits(api, e->nargs, v, why, sizeof(why)))
 			lex_fail_at(p, at, "%s", why);
@@ -330,6 +349,26 @@ struct scn_expr *expr_prefix(struct parser *p, enum scn_op op,
 	return expr_built(p, e);
 }
 
+/*
+ * &A, as kernel code passes a struct kthread_work: the object itself (a
+ * scenario's objects are passed by reference already). Only an object
+ * kernel code would take the address of; a number has none here.
+ */
+static struct scn_expr *expr_address(struct parser *p)
+{
+	struct scn_loc at = p->tloc;
+	struct scn_obj *o;
+
+	lex_next(p);
+	o = p->tok == T_IDENT ? decl_find(p, p->ident) : NULL;
+	if (!o || o->kind == OBJ_COUNTER || o->kind == OBJ_PROGRAM || o->kind == OBJ_FN)
+		lex_fail_at(p, at, "'&' takes the address of a worker, work, delayed_work, timer, "
+			    "spinlock or completion (&A is A here); %s", o ? "a counter, a fn or a "
+			    "program has none: write the name alone" : "write a declared object's "
+			    "name after it");
+	return expr_primary(p);
+}
+
 struct scn_expr *expr_primary(struct parser *p)
 {
 	struct scn_expr *e;
@@ -356,6 +395,8 @@ struct scn_expr *expr_primary(struct parser *p)
 		return expr_bracket(p, expr_parse);
 	case T_IDENT:
 		break;
+	case T_AMP:
+		return expr_address(p);
 	default:
 		fail(p, "expected an expression, found %s", lex_tok_text(p));
 	}

@@ -139,13 +139,17 @@ void lex_skip_space(struct parser *p)
 		} else if (c == '/' && lex_peekc(p, 1) == '/') {
 			while (lex_peekc(p, 0) != -1 && lex_peekc(p, 0) != '\n')
 				lex_advance(p, 1);
-		} else if (c == '(' && lex_peekc(p, 1) == '*') {
+		} else if ((c == '(' || c == '/') && lex_peekc(p, 1) == '*') {
+			/* (* litmus *) and, as kernel code writes them, C's block comments */
 			struct scn_loc start = p->loc;
+			int close = c == '(' ? ')' : '/';
 
 			lex_advance(p, 2);
-			while (!(lex_peekc(p, 0) == '*' && lex_peekc(p, 1) == ')')) {
+			while (!(lex_peekc(p, 0) == '*' && lex_peekc(p, 1) == close)) {
 				if (lex_peekc(p, 0) == -1)
-					lex_fail_at(p, start, "unterminated comment");
+					lex_fail_at(p, start, "unterminated comment: %s opens it, %s would "
+						    "close it", close == ')' ? "(*" : "/*",
+						    close == ')' ? "*)" : "*/");
 				lex_advance(p, 1);
 			}
 			lex_advance(p, 2);
@@ -167,36 +171,118 @@ static uint64_t unit_ns(const char *u)
 	return 0;
 }
 
-int scn_parse_time(const char *text, uint64_t *ns)
+/*
+ * WHOLE.FRAC (ndigits of it) of unit as nanoseconds: 28.002ms is 28002000.
+ * 0, or -1 when it is past SCN_MAX_TIME_NS, or -2 when it is not a whole
+ * number of nanoseconds (1.5ns).
+ */
+static int decimal_ns(uint64_t whole, uint64_t frac, int ndigits, uint64_t unit, uint64_t *ns)
 {
-	uint64_t v = 0, unit;
-	const char *c = text;
+	uint64_t scale = 1, part;
 
-	for (; isdigit((unsigned char)*c); c++) {
-		if (v > (uint64_t)SCN_MAX_TIME_NS / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*c - '0');
-	}
-	if (c == text)
+	for (int i = 0; i < ndigits; i++)
+		scale *= 10;
+	if (whole > (uint64_t)SCN_MAX_TIME_NS / unit)
 		return -1;
-	unit = *c ? unit_ns(c) : v ? 0 : 1;
-	if (!unit || v > (uint64_t)SCN_MAX_TIME_NS / unit)
+	/* frac < scale <= 10^9 and unit <= 10^9: the product fits in 64 bits */
+	if (frac * unit % scale)
+		return -2;
+	part = frac * unit / scale;
+	if (whole * unit > (uint64_t)SCN_MAX_TIME_NS - part)
 		return -1;
-	*ns = v * unit;
+	*ns = whole * unit + part;
 	return 0;
 }
 
+/* Digits at *c into v (at most max, else -1); how many in *n. */
+static int digits(const char **c, uint64_t max, uint64_t *v, int *n)
+{
+	*v = 0;
+	*n = 0;
+	for (; isdigit((unsigned char)**c); (*c)++, (*n)++) {
+		if (*v > max / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(**c - '0');
+	}
+	return 0;
+}
+
+int scn_parse_time(const char *text, uint64_t *ns)
+{
+	uint64_t v, frac = 0, unit;
+	const char *c = text;
+	int n, nfrac = 0;
+
+	if (digits(&c, (uint64_t)SCN_MAX_TIME_NS, &v, &n) || !n)
+		return -1;
+	if (*c == '.') {
+		c++;
+		if (digits(&c, 1000000000ULL, &frac, &nfrac) || !nfrac || nfrac > 9)
+			return -1;
+	}
+	unit = *c ? unit_ns(c) : v || nfrac ? 0 : 1;
+	if (!unit)
+		return -1;
+	return decimal_ns(v, frac, nfrac, unit, ns) ? -1 : 0;
+}
+
+/* 0x1f: a C hex constant, as udelay(0x10) is written in kernel code. */
+static void lex_hex(struct parser *p)
+{
+	unsigned long long v = 0;
+	int n = 0;
+
+	lex_advance(p, 2);
+	while (lex_peekc(p, 0) != -1 && isxdigit(lex_peekc(p, 0))) {
+		int c = lex_peekc(p, 0);
+
+		if (v > (unsigned long long)LONG_MAX / 16)
+			fail(p, "number too large");
+		v = v * 16 + (unsigned long long)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+		lex_advance(p, 1);
+		n++;
+	}
+	if (!n)
+		fail(p, "expected hex digits after 0x");
+	if (lex_peekc(p, 0) != -1 && (isalnum(lex_peekc(p, 0)) || lex_peekc(p, 0) == '_'))
+		fail(p, "a hex number is a plain number: a time is written in decimal with its "
+		     "unit, as 16us");
+	p->tok = T_INT;
+	p->num = (long)v;
+}
+
+/* A number: 42, 0x2a; a time: 5ms, 28.002ms (a decimal of a unit, to the nanosecond). */
 static void lex_number(struct parser *p)
 {
 	char unit[8];
 	size_t n = 0;
-	unsigned long long v = 0;
+	unsigned long long v = 0, frac = 0;
+	int nfrac = 0;
+	bool point = false;
+	uint64_t ns;
 
+	if (lex_peekc(p, 0) == '0' && (lex_peekc(p, 1) == 'x' || lex_peekc(p, 1) == 'X')) {
+		lex_hex(p);
+		return;
+	}
 	while (lex_peekc(p, 0) != -1 && isdigit(lex_peekc(p, 0))) {
 		if (v > (unsigned long long)(LONG_MAX / 10))
 			fail(p, "number too large");
 		v = v * 10 + (unsigned long long)(lex_peekc(p, 0) - '0');
 		lex_advance(p, 1);
+	}
+	/* "1." then a digit: a fraction; "1.." is a range */
+	if (lex_peekc(p, 0) == '.' && lex_peekc(p, 1) != -1 && isdigit(lex_peekc(p, 1))) {
+		point = true;
+		lex_advance(p, 1);
+		while (lex_peekc(p, 0) != -1 && isdigit(lex_peekc(p, 0))) {
+			if (nfrac == 9)
+				fail(p, "a time has at most 9 digits after the point (a nanosecond "
+				     "of a second)");
+			frac = frac * 10 + (unsigned long long)(lex_peekc(p, 0) - '0');
+			nfrac++;
+			lex_advance(p, 1);
+		}
 	}
 	p->tok = T_INT;
 	while (lex_peekc(p, 0) != -1 && isalpha(lex_peekc(p, 0)) && n < sizeof(unit) - 1) {
@@ -204,15 +290,23 @@ static void lex_number(struct parser *p)
 		lex_advance(p, 1);
 	}
 	unit[n] = '\0';
+	if (!n && point)
+		fail(p, "a number with a point is a time and needs its unit, as 28.002ms; a "
+		     "number is whole (the machine counts nanoseconds, jiffies and loops)");
 	if (n) {
-		uint64_t ns = unit_ns(unit);
+		uint64_t un = unit_ns(unit);
+		int rc;
 
-		if (!ns)
+		if (!un)
 			fail(p, "unknown time unit '%s' (use ns, us, ms or s)", unit);
-		if (v > (unsigned long long)(SCN_MAX_TIME_NS / (long)ns))
+		rc = decimal_ns(v, frac, nfrac, un, &ns);
+		if (rc == -2)
+			fail(p, "%llu.%0*llu%s is not a whole number of nanoseconds", v, nfrac, frac,
+			     unit);
+		if (rc)
 			fail(p, "time too large: a time is at most %lld ns, about 292 years (the "
 			     "machine's clock holds 2^63 ns)", (long long)SCN_MAX_TIME_NS);
-		v *= ns;
+		v = ns;
 		p->tok = T_TIME;
 	}
 	if (v > (unsigned long long)LONG_MAX)

@@ -561,6 +561,8 @@ static void parse_schedule(struct parser *p)
 		static const char whys[] = SIM_WHY_LETTERS;
 		const char *w;
 		unsigned long pick, n;
+		const char *pick_text, *n_text;
+		int pick_len, n_len;
 		char *end;
 		struct scn_loc at;
 
@@ -575,15 +577,24 @@ static void parse_schedule(struct parser *p)
 		if (!(w = strchr(whys, lex_peekc(p, 0))) || !*w || !isdigit(lex_peekc(p, 1)))
 			lex_fail_at(p, at, "expected a decision such as c1/2");
 		lex_advance(p, 1);
-		pick = strtoul(p->text + p->pos, &end, 10);
-		lex_advance(p, (size_t)(end - (p->text + p->pos)));
+		pick_text = p->text + p->pos;
+		pick = strtoul(pick_text, &end, 10);
+		pick_len = (int)(end - pick_text);
+		lex_advance(p, (size_t)pick_len);
 		if (lex_peekc(p, 0) != '/' || !isdigit(lex_peekc(p, 1)))
 			lex_fail_at(p, at, "expected '/' and the number of candidates in a decision");
 		lex_advance(p, 1);
-		n = strtoul(p->text + p->pos, &end, 10);
-		lex_advance(p, (size_t)(end - (p->text + p->pos)));
-		if (n < 2 || n > 65535 || pick >= n)
-			lex_fail_at(p, at, "a decision picks one of 2 to 65535 candidates");
+		n_text = p->text + p->pos;
+		n = strtoul(n_text, &end, 10);
+		n_len = (int)(end - n_text);
+		lex_advance(p, (size_t)n_len);
+		/* the numbers as written: strtoul saturates a huge one */
+		if (n < 2 || n > 65535)
+			lex_fail_at(p, at, "a decision has 2 to 65535 candidates, not %.*s", n_len,
+				    n_text);
+		if (pick >= n)
+			lex_fail_at(p, at, "pick %.*s of %lu candidates (0..%lu)", pick_len, pick_text, n,
+				    n - 1);
 		if (s->nlog == cap) {
 			cap = cap ? 2 * cap : 256;
 			s->log = realloc(s->log, cap * sizeof(*s->log));

@@ -432,6 +432,8 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		return (long)msecs_to_jiffies((unsigned int)t);
 	case API_JIFFIES:
 		return (long)jiffies;
+	case API_HZ:
+		return (long)HZ;
 	case API_MOD_TIMER: {
 		unsigned long expires = (unsigned long)eval(env, a[1]);
 
