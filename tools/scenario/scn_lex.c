@@ -290,7 +290,7 @@ static void lex_number(struct parser *p)
 		lex_advance(p, 1);
 	}
 	unit[n] = '\0';
-	if (!n && point)
+	if (!n && point && !p->release_next)
 		fail(p, "a number with a point is a time and needs its unit, as 28.002ms; a "
 		     "number is whole (the machine counts nanoseconds, jiffies and loops)");
 	if (n) {

@@ -49,6 +49,7 @@ struct parser {
 	size_t nsite_funcs;
 	bool in_fn;
 	bool in_invariant;		/* in always/never: events may be named */
+	bool release_next;		/* the next number names a release (era = 6.1), not a time */
 	FILE *err;
 	jmp_buf fail;
 };

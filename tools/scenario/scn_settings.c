@@ -266,7 +266,10 @@ const struct setting *set_parse(struct parser *p, struct setting_block *b)
 		lex_fail_at(p, at, "unknown setting '%s'", name);
 	}
 	full_name(st, name, sizeof(name));
+	/* parse_era() reads the release as written: 6.1 is no time without its unit */
+	p->release_next = st->type == SET_ERA;
 	lex_expect(p, T_ASSIGN, "'='");
+	p->release_next = false;
 	if (st->type == SET_KERNEL) {
 		parse_kernel(p);
 	} else if (st->type == SET_ERA) {
