@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every scenario of scenarios/races and scenarios/api that exports
+# Every scenario of scenarios/races, scenarios/api and scenarios/ranges that exports
 # (kwsim export --module) builds as a kernel module, warnings as errors,
 # against each kernel's headers in KWSIM_KMOD_HEADERS: directories such as
 # /usr/src/linux-headers-6.1.0-NN-amd64, separated by ':' (Debian's
@@ -30,7 +30,7 @@ ok() {
 
 mkdir "$tmp/src"
 n=0
-for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws; do
+for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws "$scenarios"/ranges/*.kws; do
 	name=$(basename "$f" .kws)
 	"$kwsim" export "$f" --module "$tmp/x-$name" >/dev/null 2>&1 || continue
 	cp "$tmp/x-$name"/*.c "$tmp/src/"

@@ -211,6 +211,31 @@ else
 	fail "absence: $(cat "$tmp/err")"
 fi
 
+# --- ranges: each drawn per iteration from the module's seed, never its lower bound only --------
+printf 'KW ranged\n%s\n%s\n%s\n%s\n' "$pre" \
+	'P0 @cpu0 at 1ms..3ms { r0 = kthread_queue_work(W, A); udelay(100..1000); msleep(5..20); at 30ms..40ms; }' \
+	'irq I0 @cpu1 at 2ms..10ms { r1 = kthread_queue_work(W, A); }' \
+	'exists (0:r0 == true)' >"$tmp/ranged.kws"
+rc=0
+"$kwsim" export "$tmp/ranged.kws" --module "$tmp/ranged" >/dev/null 2>"$tmp/err" || rc=$?
+c=$(ls "$tmp/ranged"/*.c 2>/dev/null)
+if [ $rc -eq 0 ] && [ -n "$c" ]; then
+	ok "a scenario with ranges exports"
+	for want in 'kw_udelay(kw_arg((long)kw_range(0, 100ULL, 1000ULL)));' \
+		'msleep((unsigned int)kw_arg((long)kw_range(1, 5ULL, 20ULL)));' \
+		'if (!kw_at(kw_range(2, 30000000ULL, 40000000ULL)))' \
+		'.at_lo = 1000000ULL, .at_hi = 3000000ULL, .at_range = 3,' \
+		'.at_lo = 2000000ULL, .at_hi = 10000000ULL, .at_range = 4,' \
+		'#define KW_NRANGES 5' 'module_param(seed, ulong, 0444);' 'cpus=%u steered=%d seed=%lu'; do
+		grep -qF -- "$want" "$c" && ok "ranged: '$want'" || fail "ranged: no '$want' in the module"
+	done
+	# the timeout covers the latest `at` a range can draw: 40 ms + 10 s
+	grep -q '^#define KW_TIMEOUT_MS 10040U$' "$c" && ok "ranged: the deadline from the upper bound" ||
+		fail "ranged: $(grep KW_TIMEOUT_MS "$c" | head -1)"
+else
+	fail "ranged: exit $rc$(kw_status_problem $rc): $(cat "$tmp/err")"
+fi
+
 # --- usage ------------------------------------------------------------------------------------
 usage() {
 	local what=$1 rc

@@ -9,6 +9,7 @@
 #include "scenario/scn.h"
 #include "scenario/scn_api.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,10 @@ static void expr(struct kgen *g, const struct scn_expr *e)
 	case EX_CALL:
 		if (!value_call(g, e))
 			abort();	/* the parser gives a value only to calls listed there */
+		return;
+	case EX_RANGE:		/* a call's time argument: a value drawn per iteration */
+		fprintf(out, "(long)kw_range(%d, %ldULL, %ldULL)", g->nranges++, e->lhs->value,
+			e->rhs->value);
 		return;
 	case EX_UNARY:
 		fputc('(', out);
@@ -382,7 +387,11 @@ static void stmt(struct kgen *g, const struct scn_stmt *st)
 		loop(g, st);
 		return;
 	case ST_AT:
-		fprintf(out, "if (!kw_at(%lluULL))\n", (unsigned long long)st->ns);
+		if (st->ns_hi > st->ns)
+			fprintf(out, "if (!kw_at(kw_range(%d, %lluULL, %lluULL)))\n", g->nranges++,
+				(unsigned long long)st->ns, (unsigned long long)st->ns_hi);
+		else
+			fprintf(out, "if (!kw_at(%lluULL))\n", (unsigned long long)st->ns);
 		indent(g);
 		fputs("\tKW_GIVE_UP();\n", out);
 		return;
@@ -461,15 +470,17 @@ static void contexts(struct kgen *g)
 			ctx_body(g, s->progs[i]->name, i, s->progs[i]->body);
 	fputs("\n/* the init block first: kw_iterate() runs it before the rest */\n", out);
 	fputs("static struct kw_ctx kw_ctxs[KW_NCTX] = {\n", out);
-	fputs("\t{ .name = \"init\", .cpu = 0, .body = kw_body_init },\n", out);
+	fputs("\t{ .name = \"init\", .cpu = 0, .at_range = -1, .body = kw_body_init },\n", out);
 	for (int i = 0; i < s->nprogs; i++) {
 		const struct scn_prog *p = s->progs[i];
 
 		if (!is_context(p))
 			continue;
-		fprintf(out, "\t{ .name = \"%s\", .cpu = %d, .irq = %s, .at_ns = %lluULL, "
-			".body = kw_body_%s },\n", p->name, p->cpu,
-			p->kind == PROG_IRQ ? "true" : "false", (unsigned long long)p->at, p->name);
+		fprintf(out, "\t{ .name = \"%s\", .cpu = %d, .irq = %s, .at_lo = %lluULL, "
+			".at_hi = %lluULL, .at_range = %d, .body = kw_body_%s },\n", p->name,
+			p->cpu, p->kind == PROG_IRQ ? "true" : "false", (unsigned long long)p->at,
+			(unsigned long long)p->at_hi, p->at_hi > p->at ? g->nranges++ : -1,
+			p->name);
 	}
 	fputs("};\n", out);
 }
@@ -640,8 +651,8 @@ static void defines(struct kgen *g, const char *version)
 
 	for (int i = 0; i < s->nprogs; i++) {
 		nctx += is_context(s->progs[i]);
-		if (s->progs[i]->at > last)
-			last = s->progs[i]->at;
+		if (s->progs[i]->at_hi > last)
+			last = s->progs[i]->at_hi;
 	}
 	if (g->last_at > last)
 		last = g->last_at;
@@ -656,6 +667,7 @@ static void defines(struct kgen *g, const char *version)
 	fprintf(out, "#define KW_LATE_US %uU\n", kgen_late_us(s));
 	fprintf(out, "#define KW_NCTX %d\n#define KW_NFNS %d\n#define KW_NWORKERS %d\n", nctx,
 		s->nfns, count_kind(s, OBJ_WORKER));
+	fprintf(out, "#define KW_NRANGES %d\n", kgen_count_ranges(s));
 	fputs("#define KW_STEERED 0\n\n", out);
 }
 
@@ -674,6 +686,7 @@ void kmod_gen(const struct scn *s, const char *version, FILE *out)
 	settle_and_teardown(&g);
 	kgen_cond(&g);
 	kgen_refuse(&g);
+	assert(g.nranges == kgen_count_ranges(s));	/* every site drawn from has its counter */
 	fputc('\n', out);
 	fwrite(kmod_kmod_main_c, 1, kmod_kmod_main_c_len, out);
 }

@@ -52,6 +52,10 @@ static unsigned int late_us = KW_LATE_US;
 module_param(late_us, uint, 0444);
 MODULE_PARM_DESC(late_us, "a context that starts (or reaches an `at`) later than this (us) is "
 		 "late: its iteration is not counted in the states (0: not checked)");
+static ulong seed = 1;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seeds the values each iteration draws of the scenario's time ranges "
+		 "(at LO..HI, udelay(LO..HI), ...): the same seed, the same values");
 static unsigned int timeout_ms = KW_TIMEOUT_MS;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "an iteration's deadline from its start (ms): a context not done by then is stuck");
@@ -61,9 +65,11 @@ struct kw_ctx {
 	const char *name;
 	int cpu;			/* -1: any */
 	bool irq;
-	u64 at_ns;			/* after the common start */
+	u64 at_lo, at_hi;		/* after the common start: a time, or a range */
+	int at_range;			/* its range's kw_range() site, -1: none */
 	void (*body)(struct kw_ctx *c);
 	/* per iteration */
+	u64 at_ns;			/* its start after the common start: at_lo, or drawn */
 	int line;			/* the scenario line it is at (WRITE_ONCE) */
 	int stuck_line;			/* it gave up at this line: a wait past the deadline */
 	bool started;			/* its thread made, or its hrtimer armed */
@@ -86,6 +92,34 @@ static unsigned long kw_j0;		/* jiffies at kw_start, a tick boundary */
 static atomic_long_t kw_seq;		/* orders fns' first starts: before(f, g) */
 static atomic_t kw_unsafe;		/* calls skipped this iteration: they would corrupt the kernel */
 static atomic_t kw_late_starts;		/* contexts late to their time this iteration */
+static unsigned int kw_iter;		/* the iteration running, from 0 */
+static atomic_t kw_range_n[KW_NRANGES ? KW_NRANGES : 1];	/* draws of each range site */
+
+/* splitmix64's finaliser: a well-mixed 64-bit value of x */
+static __maybe_unused u64 kw_mix(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * A value of the range lo..hi (both included) at range site `site`: a pure
+ * function of the seed parameter, the iteration, the site and how many
+ * times the site drew before in this iteration (a range in a loop draws
+ * each round), so that the same seed draws the same values whichever CPU
+ * gets there first.
+ */
+static __maybe_unused u64 kw_range(int site, u64 lo, u64 hi)
+{
+	u64 n = (u64)atomic_inc_return(&kw_range_n[site]);
+	u64 x = kw_mix(kw_mix(kw_mix(seed) + kw_iter) + ((u64)site << 32 | n));
+
+	if (hi - lo == U64_MAX)
+		return x;
+	return lo + x % (hi - lo + 1);
+}
 
 static __maybe_unused bool kw_late(void)
 {

@@ -54,6 +54,7 @@ static void kw_irq_arm(void *arg)
 
 static int kw_ctx_prepare(struct kw_ctx *c)
 {
+	c->at_ns = c->at_range < 0 ? c->at_lo : kw_range(c->at_range, c->at_lo, c->at_hi);
 	c->line = 0;
 	c->stuck_line = 0;
 	c->finished = false;
@@ -189,6 +190,8 @@ static bool kw_iterate(char *text)
 	atomic_long_set(&kw_seq, 0);
 	atomic_set(&kw_unsafe, 0);
 	atomic_set(&kw_late_starts, 0);
+	for (i = 0; i < KW_NRANGES; i++)
+		atomic_set(&kw_range_n[i], 0);
 	for (i = 0; i < KW_NCTX; i++)
 		kw_ctx_prepare(&kw_ctxs[i]);
 	/* the init block first, on cpu0, before any program */
@@ -268,10 +271,11 @@ static int __init kw_init(void)
 		kfree(text);
 		return -ENOMEM;
 	}
-	pr_info("kwsim: begin %s iterations=%u release=%s cpus=%u steered=%d\n", KW_NAME,
-		iterations, init_utsname()->release, num_online_cpus(), KW_STEERED);
+	pr_info("kwsim: begin %s iterations=%u release=%s cpus=%u steered=%d seed=%lu\n",
+		KW_NAME, iterations, init_utsname()->release, num_online_cpus(), KW_STEERED, seed);
 	kw_print_unobserved();
 	for (; done < iterations; done++) {
+		kw_iter = done;
 		if (!kw_iterate(text)) {
 			kw_stuck = true;
 			kw_report_stuck();
