@@ -35,7 +35,15 @@ for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws "$scenarios"/ranges/*.k
 	"$kwsim" export "$f" --module "$tmp/x-$name" >/dev/null 2>&1 || continue
 	cp "$tmp/x-$name"/*.c "$tmp/src/"
 	n=$((n + 1))
+	# a replay file also builds steered by its own schedule (kwsim export --steer)
+	grep -q '^schedule {' "$f" || continue
+	"$kwsim" export "$f" --module "$tmp/s-$name" --steer "$f" >/dev/null 2>&1 || continue
+	for c in "$tmp/s-$name"/*.c; do cp "$c" "$tmp/src/$(basename "$c" .c)_steered.c"; done
+	n=$((n + 1))
+	steered=$((${steered:-0} + 1))
 done
+[ "${steered:-0}" -gt 0 ] && ok "${steered} of them also steered by their schedules" ||
+	fail "no scenario exported steered"
 [ $n -gt 0 ] && ok "$n scenarios exported" || fail "no scenario exported"
 (cd "$tmp/src" && for c in *.c; do echo "obj-m += ${c%.c}.o"; done) >"$tmp/src/Kbuild"
 

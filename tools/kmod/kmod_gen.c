@@ -323,7 +323,34 @@ static void loop(struct kgen *g, const struct scn_stmt *st)
 	fputs("}\n", out);
 }
 
+/* The steering site of st (an ordering names it), or -1. */
+static int site_of(const struct kgen *g, const struct scn_stmt *st)
+{
+	for (int i = 0; i < g->nsites; i++)
+		if (g->sites[i] == st)
+			return i;
+	return -1;
+}
+
+static void stmt_code(struct kgen *g, const struct scn_stmt *st);
+
+/* A statement; one an ordering names waits first (kw_steer_enter) and says it ended after. */
 static void stmt(struct kgen *g, const struct scn_stmt *st)
+{
+	int site = site_of(g, st);
+
+	if (site >= 0) {
+		indent(g);
+		fprintf(g->out, "kw_steer_enter(%d);\n", site);
+	}
+	stmt_code(g, st);
+	if (site >= 0) {
+		indent(g);
+		fprintf(g->out, "kw_steer_leave(%d);\n", site);
+	}
+}
+
+static void stmt_code(struct kgen *g, const struct scn_stmt *st)
 {
 	FILE *out = g->out;
 
@@ -668,16 +695,66 @@ static void defines(struct kgen *g, const char *version)
 	fprintf(out, "#define KW_NCTX %d\n#define KW_NFNS %d\n#define KW_NWORKERS %d\n", nctx,
 		s->nfns, count_kind(s, OBJ_WORKER));
 	fprintf(out, "#define KW_NRANGES %d\n", kgen_count_ranges(s));
-	fputs("#define KW_STEERED 0\n\n", out);
+	fprintf(out, "#define KW_STEERED %d\n#define KW_NSITES %d\n\n",
+		g->steer ? g->steer->norders : 0, g->nsites);
 }
 
-void kmod_gen(const struct scn *s, const char *version, FILE *out)
+/* The sites: each statement an ordering names, once, in the orderings' order. */
+static void steer_sites(struct kgen *g)
 {
-	struct kgen g = { .out = out, .s = s };
+	const struct kmod_steer *st = g->steer;
 
+	if (!st)
+		return;
+	g->sites = calloc((size_t)st->norders * 2 + 1, sizeof(*g->sites));
+	if (!g->sites)
+		abort();
+	for (int i = 0; i < st->norders; i++) {
+		if (site_of(g, st->orders[i].a) < 0)
+			g->sites[g->nsites++] = st->orders[i].a;
+		if (site_of(g, st->orders[i].b) < 0)
+			g->sites[g->nsites++] = st->orders[i].b;
+	}
+}
+
+/* kw_steers[] (declared in kmod_head.c) and what is not steered, as kw_unsteered[]. */
+static void steer_table(struct kgen *g)
+{
+	const struct kmod_steer *st = g->steer;
+	FILE *out = g->out;
+	char text[900];
+
+	fputs("\n/* The orderings of the steering schedule's run the module enforces. */\n", out);
+	fputs("static struct kw_steer kw_steers[KW_STEERED ? KW_STEERED : 1] = {\n", out);
+	for (int i = 0; st && i < st->norders; i++) {
+		const struct kmod_order *k = &st->orders[i];
+
+		kmod_order_text(g->s, k, text, sizeof(text));
+		fprintf(out, "\t{ .a = %d, .a_end = %s, .a_nth = %ld, .b = %d, .b_nth = %ld,\n\t  .text = ",
+			site_of(g, k->a), k->a_end ? "true" : "false", k->a_nth, site_of(g, k->b),
+			k->b_nth);
+		kgen_cstr(out, text);
+		fputs(" },\n", out);
+	}
+	fputs("};\n\nstatic const char *const kw_unsteered[] = {\n", out);
+	for (size_t i = 0; st && i < st->nnotes; i++) {
+		snprintf(text, sizeof(text), "%s", st->notes[i]);
+		fputc('\t', out);
+		kgen_cstr(out, text);
+		fputs(",\n", out);
+	}
+	fputs("\tNULL\n};\n", out);
+}
+
+void kmod_gen(const struct scn *s, const struct kmod_steer *steer, const char *version, FILE *out)
+{
+	struct kgen g = { .out = out, .s = s, .steer = steer };
+
+	steer_sites(&g);
 	kgen_last_at(&g);
 	defines(&g, version);
 	fwrite(kmod_kmod_head_c, 1, kmod_kmod_head_c_len, out);
+	steer_table(&g);
 	objects(&g);
 	for (int i = 0; i < s->nfns; i++)
 		fn_body(&g, s->fns[i]);
@@ -689,4 +766,5 @@ void kmod_gen(const struct scn *s, const char *version, FILE *out)
 	assert(g.nranges == kgen_count_ranges(s));	/* every site drawn from has its counter */
 	fputc('\n', out);
 	fwrite(kmod_kmod_main_c, 1, kmod_kmod_main_c_len, out);
+	free(g.sites);
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 struct scn;
+struct scn_stmt;
+struct kmod_steer;
 
 struct kgen {
 	FILE *out;
@@ -15,6 +17,9 @@ struct kgen {
 	int depth;		/* of blocks: indentation, loop counters' names */
 	uint64_t last_at;	/* the latest `at` statement (a range's upper bound), ns */
 	int nranges;		/* range sites numbered so far (kw_range()'s site) */
+	const struct kmod_steer *steer;	/* NULL: not steered */
+	const struct scn_stmt **sites;	/* the statements the orderings name, by site */
+	int nsites;
 };
 
 /* text as a C string literal: quotes, backslashes and bytes outside ASCII escaped */

@@ -550,6 +550,68 @@ static __maybe_unused long kw_before(atomic_long_t *a, atomic_long_t *b)
 }
 
 /*
+ * Steering (kwsim export --steer): before a statement an ordering names
+ * begins for the b_nth time, the statement a must have begun (or ended)
+ * a_nth times in this iteration; it waits for that, spinning (and giving
+ * way to other tasks where it may sleep), at most steer_us, never past the
+ * deadline. A wait that times out goes on unenforced: the kernel's order
+ * there is its own, and counted. The generated code calls kw_steer_enter()
+ * and kw_steer_leave() around each statement an ordering names (its site).
+ */
+static unsigned int steer_us = 100000;
+module_param(steer_us, uint, 0444);
+MODULE_PARM_DESC(steer_us, "how long (us) a steered statement waits for the step it is ordered "
+		 "after before it goes on unenforced");
+
+struct kw_steer {
+	int a, b;			/* sites */
+	bool a_end;			/* a ends (else: has begun) before b begins */
+	int a_nth, b_nth;		/* the times of each, counted in the iteration */
+	const char *text;
+	/* over the iterations: the order held when b got there, b waited for it, b gave up */
+	atomic_t held, waited, unenforced;
+};
+
+static struct kw_steer kw_steers[KW_STEERED ? KW_STEERED : 1];
+static atomic_t kw_site_begun[KW_NSITES ? KW_NSITES : 1];	/* per iteration */
+static atomic_t kw_site_ended[KW_NSITES ? KW_NSITES : 1];
+
+static __maybe_unused void kw_steer_wait(struct kw_steer *k)
+{
+	atomic_t *c = k->a_end ? &kw_site_ended[k->a] : &kw_site_begun[k->a];
+	u64 until = ktime_get_ns() + (u64)steer_us * NSEC_PER_USEC;
+	bool waited = false;
+
+	while (atomic_read(c) < k->a_nth) {
+		if (ktime_get_ns() > until || kw_late()) {
+			atomic_inc(&k->unenforced);
+			return;
+		}
+		waited = true;
+		cpu_relax();
+		/* a thread waiting for one on its own CPU lets it run */
+		if (!in_atomic() && !irqs_disabled())
+			cond_resched();
+	}
+	atomic_inc(waited ? &k->waited : &k->held);
+}
+
+static __maybe_unused void kw_steer_enter(int site)
+{
+	int n = atomic_read(&kw_site_begun[site]) + 1;
+
+	for (int i = 0; i < KW_STEERED; i++)
+		if (kw_steers[i].b == site && kw_steers[i].b_nth == n)
+			kw_steer_wait(&kw_steers[i]);
+	atomic_inc(&kw_site_begun[site]);
+}
+
+static __maybe_unused void kw_steer_leave(int site)
+{
+	atomic_inc(&kw_site_ended[site]);
+}
+
+/*
  * Where each context is: the generated code sets its line before each
  * statement; a context past the deadline gives up (KW_GIVE_UP) and says
  * where. kw_line and kw_stuck are each body's own.
