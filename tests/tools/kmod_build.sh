@@ -4,16 +4,29 @@
 # against each kernel's headers in KWSIM_KMOD_HEADERS: directories such as
 # /usr/src/linux-headers-6.1.0-NN-amd64, separated by ':' (Debian's
 # linux-headers-*-amd64, -common and linux-kbuild packages, unpacked).
-# Without them the test is skipped (exit 77). The modules are built in one
-# Kbuild directory per kernel (make -j2), as a runner booting several
-# scenarios at once would.
+# Unset, the headers tools/realkernel unpacked into its cache are used
+# ($KWSIM_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/kwsim, realkernel/6.1 and
+# realkernel/6.12: `tools/realkernel --fetch` puts them there, and tools/test
+# runs it before this test). With neither the test is skipped (exit 77). The
+# modules are built in one Kbuild directory per kernel (make -j2), as a
+# runner booting several scenarios at once would.
 # Usage: kmod_build.sh KWSIM SCENARIOS_DIR
 set -uo pipefail
 kwsim=$(realpath "${1:?usage: kmod_build.sh KWSIM SCENARIOS_DIR}")
 scenarios=$(realpath "${2:?usage: kmod_build.sh KWSIM SCENARIOS_DIR}")
 if [ -z "${KWSIM_KMOD_HEADERS:-}" ]; then
-	echo "skipped: KWSIM_KMOD_HEADERS names no kernel headers"
-	exit 77
+	cache=${KWSIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kwsim}/realkernel
+	for series in 6.1 6.12; do
+		for d in "$cache/$series"/usr/src/linux-headers-*-amd64; do
+			[ -f "$d/Makefile" ] && KWSIM_KMOD_HEADERS=${KWSIM_KMOD_HEADERS:+$KWSIM_KMOD_HEADERS:}$d
+		done
+	done
+	if [ -z "${KWSIM_KMOD_HEADERS:-}" ]; then
+		echo "skipped: KWSIM_KMOD_HEADERS names no kernel headers, and $cache has none" \
+			"(tools/realkernel --fetch unpacks Debian's 6.1 and 6.12 there)"
+		exit 77
+	fi
+	echo "the headers tools/realkernel unpacked: $KWSIM_KMOD_HEADERS"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
