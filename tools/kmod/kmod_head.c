@@ -588,10 +588,17 @@ static __maybe_unused void kw_steer_wait(struct kw_steer *k)
 			return;
 		}
 		waited = true;
-		cpu_relax();
-		/* a thread waiting for one on its own CPU lets it run */
+		/*
+		 * Where it may, the waiter sleeps between looks: a spinning vCPU
+		 * under QEMU's TCG takes a host CPU from the one it waits for (the
+		 * first measurements spun: three times as many late starts); and a
+		 * thread on its own CPU must let the other run. An irq or a timer
+		 * callback, or a statement under a lock, spins.
+		 */
 		if (!in_atomic() && !irqs_disabled())
-			cond_resched();
+			usleep_range(10, 20);
+		else
+			cpu_relax();
 	}
 	atomic_inc(waited ? &k->waited : &k->held);
 }
