@@ -244,10 +244,13 @@ static void void_call(struct kgen *g, const struct scn_expr *e)
 		fprintf(out, ", %d);\n", line);
 		return;
 	case API_FLUSH_WORKER:
+		fprintf(out, "kw_flush_worker(&kw_workers[%d], %d);\n", a[0]->obj->index, line);
+		return;
 	case API_DESTROY_WORKER:
-		fprintf(out, "kw_%s(&kw_workers[%d], %d);\n",
-			e->api->id == API_FLUSH_WORKER ? "flush_worker" : "destroy_worker",
-			a[0]->obj->index, line);
+		fprintf(out, "if (!kw_destroy_worker(&kw_workers[%d], %d))\n", a[0]->obj->index,
+			line);
+		indent(g);
+		fputs("\tKW_GIVE_UP();\n", out);
 		return;
 	case API_UDELAY:
 	case API_MDELAY:
@@ -640,6 +643,13 @@ static void settle_and_teardown(struct kgen *g)
 		else if (o->kind == OBJ_DWORK)
 			fprintf(out, " &&\n\t       !timer_pending(&kw.dwork_%s.timer)", o->name);
 	}
+	fputs(";\n}\n", out);
+	fputs("\nstatic bool __maybe_unused kw_armed_on(struct kthread_worker *w)\n{\n\treturn false", out);
+	for (int i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->kind == OBJ_DWORK)
+			fprintf(out, " ||\n\t       (timer_pending(&kw.dwork_%s.timer) && "
+				"READ_ONCE(kw.dwork_%s.work.worker) == w)", s->objs[i]->name,
+				s->objs[i]->name);
 	fputs(";\n}\n", out);
 	fputs("\nstatic bool kw_settled(void)\n{\n", out);
 	fputs("\tfor (int i = 0; i < KW_NFNS; i++)\n\t\tif (atomic_read(&kw_fns[i].active))\n"

@@ -236,15 +236,24 @@ struct kw_worker {
 	long stop_code;
 	bool dead;			/* kthread_destroy_worker() called: w is freed */
 	bool stopped;			/* a legacy worker's thread stopped */
+	atomic_t users;			/* calls on w in flight: its destroy waits for them */
 };
 
 static struct kw_worker kw_workers[KW_NWORKERS ? KW_NWORKERS : 1];
 
-/* A worker the scenario may use now, or NULL (with a note) when it may not. */
+/*
+ * A worker the scenario may use now, or NULL (with a note) when it may not.
+ * A call that got it holds it (users) until kw_worker_put(): a destroy
+ * racing the call waits for it, so that nothing is queued or armed on a
+ * worker after kthread_destroy_worker() has looked at its lists.
+ */
 static __maybe_unused struct kthread_worker *kw_worker(struct kw_worker *wk, const char *what,
 						       int line)
 {
+	atomic_inc(&wk->users);
+	smp_mb__after_atomic();		/* pairs with kw_destroy_worker()'s smp_mb() */
 	if (!wk->w || READ_ONCE(wk->dead)) {
+		atomic_dec(&wk->users);
 		pr_info_ratelimited("kwsim: note %s of worker %s at line %d skipped: the worker %s\n",
 				    what, wk->name, line, wk->w ? "is destroyed (a use after free)" :
 				    "was not made");
@@ -253,6 +262,14 @@ static __maybe_unused struct kthread_worker *kw_worker(struct kw_worker *wk, con
 	}
 	return wk->w;
 }
+
+static __maybe_unused void kw_worker_put(struct kw_worker *wk)
+{
+	atomic_dec(&wk->users);
+}
+
+/* The scenario's delayed works and timers armed for w (generated: it knows them). */
+static bool __maybe_unused kw_armed_on(struct kthread_worker *w);
 
 static __maybe_unused void kw_create_worker(struct kw_worker *wk, int cpu, unsigned int flags,
 					    const char *name, int line)
@@ -317,15 +334,41 @@ static __maybe_unused long kw_stop_worker(struct kw_worker *wk)
 	return wk->stop_code;
 }
 
-static __maybe_unused void kw_destroy_worker(struct kw_worker *wk, int line)
+/*
+ * kthread_destroy_worker() of a worker a delayed work is still armed for
+ * frees the worker under the timer, whose callback then takes the freed
+ * lock and unlinks from the freed list: a crash (seen under TCG, a late
+ * program arming it as the destroy came). Such a destroy is skipped and
+ * counted unsafe; the teardown destroys the worker once the timers are
+ * deleted.
+ */
+/* false: a call on the worker (a flush) did not end before the deadline: the context is stuck */
+static __maybe_unused bool kw_destroy_worker(struct kw_worker *wk, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_destroy_worker()", line);
 
 	if (!w)
-		return;
+		return true;
+	kw_worker_put(wk);
 	/* dead first: a use racing the destroy is skipped rather than made after the kfree() */
 	WRITE_ONCE(wk->dead, true);
+	smp_mb();
+	/* and one already in flight ends first, as the destroy's own flush would wait for it */
+	while (atomic_read(&wk->users)) {
+		if (kw_late())
+			return false;
+		usleep_range(10, 20);
+	}
+	if (kw_armed_on(w)) {
+		pr_info_ratelimited("kwsim: note line %d: kthread_destroy_worker(%s) skipped: a "
+				    "delayed work or timer is armed for it (its callback would use the "
+				    "freed worker)\n", line, wk->name);
+		atomic_inc(&kw_unsafe);
+		WRITE_ONCE(wk->dead, false);
+		return true;
+	}
 	kthread_destroy_worker(w);
+	return true;
 }
 
 /*
@@ -493,24 +536,39 @@ static __maybe_unused long kw_queue_work(struct kw_worker *wk, struct kthread_wo
 					 int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_queue_work()", line);
+	long v;
 
-	return w ? kthread_queue_work(w, work) : 0;
+	if (!w)
+		return 0;
+	v = kthread_queue_work(w, work);
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused long kw_queue_dwork(struct kw_worker *wk,
 					  struct kthread_delayed_work *dwork, long delay, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_queue_delayed_work()", line);
+	long v;
 
-	return w ? kthread_queue_delayed_work(w, dwork, kw_arg(delay)) : 0;
+	if (!w)
+		return 0;
+	v = kthread_queue_delayed_work(w, dwork, kw_arg(delay));
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused long kw_mod_dwork(struct kw_worker *wk, struct kthread_delayed_work *dwork,
 					long delay, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_mod_delayed_work()", line);
+	long v;
 
-	return w ? kthread_mod_delayed_work(w, dwork, kw_arg(delay)) : 0;
+	if (!w)
+		return 0;
+	v = kthread_mod_delayed_work(w, dwork, kw_arg(delay));
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused void kw_flush_work(struct kthread_work *work, int line)
@@ -523,8 +581,10 @@ static __maybe_unused void kw_flush_worker(struct kw_worker *wk, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_flush_worker()", line);
 
-	if (w)
-		kthread_flush_worker(w);
+	if (!w)
+		return;
+	kthread_flush_worker(w);
+	kw_worker_put(wk);
 }
 
 static __maybe_unused long kw_cancel_work_sync(struct kthread_work *work, int line)
