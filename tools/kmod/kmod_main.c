@@ -36,7 +36,8 @@ static enum hrtimer_restart kw_irq_fire(struct hrtimer *t)
 {
 	struct kw_ctx *c = container_of(t, struct kw_ctx, timer);
 
-	if (ktime_get_ns() > kw_start + c->at_ns + (u64)late_us * NSEC_PER_USEC)
+	/* late_us=0: not checked, as for a thread (kw_wait_until()) */
+	if (late_us && ktime_get_ns() > kw_start + c->at_ns + (u64)late_us * NSEC_PER_USEC)
 		atomic_inc(&kw_late_starts);
 	c->body(c);
 	WRITE_ONCE(c->finished, true);

@@ -12,6 +12,12 @@
  * again: Y's own order carries it. The init block runs before everything
  * in the module too: no ordering with it.
  *
+ * "A has begun before B begins" says nothing of what happens inside the two
+ * calls: when both take the same lock and B takes it first in the run (the
+ * cancel begins, the mod takes worker->lock before it), enforcing the
+ * statements' order would push the calls' lock sections the other way. Such
+ * an ordering is not made; it is said, as the kernel's own.
+ *
  * What is not a scenario statement cannot be steered: the kernel's own
  * timer callbacks (kthread_delayed_work_timer_fn) and every line of
  * kthread.c inside a call. Each such step of the run is said, with where it
@@ -40,6 +46,13 @@ struct step_run {
 	long begun, ended;
 };
 
+/* One execution of a step: the first lock its task took in it, and when. */
+struct step_exec {
+	int pid;			/* 0: an interrupt's context, not followed */
+	uint64_t lock;			/* the lock (its address as traced), 0: none yet */
+	uint64_t seq;			/* the order of that acquisition in the run */
+};
+
 struct steer_walk {
 	struct kmod_steer *out;
 	const struct scn *s;		/* the schedule's parse, which runs */
@@ -49,6 +62,11 @@ struct steer_walk {
 	int *cur;			/* per context: the step it is in, -1: none */
 	int *last;			/* per context: the step it last ended, -1: none */
 	struct kmod_order *said;	/* per (X, Y): the ordering last made, X * nowners + Y */
+	struct step_exec *execs;	/* by execution, from 1 */
+	size_t nexecs, capexecs;
+	int *cur_exec;			/* per context: its step's execution, 0: none */
+	int *order_execs;		/* per ordering: A's and B's executions */
+	uint64_t seq;			/* lock acquisitions so far */
 	size_t dropped;			/* orderings past STEER_MAX_ORDERS */
 	size_t kernel_steps;		/* the kernel's own steps past STEER_MAX_NOTES */
 };
@@ -187,6 +205,8 @@ static void step_begins(struct steer_walk *w, int b)
 			w->dropped++;
 			continue;
 		}
+		w->order_execs[2 * o->norders] = w->cur_exec[x];
+		w->order_execs[2 * o->norders + 1] = (int)w->nexecs;	/* b's, made next */
 		o->orders[o->norders++] = k;
 	}
 }
@@ -203,7 +223,7 @@ static void new_execution(struct steer_walk *w, int b)
 		memset(&w->said[x * w->nowners + y], 0, sizeof(*w->said));
 }
 
-static void on_step(void *arg, const struct scn_stmt *st, bool end)
+static void on_step(void *arg, const struct scn_stmt *st, bool end, int pid)
 {
 	struct steer_walk *w = arg;
 	int i = step_of(w, st);
@@ -215,13 +235,39 @@ static void on_step(void *arg, const struct scn_stmt *st, bool end)
 	if (end) {
 		w->steps[i].ended++;
 		w->cur[y] = -1;
+		w->cur_exec[y] = 0;
 		w->last[y] = i;
 		return;
 	}
 	new_execution(w, i);
+	if (w->nexecs + 1 >= w->capexecs) {
+		w->capexecs = w->capexecs ? 2 * w->capexecs : 256;
+		w->execs = realloc(w->execs, w->capexecs * sizeof(*w->execs));
+		if (!w->execs)
+			abort();
+	}
+	w->nexecs++;
+	w->execs[w->nexecs] = (struct step_exec){ .pid = pid };
 	step_begins(w, i);
 	w->steps[i].begun++;
 	w->cur[y] = i;
+	w->cur_exec[y] = (int)w->nexecs;
+}
+
+/* A lock taken in a task's own context: the first one of the step it is in. */
+static void lock_taken(struct steer_walk *w, const struct sim_rec *r)
+{
+	w->seq++;
+	if (r->flags & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ) || !r->pid)
+		return;
+	for (int x = 1; x < w->nowners; x++) {
+		struct step_exec *e = w->cur_exec[x] ? &w->execs[w->cur_exec[x]] : NULL;
+
+		if (e && e->pid == r->pid && !e->lock) {
+			e->lock = r->a;
+			e->seq = w->seq;
+		}
+	}
 }
 
 /* Where a kernel step fell: each context inside a step, or past one. */
@@ -250,6 +296,10 @@ static void on_record(void *arg, const struct sim_rec *r)
 	struct steer_walk *w = arg;
 	char where[700];
 
+	if (r->type == REC_LOCK_ACQUIRE) {
+		lock_taken(w, r);
+		return;
+	}
 	if (r->type != REC_TIMER_EXPIRE_ENTRY || !r->s || !strncmp(r->s, "scn_", 4) ||
 	    !strcmp(r->s, "process_timeout"))
 		return;
@@ -260,6 +310,37 @@ static void on_record(void *arg, const struct sim_rec *r)
 	     "expiry, and its order against the kthread.c lines inside the scenario's calls (a "
 	     "lock taken, a flag read) is between two of the kernel's own lines, where the module "
 	     "has no hook", r->s, (unsigned int)r->cpu, where);
+}
+
+/*
+ * "A has begun before B begins" where both took the same lock first and B
+ * took it first: the statements' order is not the calls' (which is between
+ * kthread.c's own lines): not made, said.
+ */
+static void drop_contradicted(struct steer_walk *w)
+{
+	struct kmod_steer *o = w->out;
+	int kept = 0;
+
+	for (int i = 0; i < o->norders; i++) {
+		const struct kmod_order *k = &o->orders[i];
+		const struct step_exec *a = &w->execs[w->order_execs[2 * i]];
+		const struct step_exec *b = &w->execs[w->order_execs[2 * i + 1]];
+		char text[400];
+
+		if (!k->a_end && a->lock && a->lock == b->lock && b->seq < a->seq) {
+			kmod_order_text(w->s, k, text, sizeof(text));
+			note(w, "%s: not made, as the second took the lock both calls take first "
+			     "before the first did; that order is between two of kthread.c's own lines, "
+			     "and enforcing the statements' would push the calls' the other way", text);
+			continue;
+		}
+		o->orders[kept] = *k;
+		w->order_execs[2 * kept] = w->order_execs[2 * i];
+		w->order_execs[2 * kept + 1] = w->order_execs[2 * i + 1];
+		kept++;
+	}
+	o->norders = kept;
 }
 
 /* The schedule's scenario must be FILE's, byte for byte before the schedule section. */
@@ -340,8 +421,12 @@ int kmod_steer_plan(const struct scn *s, const char *path, struct kmod_steer *ou
 	for (int i = 0; i < w.nowners; i++)
 		w.cur[i] = w.last[i] = -1;
 	w.said = xcalloc((size_t)w.nowners * (size_t)w.nowners, sizeof(*w.said));
+	w.cur_exec = xcalloc((size_t)w.nowners, sizeof(int));
+	w.order_execs = xcalloc(2 * STEER_MAX_ORDERS, sizeof(int));
 	out->orders = xcalloc(STEER_MAX_ORDERS, sizeof(*out->orders));
 	rc = replay(&w, sched, err);
+	if (!rc)
+		drop_contradicted(&w);
 	if (!rc && w.dropped)
 		note(&w, "%zu more orderings of the run are not enforced: the module enforces at "
 		     "most %d", w.dropped, STEER_MAX_ORDERS);
@@ -369,6 +454,9 @@ int kmod_steer_plan(const struct scn *s, const char *path, struct kmod_steer *ou
 	free(w.cur);
 	free(w.last);
 	free(w.said);
+	free(w.cur_exec);
+	free(w.order_execs);
+	free(w.execs);
 	scn_free(sched);
 	if (rc)
 		kmod_steer_free(out);

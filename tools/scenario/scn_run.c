@@ -551,12 +551,13 @@ static void exec_stmt(struct env *env, const struct scn_stmt *st);
 static void exec(struct env *env, const struct scn_stmt *st)
 {
 	bool step = R->on_step && simple_stmt(st);
+	int pid = current && !in_irq() && !in_serving_softirq() ? current->pid : 0;
 
 	if (step)
-		R->on_step(R->event_arg, st, false);
+		R->on_step(R->event_arg, st, false, pid);
 	exec_stmt(env, st);
 	if (step && !R->failed)
-		R->on_step(R->event_arg, st, true);
+		R->on_step(R->event_arg, st, true, pid);
 }
 
 static void exec_stmt(struct env *env, const struct scn_stmt *st)
@@ -1008,7 +1009,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	void (*on_event)(void *, const struct scn_event *) = run->on_event;
 	void *event_arg = run->event_arg;
 	void (*on_line)(void *, const struct scn_event *) = run->on_line;
-	void (*on_step)(void *, const struct scn_stmt *, bool) = run->on_step;
+	void (*on_step)(void *, const struct scn_stmt *, bool, int) = run->on_step;
 	const struct sim_config *config = run->config;
 	struct sim_finding *findings = run->findings;
 	struct sim_decision *log = run->log;
