@@ -252,7 +252,7 @@ if [ $rc -eq 0 ] && [ -n "$c" ]; then
 	[ "$(grep -c '^  steer [0-9]*:' "$tmp/out")" -eq 1 ] && ok "steer: one ordering" ||
 		fail "steer: $(grep -c '^  steer [0-9]*:' "$tmp/out") orderings, not 1"
 	for want in '#define KW_STEERED 1' '#define KW_NSITES 2' \
-		'{ .a = 0, .a_end = true, .a_nth = 1, .b = 1, .b_nth = 1,'; do
+		'{ .a = 0, .a_end = true, .a_nth = 1, .b = 1, .b_end = false, .b_nth = 1,'; do
 		grep -qF -- "$want" "$c" && ok "steered module: '$want'" || fail "steered module: no '$want'"
 	done
 	# the cancel waits for the queueing's end: enter before its line, leave after its call
@@ -271,6 +271,11 @@ n=$(grep -c '^  steer [0-9]*:' "$tmp/out")
 if [ "$n" -gt 1 ] && grep -q "^#define KW_STEERED $n\$" "$tmp/st2"/*.c &&
 	grep -qF "P1 line 25 'r2 = kthread_cancel_delayed_work_sync(D);' has begun before P0 line 22 'r1 = kthread_mod_delayed_work(W, D, 5);' begins" "$tmp/out"; then
 	ok "mod-vs-cancel steered: $n orderings, the cancel in flight before the mod, steered=$n"
+	# an overlap is held from both sides: the work does not end before the cancel has begun
+	grep -qF "P1 line 25 'r2 = kthread_cancel_delayed_work_sync(D);' has begun before f line 15 'udelay(300);' ends" "$tmp/out" &&
+		grep -qF '.b_end = true,' "$tmp/st2"/*.c &&
+		ok "mod-vs-cancel steered: f's end waits for the cancel's begin" ||
+		fail "mod-vs-cancel steered: no ordering on f's end: $(cat "$tmp/out")"
 else
 	fail "mod-vs-cancel steered: $n orderings: $(cat "$tmp/out" "$tmp/err")"
 fi

@@ -27,14 +27,14 @@ struct scn_stmt;
 
 /*
  * An ordering of a recorded run the module enforces: before statement b
- * begins for the b_nth time, statement a has begun (a_end false) or ended
- * (a_end true) a_nth times. Contexts (owners): 0 the init block, 1 + i
- * program i, 1 + nprogs + i fn i.
+ * begins (b_end false) or ends (b_end true) for the b_nth time, statement a
+ * has begun (a_end false) or ended (a_end true) a_nth times. Contexts
+ * (owners): 0 the init block, 1 + i program i, 1 + nprogs + i fn i.
  */
 struct kmod_order {
 	const struct scn_stmt *a, *b;	/* the exported scenario's statements */
 	int a_owner, b_owner;
-	bool a_end;
+	bool a_end, b_end;
 	long a_nth, b_nth;
 };
 

@@ -740,9 +740,9 @@ static void steer_table(struct kgen *g)
 		const struct kmod_order *k = &st->orders[i];
 
 		kmod_order_text(g->s, k, text, sizeof(text));
-		fprintf(out, "\t{ .a = %d, .a_end = %s, .a_nth = %ld, .b = %d, .b_nth = %ld,\n\t  .text = ",
-			site_of(g, k->a), k->a_end ? "true" : "false", k->a_nth, site_of(g, k->b),
-			k->b_nth);
+		fprintf(out, "\t{ .a = %d, .a_end = %s, .a_nth = %ld, .b = %d, .b_end = %s, "
+			".b_nth = %ld,\n\t  .text = ", site_of(g, k->a), k->a_end ? "true" : "false",
+			k->a_nth, site_of(g, k->b), k->b_end ? "true" : "false", k->b_nth);
 		kgen_cstr(out, text);
 		fputs(" },\n", out);
 	}

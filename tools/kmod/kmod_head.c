@@ -611,8 +611,8 @@ static __maybe_unused long kw_before(atomic_long_t *a, atomic_long_t *b)
 
 /*
  * Steering (kwsim export --steer): before a statement an ordering names
- * begins for the b_nth time, the statement a must have begun (or ended)
- * a_nth times in this iteration; it waits for that, spinning (and giving
+ * begins (or ends) for the b_nth time, the statement a must have begun (or
+ * ended) a_nth times in this iteration; it waits for that, spinning (and giving
  * way to other tasks where it may sleep), at most steer_us, never past the
  * deadline. A wait that times out goes on unenforced: the kernel's order
  * there is its own, and counted. The generated code calls kw_steer_enter()
@@ -625,7 +625,8 @@ MODULE_PARM_DESC(steer_us, "how long (us) a steered statement waits for the step
 
 struct kw_steer {
 	int a, b;			/* sites */
-	bool a_end;			/* a ends (else: has begun) before b begins */
+	bool a_end;			/* a ends (else: has begun) before b ... */
+	bool b_end;			/* ... ends (else: begins) */
 	int a_nth, b_nth;		/* the times of each, counted in the iteration */
 	const char *text;
 	/* over the iterations: the order held when b got there, b waited for it, b gave up */
@@ -674,13 +675,19 @@ static __maybe_unused void kw_steer_enter(int site)
 	int n = atomic_read(&kw_site_begun[site]) + 1;
 
 	for (int i = 0; i < KW_STEERED; i++)
-		if (kw_steers[i].b == site && kw_steers[i].b_nth == n)
+		if (kw_steers[i].b == site && !kw_steers[i].b_end && kw_steers[i].b_nth == n)
 			kw_steer_wait(&kw_steers[i]);
 	atomic_inc(&kw_site_begun[site]);
 }
 
+/* The statement at site is done; one whose end is ordered after another's begin waits. */
 static __maybe_unused void kw_steer_leave(int site)
 {
+	int n = atomic_read(&kw_site_ended[site]) + 1;
+
+	for (int i = 0; i < KW_STEERED; i++)
+		if (kw_steers[i].b == site && kw_steers[i].b_end && kw_steers[i].b_nth == n)
+			kw_steer_wait(&kw_steers[i]);
 	atomic_inc(&kw_site_ended[site]);
 }
 

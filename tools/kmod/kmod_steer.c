@@ -12,6 +12,11 @@
  * again: Y's own order carries it. The init block runs before everything
  * in the module too: no ordering with it.
  *
+ * "A has begun before B begins" means A was inside its step when B began:
+ * the module also holds A's end until B has begun ("B has begun before A
+ * ends"), so that the two overlap as they did (a work still running when a
+ * cancel comes), not only start in that order.
+ *
  * "A has begun before B begins" says nothing of what happens inside the two
  * calls: when both take the same lock and B takes it first in the run (the
  * cancel begins, the mod takes worker->lock before it), enforcing the
@@ -341,6 +346,16 @@ static void drop_contradicted(struct steer_walk *w)
 		kept++;
 	}
 	o->norders = kept;
+	/* each overlap, held open from A's side too: A does not end before B has begun */
+	for (int i = 0; i < kept; i++) {
+		const struct kmod_order *k = &o->orders[i];
+
+		if (k->a_end)
+			continue;
+		o->orders[o->norders++] = (struct kmod_order){
+			.a = k->b, .a_owner = k->b_owner, .a_nth = k->b_nth,
+			.b = k->a, .b_owner = k->a_owner, .b_end = true, .b_nth = k->a_nth };
+	}
 }
 
 /* The schedule's scenario must be FILE's, byte for byte before the schedule section. */
@@ -423,7 +438,7 @@ int kmod_steer_plan(const struct scn *s, const char *path, struct kmod_steer *ou
 	w.said = xcalloc((size_t)w.nowners * (size_t)w.nowners, sizeof(*w.said));
 	w.cur_exec = xcalloc((size_t)w.nowners, sizeof(int));
 	w.order_execs = xcalloc(2 * STEER_MAX_ORDERS, sizeof(int));
-	out->orders = xcalloc(STEER_MAX_ORDERS, sizeof(*out->orders));
+	out->orders = xcalloc(2 * STEER_MAX_ORDERS, sizeof(*out->orders));
 	rc = replay(&w, sched, err);
 	if (!rc)
 		drop_contradicted(&w);
@@ -489,6 +504,7 @@ void kmod_order_text(const struct scn *s, const struct kmod_order *k, char *buf,
 
 	kmod_step_text(s, k->a, k->a_owner, a, sizeof(a));
 	kmod_step_text(s, k->b, k->b_owner, b, sizeof(b));
-	snprintf(buf, len, "%s %s%s before %s begins%s", a, k->a_end ? "ends" : "has begun",
-		 nth(k->a_nth, na, sizeof(na)), b, nth(k->b_nth, nb, sizeof(nb)));
+	snprintf(buf, len, "%s %s%s before %s %s%s", a, k->a_end ? "ends" : "has begun",
+		 nth(k->a_nth, na, sizeof(na)), b, k->b_end ? "ends" : "begins",
+		 nth(k->b_nth, nb, sizeof(nb)));
 }
