@@ -51,7 +51,8 @@ for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws "$scenarios"/ranges/*.k
 	# a replay file also builds steered by its own schedule (kwsim export --steer)
 	grep -q '^schedule {' "$f" || continue
 	"$kwsim" export "$f" --module "$tmp/s-$name" --steer "$f" >/dev/null 2>&1 || continue
-	for c in "$tmp/s-$name"/*.c; do cp "$c" "$tmp/src/$(basename "$c" .c)_steered.c"; done
+	# the same module name, kws_ made kss_: no longer (MODULE_NAME_LEN), and no clash
+	for c in "$tmp/s-$name"/*.c; do b=$(basename "$c"); cp "$c" "$tmp/src/kss_${b#kws_}"; done
 	n=$((n + 1))
 	steered=$((${steered:-0} + 1))
 done
