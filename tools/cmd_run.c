@@ -60,6 +60,7 @@ struct run_opts {
 	const char *save;
 	const char *html;	/* export: the page's file */
 	const char *module;	/* export: the kernel module's directory */
+	const char *steer;	/* export --module: the schedule whose run it is steered by */
 	size_t max_events;	/* export: the document's cap (0: HTML_MAX_RECORDS) */
 	bool json;
 	bool timeline;
@@ -148,7 +149,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
 			     !strcmp(a, "--width") || !strcmp(a, "--from") || !strcmp(a, "--to") ||
 			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events") ||
-			     !strcmp(a, "--module") ||
+			     !strcmp(a, "--module") || !strcmp(a, "--steer") ||
 			     !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit");
 		bool export = !strcmp(cmd, "export");
 
@@ -182,6 +183,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			o->html = v;
 		} else if (export && !strcmp(a, "--module")) {
 			o->module = v;
+		} else if (export && !strcmp(a, "--steer")) {
+			o->steer = v;
 		} else if (export && !strcmp(a, "--max-events")) {
 			char *end;
 
@@ -253,7 +256,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
 					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
 					" [--max-events N]\n"
-					"       kwsim export FILE --module DIR" :
+					"       kwsim export FILE --module DIR [--steer SCHEDULE]" :
 			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
 					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
 					" [--timeline [--width N] [--from T] [--to T]"
@@ -280,6 +283,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	if (!strcmp(cmd, "export") && !o->html == !o->module)
 		return usage_error(cmd, "%s", "needs --html OUT.html (the page's file) or --module "
 				   "DIR (a kernel module's), one of them");
+	if (o->steer && !o->module)
+		return usage_error(cmd, "%s", "--steer SCHEDULE steers a kernel module: it needs "
+				   "--module DIR");
 	if (o->module && (o->nsets || o->max_events))
 		return usage_error(cmd, "%s", "--module takes no --set, --seed, --kernel, --strategy "
 				   "or --max-events: the module runs on the kernel it is loaded into");
@@ -625,7 +631,7 @@ int kwsim_export(int argc, char **argv)
 	}
 	s = scn_load(o.file, stderr);
 	if (s && o.module) {
-		rc = kmod_export(s, o.module, KWSIM_VERSION, stderr);
+		rc = kmod_export(s, o.module, o.steer, KWSIM_VERSION, stderr);
 		scn_free(s);
 		free_opts(&o);
 		return rc;

@@ -141,7 +141,9 @@ static void usage(FILE *f)
 		"  --seed, --kernel, --strategy, --set  as for run (not for a replay file)\n"
 		"  --module DIR             write the scenario as a Linux kernel module (C source,\n"
 		"                           Kbuild, Makefile) that runs it N times on a real kernel\n"
-		"                           and prints its outcome table (tools/kmod/README.md)\n",
+		"                           and prints its outcome table (tools/kmod/README.md)\n"
+		"  --steer SCHEDULE         (with --module) enforce the orderings of SCHEDULE's run\n"
+		"                           (a replay file of FILE) between the scenario's statements\n",
 		HTML_MAX_RECORDS);
 	fprintf(f, "\nserve options (README \"kwsim serve\"):\n"
 		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"

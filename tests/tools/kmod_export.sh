@@ -211,6 +211,112 @@ else
 	fail "absence: $(cat "$tmp/err")"
 fi
 
+# --- ranges: each drawn per iteration from the module's seed, never its lower bound only --------
+printf 'KW ranged\n%s\n%s\n%s\n%s\n' "$pre" \
+	'P0 @cpu0 at 1ms..3ms { r0 = kthread_queue_work(W, A); udelay(100..1000); msleep(5..20); at 30ms..40ms; }' \
+	'irq I0 @cpu1 at 2ms..10ms { r1 = kthread_queue_work(W, A); }' \
+	'exists (0:r0 == true)' >"$tmp/ranged.kws"
+rc=0
+"$kwsim" export "$tmp/ranged.kws" --module "$tmp/ranged" >/dev/null 2>"$tmp/err" || rc=$?
+c=$(ls "$tmp/ranged"/*.c 2>/dev/null)
+if [ $rc -eq 0 ] && [ -n "$c" ]; then
+	ok "a scenario with ranges exports"
+	for want in 'kw_udelay(kw_arg((long)kw_range(0, 100ULL, 1000ULL)));' \
+		'msleep((unsigned int)kw_arg((long)kw_range(1, 5ULL, 20ULL)));' \
+		'if (!kw_at(kw_range(2, 30000000ULL, 40000000ULL)))' \
+		'.at_lo = 1000000ULL, .at_hi = 3000000ULL, .at_range = 3,' \
+		'.at_lo = 2000000ULL, .at_hi = 10000000ULL, .at_range = 4,' \
+		'#define KW_NRANGES 5' 'module_param(seed, ulong, 0444);' 'cpus=%u steered=%d seed=%lu'; do
+		grep -qF -- "$want" "$c" && ok "ranged: '$want'" || fail "ranged: no '$want' in the module"
+	done
+	# the timeout covers the latest `at` a range can draw: 40 ms + 10 s
+	grep -q '^#define KW_TIMEOUT_MS 10040U$' "$c" && ok "ranged: the deadline from the upper bound" ||
+		fail "ranged: $(grep KW_TIMEOUT_MS "$c" | head -1)"
+else
+	fail "ranged: exit $rc$(kw_status_problem $rc): $(cat "$tmp/err")"
+fi
+
+# --- steering: a known schedule's orderings, enforced; a foreign schedule refused -----------------
+tc=$scenarios/races/timer-callback-vs-cancel-delayed-work-sync-mainline.kws
+rc=0
+"$kwsim" export "$tc" --module "$tmp/st" --steer "$tc" >"$tmp/out" 2>"$tmp/err" || rc=$?
+c=$(ls "$tmp/st"/*.c 2>/dev/null)
+if [ $rc -eq 0 ] && [ -n "$c" ]; then
+	ok "export --steer: exit 0"
+	for want in "orderings enforced" \
+		"steer 1: P0 line 20 'r0 = kthread_queue_delayed_work(W, D, 1);' ends before P1 line 23 'r1 = kthread_cancel_delayed_work_sync(D);' begins" \
+		"not steered: the kernel's timer callback kthread_delayed_work_timer_fn ran on cpu0"; do
+		grep -qF -- "$want" "$tmp/out" && ok "steer says '${want:0:50}...'" ||
+			fail "steer: no '$want' in: $(cat "$tmp/out")"
+	done
+	[ "$(grep -c '^  steer [0-9]*:' "$tmp/out")" -eq 1 ] && ok "steer: one ordering" ||
+		fail "steer: $(grep -c '^  steer [0-9]*:' "$tmp/out") orderings, not 1"
+	for want in '#define KW_STEERED 1' '#define KW_NSITES 2' \
+		'{ .a = 0, .a_end = true, .a_nth = 1, .b = 1, .b_end = false, .b_nth = 1,'; do
+		grep -qF -- "$want" "$c" && ok "steered module: '$want'" || fail "steered module: no '$want'"
+	done
+	# the cancel waits for the queueing's end: enter before its line, leave after its call
+	if grep -A2 'kw_steer_enter(1);' "$c" | grep -q 'kw_cancel_dwork_sync' &&
+		grep -B1 'kw_steer_leave(0);' "$c" | grep -q 'kw_queue_dwork'; then
+		ok "steered module: P1's cancel waits (kw_steer_enter), P0's queueing marks its end"
+	else
+		fail "steered module: the wait is not where the ordering says"
+	fi
+else
+	fail "export --steer: exit $rc$(kw_status_problem $rc): $(cat "$tmp/err")"
+fi
+mk=$scenarios/races/mod-delayed-work-vs-cancel-mainline.kws
+"$kwsim" export "$mk" --module "$tmp/st2" --steer "$mk" >"$tmp/out" 2>"$tmp/err"
+n=$(grep -c '^  steer [0-9]*:' "$tmp/out")
+if [ "$n" -gt 1 ] && grep -q "^#define KW_STEERED $n\$" "$tmp/st2"/*.c &&
+	grep -qF "P1 line 25 'r2 = kthread_cancel_delayed_work_sync(D);' has begun before P0 line 22 'r1 = kthread_mod_delayed_work(W, D, 5);' begins" "$tmp/out"; then
+	ok "mod-vs-cancel steered: $n orderings, the cancel in flight before the mod, steered=$n"
+	# an overlap is held from both sides: the work does not end before the cancel has begun
+	grep -qF "P1 line 25 'r2 = kthread_cancel_delayed_work_sync(D);' has begun before f line 15 'udelay(300);' ends" "$tmp/out" &&
+		grep -qF '.b_end = true,' "$tmp/st2"/*.c &&
+		ok "mod-vs-cancel steered: f's end waits for the cancel's begin" ||
+		fail "mod-vs-cancel steered: no ordering on f's end: $(cat "$tmp/out")"
+else
+	fail "mod-vs-cancel steered: $n orderings: $(cat "$tmp/out" "$tmp/err")"
+fi
+# v4.9's run: the cancel's statement begins first, the mod takes worker->lock first: that
+# ordering is said, not made (it would push the calls' lock sections the other way)
+m49=$scenarios/races/mod-delayed-work-vs-cancel-v4.9.kws
+"$kwsim" export "$m49" --module "$tmp/st4" --steer "$m49" >"$tmp/out" 2>"$tmp/err"
+if grep -qF "not steered: P1 line 29 'r2 = kthread_cancel_delayed_work_sync(D);' has begun before P0 line 26 'r1 = kthread_mod_delayed_work(W, D, 5);' begins: not made, as the second took the lock" "$tmp/out" &&
+	! grep -q "^  steer [0-9]*: P1 line 29 .* has begun before P0 line 26" "$tmp/out" &&
+	grep -q "^#define KW_STEERED $(grep -c '^  steer [0-9]*:' "$tmp/out")\$" "$tmp/st4"/*.c; then
+	ok "mod-vs-cancel v4.9 steered: the ordering the calls' lock order contradicts is not made"
+else
+	fail "mod-vs-cancel v4.9 steered: $(cat "$tmp/out" "$tmp/err")"
+fi
+"$kwsim" export "$tc" --module "$tmp/st3" --steer "$tc" >/dev/null 2>&1
+cmp -s "$c" "$tmp/st3"/*.c && ok "a steered export is the same bytes twice" ||
+	fail "two steered exports differ"
+"$kwsim" export "$tc" --module "$tmp/un" >/dev/null 2>&1
+grep -q '^#define KW_STEERED 0$' "$tmp/un"/*.c && ! grep -q 'kw_steer_enter([0-9]' "$tmp/un"/*.c &&
+	ok "unsteered: KW_STEERED 0, no wait" || fail "the unsteered module waits"
+# a schedule of another scenario, a file with no schedule: exit 2, clear, nothing written
+steer_refused() {
+	local what=$1 words=$2 rc=0
+	shift 2
+	"$kwsim" export "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ $rc -eq 2 ] && grep -q "^kwsim export: --steer .*$words" "$tmp/err" &&
+		[ ! -e "$tmp/sr" ]; then
+		ok "steer refused: $what"
+	else
+		fail "steer: $what: exit $rc$(kw_status_problem $rc): $(cat "$tmp/err")"
+	fi
+}
+steer_refused "another scenario's schedule" "its schedule is not of .*differ from line 1 on" \
+	"$tc" --module "$tmp/sr" --steer "$mk"
+sed 's/kthread_queue_delayed_work(W, D, 1)/kthread_queue_delayed_work(W, D, 2)/' "$tc" >"$tmp/edited.kws"
+steer_refused "the schedule of an edited copy" "differ from line 20 on" \
+	"$tc" --module "$tmp/sr" --steer "$tmp/edited.kws"
+steer_refused "a file with no schedule" "no schedule section" \
+	"$scenarios/races/queue-vs-flush-running.kws" --module "$tmp/sr" \
+	--steer "$scenarios/races/queue-vs-flush-running.kws"
+
 # --- usage ------------------------------------------------------------------------------------
 usage() {
 	local what=$1 rc
@@ -228,7 +334,8 @@ usage "--module with --html" "$f" --module "$tmp/u1" --html "$tmp/u1.html"
 usage "--module with --set" "$f" --module "$tmp/u2" --set cpus=4
 usage "--module without a value" "$f" --module
 usage "--module in a missing parent" "$f" --module "$tmp/no/such/dir"
-[ ! -e "$tmp/u1" ] && [ ! -e "$tmp/u2" ] && ok "usage errors write nothing" || fail "a usage error wrote"
+usage "--steer without --module" "$f" --html "$tmp/u3.html" --steer "$f"
+[ ! -e "$tmp/u1" ] && [ ! -e "$tmp/u2" ] && [ ! -e "$tmp/u3.html" ] && ok "usage errors write nothing" || fail "a usage error wrote"
 
 echo "$checks checks passed, $failed failed"
 [ $failed -eq 0 ]

@@ -130,6 +130,18 @@ expect 1 'the states count 70 iterations \(\+0 unsafe, \+0 late\), not 100' "los
 expect 0 'module: 30 iterations not counted: a context started late' \
 	"late iterations are accounted for" -- --log "6.1=$tmp/tc-late.log" "$tc"
 
+# a steered module's table: its orderings and how often each held are the module's notes
+{
+	sed -e 's/steered=0/steered=1 seed=1/' -e '/kwsim: end/d' "$tmp/tc-ok.log"
+	echo "[    3.300050] kwsim: note steer 1: P0 line 20 'r0 = kthread_queue_delayed_work(W, D, 1);' ends before P1 line 23 'r1 = kthread_cancel_delayed_work_sync(D);' begins"
+	echo "[    6.200000] kwsim: note steer 1 held 97 waited 2 unenforced 1 (of 100 iterations; unenforced: the wait timed out after steer_us=100000)"
+	echo "[    6.300000] kwsim: end timer-callback-vs-cancel-delayed-work-sync-mainline positive=0 negative=100"
+} >"$tmp/tc-steered.log"
+expect 0 'timer-callback-vs-cancel-delayed-work-sync-mainline on 6.1 .*steered=1' \
+	"a steered module's table says steered=1" -- --log "6.1=$tmp/tc-steered.log" "$tc"
+expect 0 'module: steer 1 held 97 waited 2 unenforced 1' "its orderings' counts are shown" -- \
+	--log "6.1=$tmp/tc-steered.log" "$tc"
+
 # --- WARNINGs from the log ------------------------------------------------------
 ow=$races/one-work-two-workers.kws
 warnlog() { # FUNCTION LINE
@@ -190,6 +202,10 @@ expect 2 "'6.2' is not one of 6.1, 6.12" "an unknown kernel in --log" -- --log "
 expect 2 'no such file' "a missing scenario" -- --log "6.1=$tmp/fa-hang.log" "$tmp/none.kws"
 expect 2 'not one of the FILEs' "--expect of a file not run" -- --log "6.1=$tmp/fa-hang.log" --expect "$tc" "$fa"
 expect 2 'positive number' "--iterations 0" -- --iterations 0 "$fa"
+expect 2 '--steer .*not one of the FILEs' "--steer of a file not run" -- \
+	--log "6.1=$tmp/fa-hang.log" --steer "$tc=$tc" "$fa"
+expect 2 '--steer .*no such file' "--steer with a missing schedule" -- \
+	--log "6.1=$tmp/fa-hang.log" --steer "$fa=$tmp/none.kws" "$fa"
 expect 2 'want NAME=VALUE' "a bad --param" -- --param 'x' "$fa"
 echo '{"kernels": []}' >"$tmp/empty.json"
 expect 2 'not a kwsim explore --json summary' "a bad --explore-json" -- \

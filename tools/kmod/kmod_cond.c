@@ -294,11 +294,51 @@ void kgen_refuse(struct kgen *g)
 	fputs("\treturn NULL;\n}\n", out);
 }
 
+static int expr_ranges(const struct scn_expr *e)
+{
+	int n;
+
+	if (!e)
+		return 0;
+	n = e->kind == EX_RANGE;
+	if (e->kind == EX_CALL)
+		for (int i = 0; i < e->nargs; i++)
+			n += expr_ranges(e->args[i]);
+	else if (e->kind != EX_RANGE)
+		n += expr_ranges(e->lhs) + expr_ranges(e->rhs);
+	return n;
+}
+
+static int stmt_ranges(const struct scn_stmt *st)
+{
+	int n = 0;
+
+	for (; st; st = st->next)
+		n += (st->kind == ST_AT && st->ns_hi > st->ns) + expr_ranges(st->e) +
+		     stmt_ranges(st->body) + stmt_ranges(st->orelse);
+	return n;
+}
+
+int kgen_count_ranges(const struct scn *s)
+{
+	int n = stmt_ranges(s->setup);
+
+	for (int i = 0; i < s->nfns; i++)
+		n += stmt_ranges(s->fns[i]->body);
+	for (int i = 0; i < s->nprogs; i++) {
+		const struct scn_prog *p = s->progs[i];
+
+		if (p->kind == PROG_THREAD || p->kind == PROG_IRQ)
+			n += (p->at_hi > p->at) + stmt_ranges(p->body);
+	}
+	return n;
+}
+
 static uint64_t last_at(const struct scn_stmt *st, uint64_t last)
 {
 	for (; st; st = st->next) {
-		if (st->kind == ST_AT && st->ns > last)
-			last = st->ns;
+		if (st->kind == ST_AT && st->ns_hi > last)
+			last = st->ns_hi;
 		last = last_at(st->body, last_at(st->orelse, last));
 	}
 	return last;

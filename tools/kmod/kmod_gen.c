@@ -9,6 +9,7 @@
 #include "scenario/scn.h"
 #include "scenario/scn_api.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,10 @@ static void expr(struct kgen *g, const struct scn_expr *e)
 		if (!value_call(g, e))
 			abort();	/* the parser gives a value only to calls listed there */
 		return;
+	case EX_RANGE:		/* a call's time argument: a value drawn per iteration */
+		fprintf(out, "(long)kw_range(%d, %ldULL, %ldULL)", g->nranges++, e->lhs->value,
+			e->rhs->value);
+		return;
 	case EX_UNARY:
 		fputc('(', out);
 		op_text(out, e->op);
@@ -242,10 +247,13 @@ static void void_call(struct kgen *g, const struct scn_expr *e)
 		fprintf(out, ", %d);\n", line);
 		return;
 	case API_FLUSH_WORKER:
+		fprintf(out, "kw_flush_worker(&kw_workers[%d], %d);\n", a[0]->obj->index, line);
+		return;
 	case API_DESTROY_WORKER:
-		fprintf(out, "kw_%s(&kw_workers[%d], %d);\n",
-			e->api->id == API_FLUSH_WORKER ? "flush_worker" : "destroy_worker",
-			a[0]->obj->index, line);
+		fprintf(out, "if (!kw_destroy_worker(&kw_workers[%d], %d))\n", a[0]->obj->index,
+			line);
+		indent(g);
+		fputs("\tKW_GIVE_UP();\n", out);
 		return;
 	case API_UDELAY:
 	case API_MDELAY:
@@ -321,7 +329,34 @@ static void loop(struct kgen *g, const struct scn_stmt *st)
 	fputs("}\n", out);
 }
 
+/* The steering site of st (an ordering names it), or -1. */
+static int site_of(const struct kgen *g, const struct scn_stmt *st)
+{
+	for (int i = 0; i < g->nsites; i++)
+		if (g->sites[i] == st)
+			return i;
+	return -1;
+}
+
+static void stmt_code(struct kgen *g, const struct scn_stmt *st);
+
+/* A statement; one an ordering names waits first (kw_steer_enter) and says it ended after. */
 static void stmt(struct kgen *g, const struct scn_stmt *st)
+{
+	int site = site_of(g, st);
+
+	if (site >= 0) {
+		indent(g);
+		fprintf(g->out, "kw_steer_enter(%d);\n", site);
+	}
+	stmt_code(g, st);
+	if (site >= 0) {
+		indent(g);
+		fprintf(g->out, "kw_steer_leave(%d);\n", site);
+	}
+}
+
+static void stmt_code(struct kgen *g, const struct scn_stmt *st)
 {
 	FILE *out = g->out;
 
@@ -385,7 +420,11 @@ static void stmt(struct kgen *g, const struct scn_stmt *st)
 		loop(g, st);
 		return;
 	case ST_AT:
-		fprintf(out, "if (!kw_at(%lluULL))\n", (unsigned long long)st->ns);
+		if (st->ns_hi > st->ns)
+			fprintf(out, "if (!kw_at(kw_range(%d, %lluULL, %lluULL)))\n", g->nranges++,
+				(unsigned long long)st->ns, (unsigned long long)st->ns_hi);
+		else
+			fprintf(out, "if (!kw_at(%lluULL))\n", (unsigned long long)st->ns);
 		indent(g);
 		fputs("\tKW_GIVE_UP();\n", out);
 		return;
@@ -464,15 +503,17 @@ static void contexts(struct kgen *g)
 			ctx_body(g, s->progs[i]->name, i, s->progs[i]->body);
 	fputs("\n/* the init block first: kw_iterate() runs it before the rest */\n", out);
 	fputs("static struct kw_ctx kw_ctxs[KW_NCTX] = {\n", out);
-	fputs("\t{ .name = \"init\", .cpu = 0, .body = kw_body_init },\n", out);
+	fputs("\t{ .name = \"init\", .cpu = 0, .at_range = -1, .body = kw_body_init },\n", out);
 	for (int i = 0; i < s->nprogs; i++) {
 		const struct scn_prog *p = s->progs[i];
 
 		if (!is_context(p))
 			continue;
-		fprintf(out, "\t{ .name = \"%s\", .cpu = %d, .irq = %s, .at_ns = %lluULL, "
-			".body = kw_body_%s },\n", p->name, p->cpu,
-			p->kind == PROG_IRQ ? "true" : "false", (unsigned long long)p->at, p->name);
+		fprintf(out, "\t{ .name = \"%s\", .cpu = %d, .irq = %s, .at_lo = %lluULL, "
+			".at_hi = %lluULL, .at_range = %d, .body = kw_body_%s },\n", p->name,
+			p->cpu, p->kind == PROG_IRQ ? "true" : "false", (unsigned long long)p->at,
+			(unsigned long long)p->at_hi, p->at_hi > p->at ? g->nranges++ : -1,
+			p->name);
 	}
 	fputs("};\n", out);
 }
@@ -606,6 +647,13 @@ static void settle_and_teardown(struct kgen *g)
 			fprintf(out, " &&\n\t       !timer_pending(&kw.dwork_%s.timer)", o->name);
 	}
 	fputs(";\n}\n", out);
+	fputs("\nstatic bool __maybe_unused kw_armed_on(struct kthread_worker *w)\n{\n\treturn false", out);
+	for (int i = 0; i < s->nobjs; i++)
+		if (s->objs[i]->kind == OBJ_DWORK)
+			fprintf(out, " ||\n\t       (timer_pending(&kw.dwork_%s.timer) && "
+				"READ_ONCE(kw.dwork_%s.work.worker) == w)", s->objs[i]->name,
+				s->objs[i]->name);
+	fputs(";\n}\n", out);
 	fputs("\nstatic bool kw_settled(void)\n{\n", out);
 	fputs("\tfor (int i = 0; i < KW_NFNS; i++)\n\t\tif (atomic_read(&kw_fns[i].active))\n"
 	      "\t\t\treturn false;\n", out);
@@ -643,8 +691,8 @@ static void defines(struct kgen *g, const char *version)
 
 	for (int i = 0; i < s->nprogs; i++) {
 		nctx += is_context(s->progs[i]);
-		if (s->progs[i]->at > last)
-			last = s->progs[i]->at;
+		if (s->progs[i]->at_hi > last)
+			last = s->progs[i]->at_hi;
 	}
 	if (g->last_at > last)
 		last = g->last_at;
@@ -659,16 +707,67 @@ static void defines(struct kgen *g, const char *version)
 	fprintf(out, "#define KW_LATE_US %uU\n", kgen_late_us(s));
 	fprintf(out, "#define KW_NCTX %d\n#define KW_NFNS %d\n#define KW_NWORKERS %d\n", nctx,
 		s->nfns, count_kind(s, OBJ_WORKER));
-	fputs("#define KW_STEERED 0\n\n", out);
+	fprintf(out, "#define KW_NRANGES %d\n", kgen_count_ranges(s));
+	fprintf(out, "#define KW_STEERED %d\n#define KW_NSITES %d\n\n",
+		g->steer ? g->steer->norders : 0, g->nsites);
 }
 
-void kmod_gen(const struct scn *s, const char *version, FILE *out)
+/* The sites: each statement an ordering names, once, in the orderings' order. */
+static void steer_sites(struct kgen *g)
 {
-	struct kgen g = { .out = out, .s = s };
+	const struct kmod_steer *st = g->steer;
 
+	if (!st)
+		return;
+	g->sites = calloc((size_t)st->norders * 2 + 1, sizeof(*g->sites));
+	if (!g->sites)
+		abort();
+	for (int i = 0; i < st->norders; i++) {
+		if (site_of(g, st->orders[i].a) < 0)
+			g->sites[g->nsites++] = st->orders[i].a;
+		if (site_of(g, st->orders[i].b) < 0)
+			g->sites[g->nsites++] = st->orders[i].b;
+	}
+}
+
+/* kw_steers[] (declared in kmod_head.c) and what is not steered, as kw_unsteered[]. */
+static void steer_table(struct kgen *g)
+{
+	const struct kmod_steer *st = g->steer;
+	FILE *out = g->out;
+	char text[900];
+
+	fputs("\n/* The orderings of the steering schedule's run the module enforces. */\n", out);
+	fputs("static struct kw_steer kw_steers[KW_STEERED ? KW_STEERED : 1] = {\n", out);
+	for (int i = 0; st && i < st->norders; i++) {
+		const struct kmod_order *k = &st->orders[i];
+
+		kmod_order_text(g->s, k, text, sizeof(text));
+		fprintf(out, "\t{ .a = %d, .a_end = %s, .a_nth = %ld, .b = %d, .b_end = %s, "
+			".b_nth = %ld,\n\t  .text = ", site_of(g, k->a), k->a_end ? "true" : "false",
+			k->a_nth, site_of(g, k->b), k->b_end ? "true" : "false", k->b_nth);
+		kgen_cstr(out, text);
+		fputs(" },\n", out);
+	}
+	fputs("};\n\nstatic const char *const kw_unsteered[] = {\n", out);
+	for (size_t i = 0; st && i < st->nnotes; i++) {
+		snprintf(text, sizeof(text), "%s", st->notes[i]);
+		fputc('\t', out);
+		kgen_cstr(out, text);
+		fputs(",\n", out);
+	}
+	fputs("\tNULL\n};\n", out);
+}
+
+void kmod_gen(const struct scn *s, const struct kmod_steer *steer, const char *version, FILE *out)
+{
+	struct kgen g = { .out = out, .s = s, .steer = steer };
+
+	steer_sites(&g);
 	kgen_last_at(&g);
 	defines(&g, version);
 	fwrite(kmod_kmod_head_c, 1, kmod_kmod_head_c_len, out);
+	steer_table(&g);
 	objects(&g);
 	for (int i = 0; i < s->nfns; i++)
 		fn_body(&g, s->fns[i]);
@@ -677,6 +776,8 @@ void kmod_gen(const struct scn *s, const char *version, FILE *out)
 	settle_and_teardown(&g);
 	kgen_cond(&g);
 	kgen_refuse(&g);
+	assert(g.nranges == kgen_count_ranges(s));	/* every site drawn from has its counter */
 	fputc('\n', out);
 	fwrite(kmod_kmod_main_c, 1, kmod_kmod_main_c_len, out);
+	free(g.sites);
 }

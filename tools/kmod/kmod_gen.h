@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 struct scn;
+struct scn_stmt;
+struct kmod_steer;
 
 struct kgen {
 	FILE *out;
@@ -13,7 +15,11 @@ struct kgen {
 	int prog;		/* whose registers a body writes */
 	const char *who;	/* the context a body is, for log() */
 	int depth;		/* of blocks: indentation, loop counters' names */
-	uint64_t last_at;	/* the latest `at` statement, ns */
+	uint64_t last_at;	/* the latest `at` statement (a range's upper bound), ns */
+	int nranges;		/* range sites numbered so far (kw_range()'s site) */
+	const struct kmod_steer *steer;	/* NULL: not steered */
+	const struct scn_stmt **sites;	/* the statements the orderings name, by site */
+	int nsites;
 };
 
 /* text as a C string literal: quotes, backslashes and bytes outside ASCII escaped */
@@ -22,6 +28,8 @@ void kgen_cstr(FILE *out, const char *text);
 void kgen_cond(struct kgen *g);
 /* kw_refuse(): the settings as load-time checks */
 void kgen_refuse(struct kgen *g);
+/* The range sites of s: its statements' and programs' ranges (KW_NRANGES). */
+int kgen_count_ranges(const struct scn *s);
 /* g->last_at from the programs' `at` statements */
 void kgen_last_at(struct kgen *g);
 /*

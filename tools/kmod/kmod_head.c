@@ -52,6 +52,10 @@ static unsigned int late_us = KW_LATE_US;
 module_param(late_us, uint, 0444);
 MODULE_PARM_DESC(late_us, "a context that starts (or reaches an `at`) later than this (us) is "
 		 "late: its iteration is not counted in the states (0: not checked)");
+static ulong seed = 1;
+module_param(seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seeds the values each iteration draws of the scenario's time ranges "
+		 "(at LO..HI, udelay(LO..HI), ...): the same seed, the same values");
 static unsigned int timeout_ms = KW_TIMEOUT_MS;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "an iteration's deadline from its start (ms): a context not done by then is stuck");
@@ -61,9 +65,11 @@ struct kw_ctx {
 	const char *name;
 	int cpu;			/* -1: any */
 	bool irq;
-	u64 at_ns;			/* after the common start */
+	u64 at_lo, at_hi;		/* after the common start: a time, or a range */
+	int at_range;			/* its range's kw_range() site, -1: none */
 	void (*body)(struct kw_ctx *c);
 	/* per iteration */
+	u64 at_ns;			/* its start after the common start: at_lo, or drawn */
 	int line;			/* the scenario line it is at (WRITE_ONCE) */
 	int stuck_line;			/* it gave up at this line: a wait past the deadline */
 	bool started;			/* its thread made, or its hrtimer armed */
@@ -86,6 +92,34 @@ static unsigned long kw_j0;		/* jiffies at kw_start, a tick boundary */
 static atomic_long_t kw_seq;		/* orders fns' first starts: before(f, g) */
 static atomic_t kw_unsafe;		/* calls skipped this iteration: they would corrupt the kernel */
 static atomic_t kw_late_starts;		/* contexts late to their time this iteration */
+static unsigned int kw_iter;		/* the iteration running, from 0 */
+static atomic_t kw_range_n[KW_NRANGES ? KW_NRANGES : 1];	/* draws of each range site */
+
+/* splitmix64's finaliser: a well-mixed 64-bit value of x */
+static __maybe_unused u64 kw_mix(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * A value of the range lo..hi (both included) at range site `site`: a pure
+ * function of the seed parameter, the iteration, the site and how many
+ * times the site drew before in this iteration (a range in a loop draws
+ * each round), so that the same seed draws the same values whichever CPU
+ * gets there first.
+ */
+static __maybe_unused u64 kw_range(int site, u64 lo, u64 hi)
+{
+	u64 n = (u64)atomic_inc_return(&kw_range_n[site]);
+	u64 x = kw_mix(kw_mix(kw_mix(seed) + kw_iter) + ((u64)site << 32 | n));
+
+	if (hi - lo == U64_MAX)
+		return x;
+	return lo + x % (hi - lo + 1);
+}
 
 static __maybe_unused bool kw_late(void)
 {
@@ -202,15 +236,24 @@ struct kw_worker {
 	long stop_code;
 	bool dead;			/* kthread_destroy_worker() called: w is freed */
 	bool stopped;			/* a legacy worker's thread stopped */
+	atomic_t users;			/* calls on w in flight: its destroy waits for them */
 };
 
 static struct kw_worker kw_workers[KW_NWORKERS ? KW_NWORKERS : 1];
 
-/* A worker the scenario may use now, or NULL (with a note) when it may not. */
+/*
+ * A worker the scenario may use now, or NULL (with a note) when it may not.
+ * A call that got it holds it (users) until kw_worker_put(): a destroy
+ * racing the call waits for it, so that nothing is queued or armed on a
+ * worker after kthread_destroy_worker() has looked at its lists.
+ */
 static __maybe_unused struct kthread_worker *kw_worker(struct kw_worker *wk, const char *what,
 						       int line)
 {
+	atomic_inc(&wk->users);
+	smp_mb__after_atomic();		/* pairs with kw_destroy_worker()'s smp_mb() */
 	if (!wk->w || READ_ONCE(wk->dead)) {
+		atomic_dec(&wk->users);
 		pr_info_ratelimited("kwsim: note %s of worker %s at line %d skipped: the worker %s\n",
 				    what, wk->name, line, wk->w ? "is destroyed (a use after free)" :
 				    "was not made");
@@ -219,6 +262,14 @@ static __maybe_unused struct kthread_worker *kw_worker(struct kw_worker *wk, con
 	}
 	return wk->w;
 }
+
+static __maybe_unused void kw_worker_put(struct kw_worker *wk)
+{
+	atomic_dec(&wk->users);
+}
+
+/* The scenario's delayed works and timers armed for w (generated: it knows them). */
+static bool __maybe_unused kw_armed_on(struct kthread_worker *w);
 
 static __maybe_unused void kw_create_worker(struct kw_worker *wk, int cpu, unsigned int flags,
 					    const char *name, int line)
@@ -283,15 +334,41 @@ static __maybe_unused long kw_stop_worker(struct kw_worker *wk)
 	return wk->stop_code;
 }
 
-static __maybe_unused void kw_destroy_worker(struct kw_worker *wk, int line)
+/*
+ * kthread_destroy_worker() of a worker a delayed work is still armed for
+ * frees the worker under the timer, whose callback then takes the freed
+ * lock and unlinks from the freed list: a crash (seen under TCG, a late
+ * program arming it as the destroy came). Such a destroy is skipped and
+ * counted unsafe; the teardown destroys the worker once the timers are
+ * deleted.
+ */
+/* false: a call on the worker (a flush) did not end before the deadline: the context is stuck */
+static __maybe_unused bool kw_destroy_worker(struct kw_worker *wk, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_destroy_worker()", line);
 
 	if (!w)
-		return;
+		return true;
+	kw_worker_put(wk);
 	/* dead first: a use racing the destroy is skipped rather than made after the kfree() */
 	WRITE_ONCE(wk->dead, true);
+	smp_mb();
+	/* and one already in flight ends first, as the destroy's own flush would wait for it */
+	while (atomic_read(&wk->users)) {
+		if (kw_late())
+			return false;
+		usleep_range(10, 20);
+	}
+	if (kw_armed_on(w)) {
+		pr_info_ratelimited("kwsim: note line %d: kthread_destroy_worker(%s) skipped: a "
+				    "delayed work or timer is armed for it (its callback would use the "
+				    "freed worker)\n", line, wk->name);
+		atomic_inc(&kw_unsafe);
+		WRITE_ONCE(wk->dead, false);
+		return true;
+	}
 	kthread_destroy_worker(w);
+	return true;
 }
 
 /*
@@ -459,24 +536,39 @@ static __maybe_unused long kw_queue_work(struct kw_worker *wk, struct kthread_wo
 					 int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_queue_work()", line);
+	long v;
 
-	return w ? kthread_queue_work(w, work) : 0;
+	if (!w)
+		return 0;
+	v = kthread_queue_work(w, work);
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused long kw_queue_dwork(struct kw_worker *wk,
 					  struct kthread_delayed_work *dwork, long delay, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_queue_delayed_work()", line);
+	long v;
 
-	return w ? kthread_queue_delayed_work(w, dwork, kw_arg(delay)) : 0;
+	if (!w)
+		return 0;
+	v = kthread_queue_delayed_work(w, dwork, kw_arg(delay));
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused long kw_mod_dwork(struct kw_worker *wk, struct kthread_delayed_work *dwork,
 					long delay, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_mod_delayed_work()", line);
+	long v;
 
-	return w ? kthread_mod_delayed_work(w, dwork, kw_arg(delay)) : 0;
+	if (!w)
+		return 0;
+	v = kthread_mod_delayed_work(w, dwork, kw_arg(delay));
+	kw_worker_put(wk);
+	return v;
 }
 
 static __maybe_unused void kw_flush_work(struct kthread_work *work, int line)
@@ -489,8 +581,10 @@ static __maybe_unused void kw_flush_worker(struct kw_worker *wk, int line)
 {
 	struct kthread_worker *w = kw_worker(wk, "kthread_flush_worker()", line);
 
-	if (w)
-		kthread_flush_worker(w);
+	if (!w)
+		return;
+	kthread_flush_worker(w);
+	kw_worker_put(wk);
 }
 
 static __maybe_unused long kw_cancel_work_sync(struct kthread_work *work, int line)
@@ -513,6 +607,88 @@ static __maybe_unused long kw_before(atomic_long_t *a, atomic_long_t *b)
 	long x = atomic_long_read(a), y = atomic_long_read(b);
 
 	return x && y && x < y;
+}
+
+/*
+ * Steering (kwsim export --steer): before a statement an ordering names
+ * begins (or ends) for the b_nth time, the statement a must have begun (or
+ * ended) a_nth times in this iteration; it waits for that, spinning (and giving
+ * way to other tasks where it may sleep), at most steer_us, never past the
+ * deadline. A wait that times out goes on unenforced: the kernel's order
+ * there is its own, and counted. The generated code calls kw_steer_enter()
+ * and kw_steer_leave() around each statement an ordering names (its site).
+ */
+static unsigned int steer_us = 100000;
+module_param(steer_us, uint, 0444);
+MODULE_PARM_DESC(steer_us, "how long (us) a steered statement waits for the step it is ordered "
+		 "after before it goes on unenforced");
+
+struct kw_steer {
+	int a, b;			/* sites */
+	bool a_end;			/* a ends (else: has begun) before b ... */
+	bool b_end;			/* ... ends (else: begins) */
+	int a_nth, b_nth;		/* the times of each, counted in the iteration */
+	const char *text;
+	/* over the iterations: the order held when b got there, b waited for it, b gave up */
+	atomic_t held, waited, unenforced;
+};
+
+static struct kw_steer kw_steers[KW_STEERED ? KW_STEERED : 1];
+#define KW_STEER_SPIN_NS (500 * NSEC_PER_USEC)	/* how long a waiter spins before it sleeps */
+static atomic_t kw_site_begun[KW_NSITES ? KW_NSITES : 1];	/* per iteration */
+static atomic_t kw_site_ended[KW_NSITES ? KW_NSITES : 1];
+
+static __maybe_unused void kw_steer_wait(struct kw_steer *k)
+{
+	atomic_t *c = k->a_end ? &kw_site_ended[k->a] : &kw_site_begun[k->a];
+	u64 now = ktime_get_ns(), until = now + (u64)steer_us * NSEC_PER_USEC;
+	u64 spin = now + KW_STEER_SPIN_NS;
+	bool waited = false;
+
+	while (atomic_read(c) < k->a_nth) {
+		now = ktime_get_ns();
+		if (now > until || kw_late()) {
+			atomic_inc(&k->unenforced);
+			return;
+		}
+		waited = true;
+		/*
+		 * The waiter spins at first, so that it goes on as soon as the
+		 * other step is there (a race's window is microseconds); then,
+		 * where it may, it sleeps between looks: a vCPU spinning for long
+		 * under QEMU's TCG takes a host CPU from the one it waits for (a
+		 * version that spun throughout made three times as many late
+		 * starts; one that slept throughout woke milliseconds late), and a
+		 * thread on its own CPU must let the other run. An irq or a timer
+		 * callback, or a statement under a lock, spins.
+		 */
+		if (now > spin && !in_atomic() && !irqs_disabled())
+			usleep_range(10, 20);
+		else
+			cpu_relax();
+	}
+	atomic_inc(waited ? &k->waited : &k->held);
+}
+
+static __maybe_unused void kw_steer_enter(int site)
+{
+	int n = atomic_read(&kw_site_begun[site]) + 1;
+
+	for (int i = 0; i < KW_STEERED; i++)
+		if (kw_steers[i].b == site && !kw_steers[i].b_end && kw_steers[i].b_nth == n)
+			kw_steer_wait(&kw_steers[i]);
+	atomic_inc(&kw_site_begun[site]);
+}
+
+/* The statement at site is done; one whose end is ordered after another's begin waits. */
+static __maybe_unused void kw_steer_leave(int site)
+{
+	int n = atomic_read(&kw_site_ended[site]) + 1;
+
+	for (int i = 0; i < KW_STEERED; i++)
+		if (kw_steers[i].b == site && kw_steers[i].b_end && kw_steers[i].b_nth == n)
+			kw_steer_wait(&kw_steers[i]);
+	atomic_inc(&kw_site_ended[site]);
 }
 
 /*

@@ -36,7 +36,8 @@ static enum hrtimer_restart kw_irq_fire(struct hrtimer *t)
 {
 	struct kw_ctx *c = container_of(t, struct kw_ctx, timer);
 
-	if (ktime_get_ns() > kw_start + c->at_ns + (u64)late_us * NSEC_PER_USEC)
+	/* late_us=0: not checked, as for a thread (kw_wait_until()) */
+	if (late_us && ktime_get_ns() > kw_start + c->at_ns + (u64)late_us * NSEC_PER_USEC)
 		atomic_inc(&kw_late_starts);
 	c->body(c);
 	WRITE_ONCE(c->finished, true);
@@ -54,6 +55,7 @@ static void kw_irq_arm(void *arg)
 
 static int kw_ctx_prepare(struct kw_ctx *c)
 {
+	c->at_ns = c->at_range < 0 ? c->at_lo : kw_range(c->at_range, c->at_lo, c->at_hi);
 	c->line = 0;
 	c->stuck_line = 0;
 	c->finished = false;
@@ -189,6 +191,12 @@ static bool kw_iterate(char *text)
 	atomic_long_set(&kw_seq, 0);
 	atomic_set(&kw_unsafe, 0);
 	atomic_set(&kw_late_starts, 0);
+	for (i = 0; i < KW_NRANGES; i++)
+		atomic_set(&kw_range_n[i], 0);
+	for (i = 0; i < KW_NSITES; i++) {
+		atomic_set(&kw_site_begun[i], 0);
+		atomic_set(&kw_site_ended[i], 0);
+	}
 	for (i = 0; i < KW_NCTX; i++)
 		kw_ctx_prepare(&kw_ctxs[i]);
 	/* the init block first, on cpu0, before any program */
@@ -247,6 +255,11 @@ static void kw_print_table(unsigned int done)
 		pr_info("kwsim: late %u (iterations in which a context started more than late_us=%u "
 			"after its time; their states are not counted)\n", kw_late_iterations,
 			late_us);
+	for (int i = 0; i < KW_STEERED; i++)
+		pr_info("kwsim: note steer %d held %u waited %u unenforced %u (of %u iterations; "
+			"unenforced: the wait timed out after steer_us=%u)\n", i + 1,
+			atomic_read(&kw_steers[i].held), atomic_read(&kw_steers[i].waited),
+			atomic_read(&kw_steers[i].unenforced), done, steer_us);
 	pr_info("kwsim: note %u of %u iterations ran\n", done, iterations);
 	pr_info("kwsim: end %s positive=%u negative=%u\n", KW_NAME, pos, neg);
 }
@@ -268,10 +281,15 @@ static int __init kw_init(void)
 		kfree(text);
 		return -ENOMEM;
 	}
-	pr_info("kwsim: begin %s iterations=%u release=%s cpus=%u steered=%d\n", KW_NAME,
-		iterations, init_utsname()->release, num_online_cpus(), KW_STEERED);
+	pr_info("kwsim: begin %s iterations=%u release=%s cpus=%u steered=%d seed=%lu\n",
+		KW_NAME, iterations, init_utsname()->release, num_online_cpus(), KW_STEERED, seed);
+	for (int i = 0; i < KW_STEERED; i++)
+		pr_info("kwsim: note steer %d: %s\n", i + 1, kw_steers[i].text);
+	for (int i = 0; kw_unsteered[i]; i++)
+		pr_info("kwsim: note not steered: %s\n", kw_unsteered[i]);
 	kw_print_unobserved();
 	for (; done < iterations; done++) {
+		kw_iter = done;
 		if (!kw_iterate(text)) {
 			kw_stuck = true;
 			kw_report_stuck();

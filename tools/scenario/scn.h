@@ -398,6 +398,14 @@ struct scn_run {
 	/* Also the caller's, or NULL: each scenario line a context starts (what ""). */
 	void (*on_line)(void *arg, const struct scn_event *ev);
 	/*
+	 * Also the caller's, or NULL: each simple statement (a call, an
+	 * assignment, `at`, `log`; not if/repeat/while/a block) as it begins
+	 * (end false) and as it ends (end true), in the machine's order, with
+	 * the task it runs in (0 in an interrupt's context): kwsim export
+	 * --module --steer reads the orderings of a run's steps from it.
+	 */
+	void (*on_step)(void *arg, const struct scn_stmt *st, bool end, int pid);
+	/*
 	 * Also set by the caller, or NULL for s->cfg: the machine's
 	 * configuration for this run, so that runs of one parse differ (a
 	 * campaign's seeds) without writing to it. A scenario with invariants

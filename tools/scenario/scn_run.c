@@ -542,7 +542,27 @@ static void exec_list(struct env *env, const struct scn_stmt *st)
 		exec(env, st);
 }
 
+static bool simple_stmt(const struct scn_stmt *st)
+{
+	return st->kind != ST_IF && st->kind != ST_REPEAT && st->kind != ST_WHILE &&
+	       st->kind != ST_BLOCK;
+}
+
+static void exec_stmt(struct env *env, const struct scn_stmt *st);
+
 static void exec(struct env *env, const struct scn_stmt *st)
+{
+	bool step = R->on_step && simple_stmt(st);
+	int pid = current && !in_irq() && !in_serving_softirq() ? current->pid : 0;
+
+	if (step)
+		R->on_step(R->event_arg, st, false, pid);
+	exec_stmt(env, st);
+	if (step && !R->failed)
+		R->on_step(R->event_arg, st, true, pid);
+}
+
+static void exec_stmt(struct env *env, const struct scn_stmt *st)
 {
 	long v, n;
 
@@ -991,6 +1011,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	void (*on_event)(void *, const struct scn_event *) = run->on_event;
 	void *event_arg = run->event_arg;
 	void (*on_line)(void *, const struct scn_event *) = run->on_line;
+	void (*on_step)(void *, const struct scn_stmt *, bool, int) = run->on_step;
 	const struct sim_config *config = run->config;
 	struct sim_finding *findings = run->findings;
 	struct sim_decision *log = run->log;
@@ -1003,6 +1024,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->on_event = on_event;
 	run->event_arg = event_arg;
 	run->on_line = on_line;
+	run->on_step = on_step;
 	run->config = config;
 	run->findings = findings;
 	run->findings_cap = findings_cap;
