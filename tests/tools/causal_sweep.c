@@ -12,7 +12,8 @@
  * trace shows an effect before its cause fails the test, with the file,
  * variant, strategy, seed and the first violation, so it replays.
  *
- * Usage: causal_sweep DIR [--seeds N] [--race-seeds N]
+ * Usage: causal_sweep DIR [--seeds N] [--race-seeds N] [--kernel NAME]
+ * --kernel sweeps one variant (CTest runs one test a variant, side by side).
  * The work is bounded by run counts, never by time.
  */
 #include "explore/strategy.h"
@@ -208,11 +209,13 @@ static long arg_num(const char *opt, const char *v)
 int main(int argc, char **argv)
 {
 	long seeds = 20, race_seeds = 1000;
+	const char *kernel = NULL;
 	const struct kw_model *models[16];
 	size_t nmodels = 0, total = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: causal_sweep DIR [--seeds N] [--race-seeds N]\n");
+		fprintf(stderr, "usage: causal_sweep DIR [--seeds N] [--race-seeds N] "
+			"[--kernel NAME]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -220,6 +223,8 @@ int main(int argc, char **argv)
 			seeds = arg_num(argv[i], argv[i + 1]), i++;
 		else if (!strcmp(argv[i], "--race-seeds"))
 			race_seeds = arg_num(argv[i], argv[i + 1]), i++;
+		else if (!strcmp(argv[i], "--kernel") && i + 1 < argc)
+			kernel = argv[++i];
 		else
 			return fprintf(stderr, "causal_sweep: unknown option %s\n", argv[i]), 2;
 	}
@@ -227,10 +232,16 @@ int main(int argc, char **argv)
 	if (!quiet)
 		abort();
 	walk(argv[1]);
-	for (size_t i = 0; i < kw_model_count() && nmodels < 16; i++)
-		models[nmodels++] = kw_model_get(i);
-	for (size_t i = 0; i < kw_tree_count() && nmodels < 16; i++)
-		models[nmodels++] = kw_tree_get(i);
+	if (kernel) {
+		models[nmodels] = kw_model_find(kernel);
+		if (!models[nmodels++])
+			return fprintf(stderr, "causal_sweep: no variant %s\n", kernel), 2;
+	} else {
+		for (size_t i = 0; i < kw_model_count() && nmodels < 16; i++)
+			models[nmodels++] = kw_model_get(i);
+		for (size_t i = 0; i < kw_tree_count() && nmodels < 16; i++)
+			models[nmodels++] = kw_tree_get(i);
+	}
 	for (size_t f = 0; f < nfiles; f++) {
 		/* races, and the runs with ranges (each seed draws their values), get more */
 		long n = strstr(files[f], "/races/") || strstr(files[f], "/ranges/") ? race_seeds : seeds;
