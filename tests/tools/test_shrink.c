@@ -9,6 +9,9 @@
  *  - the same input gives the same bytes; a target named by its key gives
  *    what the default gives; the condition can be the target;
  *  - the budget bounds the runs, and what it leaves still replays;
+ *  - a candidate's step limit follows the original run's points (four
+ *    times, plus 100), within the scenario's max_steps: a short run's
+ *    looping candidates stop after a few hundred points, not 100,000;
  *  - a run without a log, a target the run does not show and a run that
  *    shows nothing are refused with a reason.
  */
@@ -308,6 +311,21 @@ START_TEST(budget)
 }
 END_TEST
 
+START_TEST(step_bound)
+{
+	/* hand-worked: 4 * 120 + 100; a scenario's lower limit wins; 0 is no limit */
+	ck_assert_uint_eq(xshrink_step_bound(120, 200000), 580);
+	ck_assert_uint_eq(xshrink_step_bound(120, 0), 580);
+	ck_assert_uint_eq(xshrink_step_bound(120, 500), 500);
+	ck_assert_uint_eq(xshrink_step_bound(1000000, 0), 4000100);
+	ck_assert_uint_eq(xshrink_step_bound(UINT64_MAX / 2, 0), UINT64_MAX);
+	ck_assert_uint_eq(xshrink_step_bound(UINT64_MAX / 2, 5), 5);
+	/* a fuzz program's run (a few hundred points): its candidates stay short */
+	for (uint64_t p = 1; p <= 400; p++)
+		ck_assert_uint_le(xshrink_step_bound(p, 200000), 4 * p + 100);
+}
+END_TEST
+
 START_TEST(refused)
 {
 	struct scn *s = parse(padded);
@@ -363,6 +381,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, explore_run);
 	tcase_add_test(tc, condition_target);
 	tcase_add_test(tc, budget);
+	tcase_add_test(tc, step_bound);
 	tcase_add_test(tc, refused);
 	suite_add_tcase(s, tc);
 	return s;

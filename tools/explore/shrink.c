@@ -338,6 +338,14 @@ static void count_size(const struct scn *s, struct xshrink_measure *m)
  * Run s with the follower over log; true when it shows the target with its
  * site at line, with what it cost in *m and its log in sh->run.
  */
+uint64_t xshrink_step_bound(uint64_t points, uint64_t max_steps)
+{
+	uint64_t b = points < (UINT64_MAX - XSHRINK_STEP_SLACK) / XSHRINK_STEP_FACTOR ?
+		     XSHRINK_STEP_FACTOR * points + XSHRINK_STEP_SLACK : UINT64_MAX;
+
+	return max_steps && max_steps < b ? max_steps : b;
+}
+
 static bool run_shows(struct shrink *sh, const struct scn *s, const struct sim_decision *log,
 		      size_t n, int line, struct xshrink_measure *m)
 {
@@ -1114,9 +1122,8 @@ int xshrink(const struct scn *s, const struct kw_model *m, const struct scn_run 
 	keep_run(&sh, &out->before);
 	/* a candidate runs at most four times as long as the original (shrink.h) */
 	sim_get_stats(&st);
-	if (!sh.cut_short && st.points < (UINT64_MAX - 100000) / 4 &&
-	    (!sh.max_steps || 4 * st.points + 100000 < sh.max_steps))
-		sh.cfg.max_steps = 4 * st.points + 100000;
+	if (!sh.cut_short)
+		sh.cfg.max_steps = xshrink_step_bound(st.points, sh.max_steps);
 
 	/* the schedule, then the scenario, again while the scenario step cuts something */
 	do
