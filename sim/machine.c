@@ -535,6 +535,8 @@ static void hung_check(void *arg)
 static char fault_msg[512];
 static struct sim_site fault_site;	/* where the faulting context was (sim_ctx_site) */
 static struct sim_ctx *fault_ctx;
+static uint64_t fault_after;		/* a freed block's: its free's time and CPU */
+static uint16_t fault_after_cpu;
 static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
 static bool handler_installed;		/* the process's handlers are on_fault */
 static bool altstack_set;
@@ -569,7 +571,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		snprintf(fault_msg, sizeof(fault_msg), "stack overflow in %s (guard page hit)",
 			 sim_ctx_name(x));
 		sim.fault_kind = SIM_F_STACK_OVERFLOW;
-	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg))) {
+		fault_after = fault_after_cpu = 0;
+	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg),
+				  &fault_after, &fault_after_cpu)) {
 		sim.fault_kind = SIM_F_UAF;
 	} else {
 		pass_on(sig, si);
@@ -634,7 +638,8 @@ enum sim_end sim_run(void)
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;
-		sim_report(sim.fault_kind, fault_site.func ? &fault_site : NULL, "%s", fault_msg);
+		sim_report_after(fault_after, fault_after_cpu, sim.fault_kind,
+				 fault_site.func ? &fault_site : NULL, "%s", fault_msg);
 		sim.in_event = false;
 		sim.cur = NULL;
 		sim.cur_cpu = NULL;
