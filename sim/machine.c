@@ -160,6 +160,26 @@ uint64_t sim_trace_watermark(void)
 	return w;
 }
 
+/*
+ * A task was switched in on c. finish_task_switch() enables interrupts
+ * before the task's first step, so a tick that fell due during the switch
+ * (its cost) is taken there, in the task's context, before the task goes on
+ * (issue 19.15: it waited for the task's first interrupts-off section to
+ * end). Nothing runs in between, so there is no step for it to wait.
+ */
+static struct sim_ctx *switched_in(struct sim_cpu *c)
+{
+	struct sim_ctx *t = top_ctx(c);
+
+	if (!t)
+		return NULL;
+	if (c->tick && c->tick->time <= c->clock)
+		fire(c->tick);
+	if (sim_irq_deliverable(c))
+		return sim_enter_hardirq(c);
+	return sim_softirq_runnable(c) ? sim_enter_softirq(c) : t;
+}
+
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
 static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 {
@@ -174,7 +194,7 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
 	if (!t) {
 		sim_switch_task(c);
-		return top_ctx(c);
+		return switched_in(c);
 	}
 	if (t->wait == WAIT_DELAY) {
 		if (c->clock < t->delay_until)
@@ -193,7 +213,7 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {
 		sim_preempt_task(c);
-		return top_ctx(c);
+		return switched_in(c);
 	}
 	return t;
 }
