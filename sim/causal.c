@@ -19,7 +19,9 @@
  * spinlock holder cannot migrate); a release by another context, or of a
  * lock not held, is the program's unbalanced unlock, lockdep's to report,
  * not a question of time. An acquire comes after the lock's previous
- * release, if any: the lock word hands time on with the lock.
+ * release, if any: the lock word hands time on with the lock. A finding
+ * whose record names a cause (b: its time, c: its CPU), as a use-after-free
+ * names its kfree, comes no earlier: freed memory is handed over like a lock.
  */
 #include <sim/causal.h>
 #include <sim/sim.h>
@@ -232,6 +234,14 @@ void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 		if (held_here(cc, r))
 			effect(cc, CAUSE_ACQUIRE, r->a, r, "lock_release");
 		cause(cc, CAUSE_RELEASE, r->a, r);
+		break;
+	case REC_FINDING:
+		/* a finding another CPU's step caused (a touch of memory freed there) */
+		if (r->time < r->b)
+			violation(cc, "record %zu: %s finding at %llu ns on cpu%u comes before its "
+				  "cause at %llu ns on cpu%llu", cc->nrecs, r->s ? r->s : "?",
+				  (unsigned long long)r->time, r->cpu, (unsigned long long)r->b,
+				  (unsigned long long)r->c);
 		break;
 	case REC_MODEL:
 		if (is_event(r, "sched_kthread_work_queue_work"))

@@ -160,6 +160,26 @@ uint64_t sim_trace_watermark(void)
 	return w;
 }
 
+/*
+ * A task was switched in on c. finish_task_switch() enables interrupts
+ * before the task's first step, so a tick that fell due during the switch
+ * (its cost) is taken there, in the task's context, before the task goes on
+ * (issue 19.15: it waited for the task's first interrupts-off section to
+ * end). Nothing runs in between, so there is no step for it to wait.
+ */
+static struct sim_ctx *switched_in(struct sim_cpu *c)
+{
+	struct sim_ctx *t = top_ctx(c);
+
+	if (!t)
+		return NULL;
+	if (c->tick && c->tick->time <= c->clock)
+		fire(c->tick);
+	if (sim_irq_deliverable(c))
+		return sim_enter_hardirq(c);
+	return sim_softirq_runnable(c) ? sim_enter_softirq(c) : t;
+}
+
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
 static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 {
@@ -174,7 +194,7 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
 	if (!t) {
 		sim_switch_task(c);
-		return top_ctx(c);
+		return switched_in(c);
 	}
 	if (t->wait == WAIT_DELAY) {
 		if (c->clock < t->delay_until)
@@ -193,7 +213,7 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {
 		sim_preempt_task(c);
-		return top_ctx(c);
+		return switched_in(c);
 	}
 	return t;
 }
@@ -535,6 +555,8 @@ static void hung_check(void *arg)
 static char fault_msg[512];
 static struct sim_site fault_site;	/* where the faulting context was (sim_ctx_site) */
 static struct sim_ctx *fault_ctx;
+static uint64_t fault_after;		/* a freed block's: its free's time and CPU */
+static uint16_t fault_after_cpu;
 static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
 static bool handler_installed;		/* the process's handlers are on_fault */
 static bool altstack_set;
@@ -569,7 +591,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 		snprintf(fault_msg, sizeof(fault_msg), "stack overflow in %s (guard page hit)",
 			 sim_ctx_name(x));
 		sim.fault_kind = SIM_F_STACK_OVERFLOW;
-	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg))) {
+		fault_after = fault_after_cpu = 0;
+	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg),
+				  &fault_after, &fault_after_cpu)) {
 		sim.fault_kind = SIM_F_UAF;
 	} else {
 		pass_on(sig, si);
@@ -634,7 +658,8 @@ enum sim_end sim_run(void)
 		/* the finding names the faulting context, its CPU and its time */
 		sim.cur = fault_ctx;
 		sim.cur_cpu = fault_ctx->cpu;
-		sim_report(sim.fault_kind, fault_site.func ? &fault_site : NULL, "%s", fault_msg);
+		sim_report_after(fault_after, fault_after_cpu, sim.fault_kind,
+				 fault_site.func ? &fault_site : NULL, "%s", fault_msg);
 		sim.in_event = false;
 		sim.cur = NULL;
 		sim.cur_cpu = NULL;

@@ -380,6 +380,13 @@ void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *wha
 void sim_softlockup_watch(struct sim_cpu *c);
 struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * A finding caused by what a CPU did at 'sent' (sent_cpu): the running CPU's
+ * clock moves to at least that first (sim_handover), as a hand-over's does.
+ */
+struct sim_finding *sim_report_after(uint64_t sent, uint16_t sent_cpu, enum sim_finding_kind kind,
+				     const struct sim_site *site, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* A finding the machine makes about context x (NULL: about no context), at the latest time. */
 struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,
 				   const struct sim_site *site, const char *fmt, ...)
@@ -413,7 +420,7 @@ void sim_slab_check_leaks(void);
  * is no freed block's.
  */
 bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x, char *msg,
-		    size_t len);
+		    size_t len, uint64_t *freed_at, uint16_t *free_cpu);
 bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
 /* --- freezer.c ------------------------------------------------------------------ */

@@ -133,21 +133,53 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 	return f;
 }
 
-struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
-			       const char *fmt, ...)
+/* A finding by the running context; its record's b, c: a cause's time and CPU, or 0. */
+static struct sim_finding *report_here(uint64_t after, uint16_t after_cpu,
+				       enum sim_finding_kind kind, const struct sim_site *site,
+				       const char *fmt, va_list ap)
 {
 	bool in_ctx = sim.cur && !sim.in_event;
 	struct sim_finding *f;
-	va_list ap;
 
-	va_start(ap, fmt);
 	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
 	f = report(in_ctx ? sim.cur : NULL,
 		   sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time(),
 		   sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1, kind, site, fmt, ap);
-	va_end(ap);
 	if (f)
-		sim_trace(REC_FINDING, sim.oracle.nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind), NULL);
+		sim_trace(REC_FINDING, sim.oracle.nfindings - 1, after, after_cpu, 0,
+			  sim_finding_kind_name(kind), NULL);
+	return f;
+}
+
+struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
+			       const char *fmt, ...)
+{
+	struct sim_finding *f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	f = report_here(0, 0, kind, site, fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+/*
+ * A finding that something another CPU did at 'sent' made (a touch of
+ * memory freed then): what was handed over carries time, so the finding
+ * comes no earlier (sim_handover), and its record names the cause for the
+ * causality checker.
+ */
+struct sim_finding *sim_report_after(uint64_t sent, uint16_t sent_cpu, enum sim_finding_kind kind,
+				     const struct sim_site *site, const char *fmt, ...)
+{
+	struct sim_finding *f;
+	va_list ap;
+
+	if (sim.cur_cpu && !sim.in_event)
+		sim_handover(sim.cur_cpu, sent);
+	va_start(ap, fmt);
+	f = report_here(sent, sent_cpu, kind, site, fmt, ap);
+	va_end(ap);
 	return f;
 }
 

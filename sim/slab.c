@@ -43,6 +43,8 @@ struct slab_block {
 	char owner[TASK_COMM_LEN];
 	char freer[TASK_COMM_LEN];	/* the context that freed it */
 	const char *free_note;		/* and its sim_note() then (interned), or NULL */
+	uint64_t freed_at;		/* the freeing CPU's clock (an event's time; setup: 0) */
+	uint16_t free_cpu;		/* and that CPU (an event's or setup's: 0, as traced) */
 };
 
 /*
@@ -211,6 +213,8 @@ void sim_kfree(const void *p, const struct sim_site *site)
 	}
 	b->freed = true;
 	b->free_site = site;
+	b->freed_at = sim.cur_cpu || sim.in_event ? sim_now() : 0;
+	b->free_cpu = sim.cur_cpu && !sim.in_event ? (uint16_t)sim.cur_cpu->id : 0;
 	if (in_context()) {
 		snprintf(b->freer, sizeof(b->freer), "%s", sim_ctx_name(sim.cur));
 		b->free_note = sim_ctx_note(sim.cur)[0] ? sim_intern(sim.cur->note) : NULL;
@@ -221,10 +225,12 @@ void sim_kfree(const void *p, const struct sim_site *site)
 /*
  * KASAN's report, in words the machine has: the function that touched, the
  * task it ran in, the block, and who allocated and freed it where (the
- * freeing context's note names the scenario line).
+ * freeing context's note names the scenario line). *freed_at, *free_cpu:
+ * when and where the free was, which the access comes after: the free hands
+ * the memory over as a release hands over a lock.
  */
 bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x, char *msg,
-		    size_t len)
+		    size_t len, uint64_t *freed_at, uint16_t *free_cpu)
 {
 	struct slab_block *b = find(addr);
 	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
@@ -233,6 +239,8 @@ bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x,
 	if (!b || !b->freed)
 		return false;
 	sim_slab_fake_addr(addr, &fake);
+	*freed_at = b->freed_at;
+	*free_cpu = b->free_cpu;
 	snprintf(msg, len,
 		 "BUG: KASAN: slab-use-after-free%s%s\n"
 		 "  Access at addr %016llx by task %s/%d%s%s%s\n"

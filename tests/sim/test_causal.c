@@ -8,7 +8,10 @@
  *   - no strategy runs a CPU more than the skew ahead of the earliest ready
  *     one, and skew = unbounded lifts exactly that;
  *   - lock release -> acquire, wake-up -> run and complete() -> waiter carry
- *     the sender's time to the receiver, whatever the strategy picks.
+ *     the sender's time to the receiver, whatever the strategy picks;
+ *   - so does a kfree() to a touch of the freed memory by another CPU: the
+ *     use-after-free comes no earlier than the free (the bug: a CPU behind
+ *     within the skew faulted before the free's time, issue 19.14).
  * The random runs are bounded by seed counts.
  */
 #include "../harness.h"
@@ -18,6 +21,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
@@ -80,6 +84,11 @@ START_TEST(checker_finds_each_kind)
 		rec(REC_LOCK_RELEASE, 90, 0, 3, 0, "l"),
 	};
 
+	struct sim_rec touched_early[] = {	/* a use-after-free before its kfree */
+		rec(REC_FINDING, 150, 1, 0, 0, "uaf"),
+	};
+
+	touched_early[0].b = 200;
 	ck_assert_uint_eq(check(queue_late, 2, first), 1);
 	ck_assert_ptr_nonnull(strstr(first, "execute_start"));
 	ck_assert_ptr_nonnull(strstr(first, "before its queue_work at 100 ns on cpu0"));
@@ -97,6 +106,9 @@ START_TEST(checker_finds_each_kind)
 	ck_assert_ptr_nonnull(strstr(first, "lock_acquire of 0x3 at 150 ns on cpu1 comes before "
 					  "its lock_release at 200 ns on cpu0"));
 	ck_assert_uint_eq(check(released_early, 3, first), 2);
+	ck_assert_uint_eq(check(touched_early, 1, first), 1);
+	ck_assert_ptr_nonnull(strstr(first, "uaf finding at 150 ns on cpu1 comes before its "
+					  "cause at 200 ns on cpu0"));
 }
 END_TEST
 
@@ -126,7 +138,10 @@ START_TEST(checker_accepts_what_machines_do)
 		rec(REC_LOCK_ACQUIRE, 730, 1, 3, 0, "l"),
 		rec(REC_LOCK_RELEASE, 740, 0, 3, 0, "l"),
 		rec(REC_LOCK_RELEASE, 750, 1, 3, 0, "l"),
+		/* a use-after-free at its kfree's time (b), or later */
+		rec(REC_FINDING, 760, 1, 0, 0, "uaf"),
 	};
+	ok[sizeof(ok) / sizeof(ok[0]) - 1].b = 760;
 	ck_assert_msg(check(ok, sizeof(ok) / sizeof(ok[0]), first) == 0, "%s", first);
 }
 END_TEST
@@ -372,6 +387,54 @@ START_TEST(handovers_carry_time)
 }
 END_TEST
 
+/* --- a free hands the memory over ---------------------------------------------------- */
+
+static int *victim;
+static uint64_t freed_at;
+
+static int freer(void *arg)
+{
+	(void)arg;
+	udelay(40);
+	freed_at = sim_now();
+	kfree(victim);
+	return 0;
+}
+
+static int toucher(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 200; i++) {
+		udelay(1);
+		(void)READ_ONCE(*victim);
+	}
+	return 0;
+}
+
+START_TEST(free_hands_over_to_a_use_after_free)
+{
+	size_t touched_early = 0;
+
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		const struct sim_finding *f;
+
+		setup(2, SIM_STRATEGY_RANDOM, seed, seed % 2 ? SIM_SKEW_DEFAULT_NS : SIM_SKEW_UNBOUNDED);
+		victim = kzalloc(sizeof(*victim), GFP_KERNEL);
+		freed_at = UINT64_MAX;
+		sim_spawn("freer", freer, NULL, 0, true, 0);
+		sim_spawn("toucher", toucher, NULL, 1, true, 0);
+		ck_assert_int_eq(h_run(), SIM_END_FATAL);
+		f = h_first(SIM_F_UAF);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(f->cpu, 1);
+		touched_early += f->time < freed_at;
+		assert_causal("use-after-free", seed);
+		sim_fini();
+	}
+	ck_assert_msg(!touched_early, "%zu touches drawn before their free", touched_early);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("causal");
@@ -386,6 +449,7 @@ static Suite *suite(void)
 	tcase_add_test(tm, strategies_keep_within_the_skew);
 	tcase_add_test(tm, faithful_is_unchanged_by_the_window);
 	tcase_add_test(tm, handovers_carry_time);
+	tcase_add_test(tm, free_hands_over_to_a_use_after_free);
 	suite_add_tcase(s, tm);
 	return s;
 }

@@ -114,7 +114,7 @@ for f in "$scenarios"/races/*.kws "$scenarios"/api/*.kws; do
 		fail "$n does not export: exit $rc$(kw_status_problem $rc): $(cat "$tmp/err")"
 	fi
 done
-[ $nexp -eq 34 ] && ok "34 library scenarios export" || fail "$nexp library scenarios export, not 34"
+[ $nexp -eq 35 ] && ok "35 library scenarios export" || fail "$nexp library scenarios export, not 35"
 
 # --- each refused statement: file:line:col, exit 2, nothing written ---------------------------
 # refuse NAME LINE:COL WORDS BODY: the scenario BODY (after "KW NAME") is refused at LINE:COL

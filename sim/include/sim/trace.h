@@ -20,7 +20,8 @@ enum sim_rec_type {
 	REC_IRQ_EXIT,
 	REC_SOFTIRQ_ENTRY,
 	REC_SOFTIRQ_EXIT,
-	REC_FINDING,		/* a: finding index; s: kind name */
+	REC_FINDING,		/* a: finding index, b: its cause's time, c: its cause's cpu (a
+				   use-after-free's: the kfree's; others: 0); s: kind name */
 	REC_FREEZER,		/* the suspend's steps as suspend_resume traces them (s: action
 				   "suspend_enter", "sync_filesystems", "freeze_processes", "machine_suspend",
 				   "thaw_processes"; b: val, c: 1 begin / 0 end, d: ns slept in all),
