@@ -174,8 +174,8 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.kwp names of dir, sorted (a new array of malloc'd names). */
-static char **entries(const char *dir, size_t *n)
+/* The names in dir that keep() accepts, sorted (a new array of malloc'd names). */
+static char **names_in(const char *dir, bool (*keep)(const char *name), size_t *n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -184,7 +184,7 @@ static char **entries(const char *dir, size_t *n)
 
 	*n = 0;
 	while (d && (e = readdir(d))) {
-		if (!is_entry(e->d_name))
+		if (!keep(e->d_name))
 			continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -239,7 +239,7 @@ static bool has_key(const struct fz_corpus *c, uint64_t key)
 static void load_dir(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 {
 	size_t n;
-	char **names = entries(dir, &n);
+	char **names = names_in(dir, is_entry, &n);
 
 	for (size_t i = 0; i < n && c->n < max; i++) {
 		char path[4096], why[256];
@@ -275,33 +275,6 @@ static bool is_job_dir(const char *name)
 							     strlen(name + 5);
 }
 
-/* The .job-N names of dir, sorted. */
-static char **job_dirs(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	while (d && (e = readdir(d))) {
-		if (!is_job_dir(e->d_name))
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 8;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v)
-				abort();
-		}
-		v[(*n)++] = fz_strdup(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), by_name);
-	return v;
-}
-
 int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 {
 	struct stat st;
@@ -320,7 +293,7 @@ int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 	}
 	load_dir(dir, c, max, err);
 	/* what --jobs children saved before their campaign was killed */
-	jobs = job_dirs(dir, &nj);
+	jobs = names_in(dir, is_job_dir, &nj);
 	for (size_t i = 0; i < nj; i++) {
 		char path[4096];
 		size_t before = c->n;
@@ -368,7 +341,7 @@ static char *entry_name(const struct kp *p)
 static void drop_evicted(const char *dir, char **keep, size_t nkeep)
 {
 	size_t n;
-	char **old = entries(dir, &n);
+	char **old = names_in(dir, is_entry, &n);
 
 	for (size_t i = 0; i < n; i++) {
 		char path[4096], why[256];
@@ -414,7 +387,7 @@ int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err)
 	if (!rc) {
 		drop_evicted(dir, keep, c->n);
 		/* a killed --jobs campaign's leftovers were loaded with the corpus: saved now */
-		jobs = job_dirs(dir, &nj);
+		jobs = names_in(dir, is_job_dir, &nj);
 		for (size_t i = 0; i < nj; i++) {
 			char path[4096];
 
