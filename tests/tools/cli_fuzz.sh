@@ -13,13 +13,9 @@ kwsim=${1:?usage: cli_fuzz.sh KWSIM}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $1"
-}
 
 # expect RC STDERR_REGEX ARGS...: exit status RC, stderr matching (empty: anything)
 expect() {

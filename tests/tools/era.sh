@@ -16,28 +16,12 @@ set -uo pipefail
 kwsim=$(realpath "${1:?usage: era.sh KWSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../..
-# shellcheck source=SCRIPTDIR/../status.sh
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 plain=$src/scenarios/kernel/usleep-range.kws
 probe=$src/scenarios/kernel/usleep-range-era-6.1.kws
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-check() { checks=$((checks + 1)); }
-
-# run ARGS...: kwsim with its status in $rc, failing on a crash or sanitizer report
-run() {
-	rc=0
-	"$kwsim" "$@" || rc=$?
-	local p
-	p=$(kw_status_problem "$rc")
-	[[ -z $p ]] || fail "kwsim $*: $p"
-}
 
 hash_of() { grep -o 'trace hash [0-9a-f]*' "$1"; }
 # the jiffies msleep(2) took: r2 - r0 of the run's one state
@@ -147,5 +131,4 @@ run replay "$tmp/bad2.kws" >/dev/null 2>"$tmp/err"
 [[ $rc == 2 ]] && grep -q "^$tmp/bad2.kws:[0-9]*:[0-9]*: error: " "$tmp/err" ||
 	fail "era = 6.x in the schedule: exit $rc, $(head -1 "$tmp/err")"
 
-echo "$checks checks, $failed failed"
-((failed == 0))
+summary

@@ -20,28 +20,12 @@ set -uo pipefail
 kwsim=$(realpath "${1:?usage: flushfix.sh KWSIM SCENARIO_DIR tree:BASE tree:PATCHED}")
 dir=${2:?} base=${3:?} fixed=${4:?}
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=SCRIPTDIR/../status.sh
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 compare=$here/flushfix/compare.py
 armed=flush-armed-delayed-work.kws
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-check() { checks=$((checks + 1)); }
-
-# run ARGS...: kwsim with its status in $rc, failing on a crash or sanitizer report
-run() {
-	rc=0
-	"$kwsim" "$@" || rc=$?
-	local p
-	p=$(kw_status_problem "$rc")
-	[[ -z $p ]] || fail "kwsim $*: $p"
-}
 
 # explore FILE OUT: both kernels, bounded by runs, as JSON
 explore() {

@@ -14,13 +14,9 @@ kwsim=${1:?usage: kernel_habits.sh KWSIM}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $1"
-}
 
 # scn NAME P0-BODY [P1-LINE]: a scenario file; prints its path
 scn() {

@@ -15,28 +15,12 @@ set -uo pipefail
 kwsim=$(realpath "${1:?usage: stall.sh KWSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/../..
-# shellcheck source=SCRIPTDIR/../status.sh
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 late=$here/stall/mod-vs-cancel-5ms-late.kws
 race=$src/scenarios/races/mod-delayed-work-vs-cancel-v4.9.kws
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $*"
-}
-check() { checks=$((checks + 1)); }
-
-# run ARGS...: kwsim with its status in $rc, failing on a crash or sanitizer report
-run() {
-	rc=0
-	"$kwsim" "$@" || rc=$?
-	local p
-	p=$(kw_status_problem "$rc")
-	[[ -z $p ]] || fail "kwsim $*: $p"
-}
 
 hash_of() { grep -o '"trace_hash":"[0-9a-f]*"' "$1"; }
 
@@ -142,5 +126,4 @@ if cat "$tmp/none"/*.kws | sed -n '/^schedule/,$p' | grep -q 'stall'; then
 	fail "explore's files with stall=0 name a stall"
 fi
 
-echo "$checks checks, $failed failed"
-((failed == 0))
+summary

@@ -22,14 +22,9 @@ scenarios=$here/../../scenarios
 check_json=$here/check_trace_json.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# shellcheck source=../status.sh
-. "$here/../status.sh"
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 
-checks=0 failed=0
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $1"
-}
 
 # run OUT ARGS...: kwsim run ARGS, stdout to OUT, exit 0, 1 or 3 (a verdict, or cut short)
 run() {
