@@ -381,6 +381,17 @@ static bool modify_in_place(struct timer_list *timer, unsigned long expires)
  * the callback of the timer runs on its base right now: then it stays on
  * that base, so that del_timer_sync() still finds it running there.
  */
+/*
+ * Since 6.1 (timer_shutdown(), upstream 6.2, in Debian's 6.1.192 by its
+ * stable backport: kernel/time/timer.c:1052, :1086, :1279; 6.12 :1104,
+ * :1138) a timer without a callback is one that was shut down: arming it
+ * does nothing. 4.9 arms it, and its expiry calls NULL.
+ */
+static bool shut_down(const struct timer_list *timer)
+{
+	return sim_era_since(6, 1) && !timer->function && !timer->legacy_function;
+}
+
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
 {
 	struct sim_cpu *base, *new_base = this_cpu();
@@ -388,6 +399,9 @@ static int timer_modify(struct timer_list *timer, unsigned long expires, bool pe
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
 	sim_footprint_touch(SIM_FP_TIMERS, true);
+	/* __mod_timer()'s unlocked fast path comes before the shutdown check */
+	if (shut_down(timer) && !(timer_pending(timer) && timer->expires == expires))
+		return 0;
 	if (modify_in_place(timer, expires))
 		return 1;
 	ret = timer_pending(timer);
@@ -450,6 +464,8 @@ void add_timer_on(struct timer_list *timer, int cpu)
 		timer->flags |= TIMER_PINNED;
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
 	sim_footprint_touch(SIM_FP_TIMERS, true);
+	if (shut_down(timer))
+		return;
 	if (timer->queued)
 		wheel_corrupted(timer);
 	enqueue(timer, timer->expires, &sim.cpus[cpu]);
@@ -500,6 +516,25 @@ int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site)
 }
 
 static const struct sim_site null_callback_site = { __FILE__, __LINE__, "call_timer_fn" };
+static const struct sim_site null_callback_site_6x = { __FILE__, __LINE__, "expire_timers" };
+
+/*
+ * A shut-down timer that is pending all the same (its callback cleared
+ * while armed): since 6.1 expire_timers() warns once and skips it, no
+ * call_timer_fn(), no tracepoints ("Should never happen"; 6.1
+ * kernel/time/timer.c:1739, 6.12 :1833).
+ */
+static bool expire_shut_down(struct timer_list *timer)
+{
+	static unsigned int warned;
+
+	if (!shut_down(timer))
+		return false;
+	if (__SIM_FIRST_THIS_BOOT(warned))
+		sim_warn(&null_callback_site_6x, "WARN_ON_ONCE", "!fn");
+	sim_point(sim.cfg.costs.timer_op, POINT_ATOMIC);
+	return true;
+}
 
 void sim_run_timer_softirq(struct sim_cpu *c)
 {
@@ -519,6 +554,10 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 			c->timer_clk_set = true;
 		}
 		detach(timer);
+		if (expire_shut_down(timer)) {
+			now = sim_ns_to_jiffies(c->clock);
+			continue;
+		}
 		c->running_timer = timer;
 		c->irqs_disabled = irqsafe;
 		sim_trace(REC_TIMER_EXPIRE_ENTRY, sim_fake_addr(timer), now, baseclk, 0,

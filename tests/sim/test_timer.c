@@ -613,6 +613,98 @@ START_TEST(add_timer_pending_warns_once_6x)
 }
 END_TEST
 
+/* --- a timer without a callback (shut down) --------------------------------- */
+
+static int null_armed_ret, null_pending_after;
+
+/* mod_timer() and add_timer_on() of a timer whose callback is NULL */
+static int arm_null(void *arg)
+{
+	tm.function = NULL;
+	null_armed_ret = mod_timer(&tm, jiffies + 5);
+	null_pending_after = timer_pending(&tm);
+	if (!null_pending_after) {	/* 4.9's add_timer_on() would BUG_ON the pending one */
+		tm.expires = jiffies + 6;
+		add_timer_on(&tm, 0);
+		null_pending_after += timer_pending(&tm);
+	}
+	return 0;
+}
+
+/* armed with a callback, then the callback cleared while it is pending */
+static int clear_while_armed(void *arg)
+{
+	mod_timer(&tm, jiffies + 5);
+	tm.function = NULL;
+	return 0;
+}
+
+static void null_run(unsigned int era, int (*fn)(void *))
+{
+	cfg = h_config(1);
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	timer_setup(&tm, ctx_fn0, 0);
+	memset(ci, 0, sizeof(ci));
+	null_armed_ret = -1;
+	null_pending_after = -1;
+	sim_spawn("t", fn, NULL, 0, true, 0);
+}
+
+/* 4.9 arms it, and its expiry calls NULL: an oops in call_timer_fn. */
+START_TEST(null_callback_armed_oopses_v49)
+{
+	const struct sim_finding *f;
+
+	null_run(SIM_ERA(4, 9), arm_null);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_BUG);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->site.func, "call_timer_fn");
+	ck_assert_int_eq(null_armed_ret, 0);
+	ck_assert_int_eq(null_pending_after, 1);
+}
+END_TEST
+
+/* 6.1 and later: a timer without a callback was shut down; arming it does nothing. */
+START_TEST(null_callback_not_armed_6x)
+{
+	const unsigned int eras[] = { SIM_ERA(6, 1), SIM_ERA(6, 12) };
+
+	for (size_t e = 0; e < 2; e++) {
+		null_run(eras[e], arm_null);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		ck_assert_uint_eq(sim_finding_count(), 0);
+		ck_assert_int_eq(null_armed_ret, 0);
+		ck_assert_int_eq(null_pending_after, 0);
+		sim_fini();
+	}
+}
+END_TEST
+
+/* Cleared while pending: 6.x's expire_timers() warns once and skips it; 4.9 oopses. */
+START_TEST(null_callback_at_expiry)
+{
+	const unsigned int eras[] = { SIM_ERA(4, 9), SIM_ERA(6, 1), SIM_ERA(6, 12) };
+
+	for (size_t e = 0; e < 3; e++) {
+		const struct sim_finding *f;
+		enum sim_end end;
+
+		null_run(eras[e], clear_while_armed);
+		end = h_run();
+		f = h_first(e ? SIM_F_WARN : SIM_F_BUG);
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(sim_finding_count(), 1);
+		ck_assert_str_eq(f->site.func, e ? "expire_timers" : "call_timer_fn");
+		ck_assert_int_eq(end, e ? SIM_END_QUIESCENT : SIM_END_FATAL);
+		ck_assert(!timer_pending(&tm));
+		ck_assert_int_eq(ci[0].ncalls, 0);
+		sim_fini();
+	}
+}
+END_TEST
+
 /* --- expiry order ---------------------------------------------------------- */
 
 static int fire_order[8], nfire;
@@ -1271,6 +1363,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, reinit_armed_pending_again_by_its_neighbour);
 	tcase_add_test(tc, reinit_armed_then_rearmed_stops_the_machine);
 	tcase_add_test(tc, reinit_during_callback_del_timer_sync_locks_wrong_base);
+	tcase_add_test(tc, null_callback_armed_oopses_v49);
+	tcase_add_test(tc, null_callback_not_armed_6x);
+	tcase_add_test(tc, null_callback_at_expiry);
 	suite_add_tcase(s, tc);
 	return s;
 }
