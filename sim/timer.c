@@ -499,10 +499,37 @@ int try_to_del_timer_sync(struct timer_list *timer)
 	return 1;
 }
 
+/*
+ * The timer's lockdep map (CONFIG_LOCKDEP, every era): call_timer_fn()
+ * holds it around the callback and del_timer_sync() takes and drops it
+ * with interrupts off, so waiting for a callback that takes L while holding
+ * L is an order inversion lockdep reports from any run, before a run where
+ * it deadlocks (6.1 kernel/time/timer.c:1556 in __timer_delete_sync and
+ * :1698 in call_timer_fn; 6.12 :1650, :1792; 4.9 alike). The kernel's
+ * class is the timer_setup() site's; the machine's is the callback's
+ * (its registered name is the key), which is the same for the timers of
+ * one site and keeps the classes few however many timers a run makes.
+ */
+static struct sim_lock *timer_map(struct timer_list *timer)
+{
+	const char *fn = sim_timer_fn_name(timer);
+
+	if (timer->lockdep_map.name != fn)
+		sim_lockdep_set_class(&timer->lockdep_map, (struct lock_class_key *)fn, fn);
+	return &timer->lockdep_map;
+}
+
 int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site)
 {
+	struct sim_cpu *c = this_cpu();
+	bool irqs_disabled = c->irqs_disabled;
 	int ret;
 
+	c->irqs_disabled = true;	/* local_irq_save() around the map */
+	sim_lockdep_acquire(timer_map(timer), site);
+	sim_lockdep_acquired(timer_map(timer), site);
+	sim_lockdep_release(timer_map(timer), site);
+	c->irqs_disabled = irqs_disabled;
 	/* Waiting in irq context for a timer that is not irqsafe can deadlock. */
 	if (in_irq() && !(timer->flags & TIMER_IRQSAFE))
 		sim_warn(site, "WARN_ON", "in_irq() && !(timer->flags & TIMER_IRQSAFE)");
@@ -515,7 +542,7 @@ int sim_del_timer_sync(struct timer_list *timer, const struct sim_site *site)
 	}
 }
 
-static const struct sim_site null_callback_site = { __FILE__, __LINE__, "call_timer_fn" };
+static const struct sim_site call_timer_fn_site = { __FILE__, __LINE__, "call_timer_fn" };
 static const struct sim_site null_callback_site_6x = { __FILE__, __LINE__, "expire_timers" };
 
 /*
@@ -566,12 +593,15 @@ void sim_run_timer_softirq(struct sim_cpu *c)
 		if (sim.cfg.on_rf)
 			sim_rf_read(timer, sim_site_at(__FILE__, 0, sim_timer_fn_name(timer)),
 				    SIM_RF_TIMER);
+		sim_lockdep_acquire(timer_map(timer), &call_timer_fn_site);
+		sim_lockdep_acquired(timer_map(timer), &call_timer_fn_site);
 		if (timer->function)
 			timer->function(timer);
 		else if (timer->legacy_function)
 			timer->legacy_function(timer->data);
 		else	/* call_timer_fn() would jump to NULL: an oops */
-			sim_bug(&null_callback_site, "timer->function == NULL");
+			sim_bug(&call_timer_fn_site, "timer->function == NULL");
+		sim_lockdep_release(timer_map(timer), &call_timer_fn_site);
 		sim_trace(REC_TIMER_EXPIRE_EXIT, sim_fake_addr(timer), 0, 0, 0, NULL, NULL);
 		/* as call_timer_fn(): report a preempt count leak, then repair it */
 		sim_lockdep_context_end_count("timer callback", sim_timer_fn_name(timer), count);

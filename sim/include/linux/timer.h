@@ -57,6 +57,7 @@ struct timer_list {
 	unsigned int idx;		/* its wheel bucket, as timer_get_idx() */
 	u64 seq;			/* arming order */
 	struct sim_spin_obj done;	/* del_timer_sync waits here for a running callback */
+	struct sim_lock lockdep_map;	/* lockdep's view of the callback (timer.c) */
 };
 
 void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
