@@ -437,9 +437,9 @@ static void bench_usage(FILE *f)
 {
 	char names[256];
 
-	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR\n"
-		   "                   | --cost [--quick]]\n"
+	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]\n"
 		   "                   [--bound N] [--seeds N] [--strategy NAME[,NAME...]] [--stall T]\n"
+		   "       kwsim bench --cost [--quick]\n"
 		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
 		   "  --cost     the cost-growth rows only: runs per CPU second as works (10 to 10,000),\n"
 		   "             simulated seconds (1 to 100) and destroyed workers grow\n"
