@@ -23,6 +23,7 @@ static void ctx_init(struct sim_ctx *x, struct sim_cpu *c, enum sim_ctx_kind kin
 	x->cpu = c;
 	if (coro_pool_get(&sim.stacks, &x->coro, sim.cfg.stack_size))
 		abort();
+	sim_owner_add_stack(x);
 }
 
 void sim_cpus_init(void)

@@ -36,6 +36,10 @@
 
 #include <string.h>
 
+/* sim_config.on_list while the machine runs (sim_run()): <linux/list.h> calls it. */
+void (*sim_list_watch)(void *arg, const void *entry);
+void *sim_list_watch_arg;
+
 /*
  * A key that names obj alike in every run that reaches it by the same
  * decisions, whatever the host's allocator did and in every build: a block

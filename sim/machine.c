@@ -648,6 +648,8 @@ enum sim_end sim_run(void)
 		return sim.end;
 	install_fault_handler();
 	sim.running = true;
+	sim_list_watch = sim.cfg.on_list;
+	sim_list_watch_arg = sim.cfg.on_list_arg;
 	/*
 	 * No mask to save: on_fault runs with SA_NODEFER and an empty sa_mask,
 	 * so the mask its siglongjmp leaves is the one the run had.
@@ -670,6 +672,8 @@ enum sim_end sim_run(void)
 		switch_to(to, 0);
 	}
 	sim.running = false;
+	sim_list_watch = NULL;
+	sim_list_watch_arg = NULL;
 	/*
 	 * A run that ended without being cut short (by the decision limit or a
 	 * fault) with log left over did not follow the log: a deadlock or the

@@ -160,6 +160,18 @@ struct sim_rf_table {			/* readsfrom.c: each object's last writer */
 	} cache[SIM_RF_SITE_CACHE];
 };
 
+/* An address range's owner: a context's stack (ctx) or a task_struct (task). */
+struct sim_owner {
+	uintptr_t lo, hi;
+	struct sim_ctx *ctx;
+	struct task_struct *task;
+};
+struct sim_owners {			/* owner.c: by host page */
+	struct sim_owner *slot;
+	uintptr_t *page;
+	size_t n, cap;
+};
+
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
@@ -213,6 +225,7 @@ struct sim {
 	struct sim_trace trace;
 	struct sim_lockdep lockdep;
 	struct sim_rf_table rf;
+	struct sim_owners owners;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
@@ -318,6 +331,13 @@ bool sim_anyone_blocked(void);
 bool sim_on_stack(const void *p);
 /* p on a simulated stack (the whole stack's key) or in a task (by offset): keyed by pid or CPU. */
 bool sim_task_key(const void *p, uint64_t *key);
+
+/* --- owner.c: which stack or task an address is in, in constant time ---------- */
+void sim_owner_add_stack(struct sim_ctx *x);
+void sim_owner_add_task(struct task_struct *p);
+/* The stack or task_struct p falls in, or NULL. */
+const struct sim_owner *sim_owner_of(const void *p);
+void sim_owners_fini(bool keep);
 
 /* --- event.c ----------------------------------------------------------------- */
 struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog);

@@ -95,6 +95,7 @@ static void build(const struct sim_config *cfg)
 
 static void teardown(bool keep)
 {
+	sim_owners_fini(keep);
 	sim_tasks_fini(keep);
 	sim_cpus_fini(keep);
 	sim_events_fini(keep);

@@ -116,6 +116,8 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 	p->ctx.kind = CTX_TASK;
 	p->ctx.task = p;
 	coro_prepare(&p->ctx.coro, task_main, p);
+	sim_owner_add_stack(&p->ctx);
+	sim_owner_add_task(p);
 	list_add_tail(&p->all_node, &sim.tasks);
 	sim.stats.tasks++;
 	sim_trace(REC_TASK_NEW, (uint64_t)p->pid, 0, 0, 0, sim_task_comm(p), NULL);
@@ -470,25 +472,11 @@ static bool task_blocked(const struct task_struct *p)
 	       p->__state != TASK_DEAD;
 }
 
-static bool in_coro(const struct coro *c, const void *p)
-{
-	uintptr_t a = (uintptr_t)p, lo = (uintptr_t)c->stack;
-
-	return c->stack && a >= lo && a < lo + c->size;
-}
-
 bool sim_on_stack(const void *p)
 {
-	struct task_struct *t;
-	struct sim_cpu *c;
+	const struct sim_owner *o = sim_owner_of(p);
 
-	list_for_each_entry(t, &sim.tasks, all_node)
-		if (in_coro(&t->ctx.coro, p))
-			return true;
-	for_each_sim_cpu(c)
-		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p))
-			return true;
-	return false;
+	return o && o->ctx;
 }
 
 /* Tags far from any user-space address and from the fake addresses. */
@@ -498,32 +486,26 @@ bool sim_on_stack(const void *p)
 
 bool sim_task_key(const void *p, uint64_t *key)
 {
-	struct task_struct *t;
-	struct sim_cpu *c;
+	const struct sim_owner *o = sim_owner_of(p);
+	const struct sim_ctx *x;
 
-	list_for_each_entry(t, &sim.tasks, all_node) {
-		/*
-		 * A whole stack is one object: where a slot falls differs
-		 * between builds (sim_fake_addr_new()), and a search's
-		 * answers must not.
-		 */
-		if (in_coro(&t->ctx.coro, p)) {
-			*key = KEY_STACK | (uint64_t)t->pid << 32;
-			return true;
-		}
-		if ((const char *)p >= (const char *)t && (const char *)p < (const char *)(t + 1)) {
-			*key = KEY_TASK | (uint64_t)t->pid << 32 | (uint64_t)((const char *)p - (const char *)t);
-			return true;
-		}
+	if (!o)
+		return false;
+	if (o->task) {
+		*key = KEY_TASK | (uint64_t)o->task->pid << 32 | (uint64_t)((uintptr_t)p - o->lo);
+		return true;
 	}
-	for_each_sim_cpu(c) {
-		if (in_coro(&c->hardirq.coro, p) || in_coro(&c->softirq.coro, p)) {
-			*key = KEY_IRQ_FRAME | (uint64_t)c->id << 33 |
-			       (uint64_t)in_coro(&c->softirq.coro, p) << 32;
-			return true;
-		}
-	}
-	return false;
+	/*
+	 * A whole stack is one object: where a slot falls differs between
+	 * builds (sim_fake_addr_new()), and a search's answers must not.
+	 */
+	x = o->ctx;
+	if (x->kind == CTX_TASK)
+		*key = KEY_STACK | (uint64_t)x->task->pid << 32;
+	else
+		*key = KEY_IRQ_FRAME | (uint64_t)x->cpu->id << 33 |
+		       (uint64_t)(x->kind == CTX_SOFTIRQ) << 32;
+	return true;
 }
 
 bool sim_anyone_blocked(void)

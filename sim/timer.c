@@ -153,6 +153,8 @@ void sim_timer_init(struct timer_list *timer, void (*func)(struct timer_list *),
 	} else {
 		INIT_LIST_HEAD(&timer->node);
 	}
+	/* left on the wheel or not, it is no longer pending: its entry was reset */
+	list_watch(&timer->entry);
 	/* a timer set up anew is a new object for the trace, wherever it lives */
 	if (sim.cfg.ncpus && !armed)
 		sim_fake_addr_new(timer);

@@ -439,7 +439,10 @@ static void bench_usage(FILE *f)
 
 	fprintf(f, "usage: kwsim bench [--quick | --long[=MINUTES] [--trace text|json] | --races DIR]\n"
 		   "                   [--bound N] [--seeds N] [--strategy NAME[,NAME...]] [--stall T]\n"
+		   "       kwsim bench --cost [--quick]\n"
 		   "  --quick    smaller sizes, a few tenths of a second; targets are shown, not enforced\n"
+		   "  --cost     the cost-growth rows only: runs per CPU second as works (10 to 10,000),\n"
+		   "             simulated seconds (1 to 100) and destroyed workers grow\n"
 		   "  --races    the exploration figures only, over DIR's scenarios instead of the race\n"
 		   "             library (e.g. kwsim fuzz --out's findings); targets not enforced\n"
 		   "  --bound    with --races: runs per first-finding campaign (default 10000)\n"
@@ -544,7 +547,7 @@ int kwsim_bench(int argc, char **argv)
 	unsigned int minutes[3] = { 1, 10, 60 }, nminutes = 0;
 	const char *trace = NULL, *races = NULL;
 	struct bench_explore_opts eo = { 0 };
-	bool sized = false;
+	bool sized = false, cost_only = false;
 
 	for (int i = 1; i < argc; i++) {
 		int rc = explore_option(argc, argv, &i, &eo);
@@ -579,6 +582,8 @@ int kwsim_bench(int argc, char **argv)
 			}
 			closedir(d);
 			races = argv[++i];
+		} else if (!strcmp(argv[i], "--cost")) {
+			cost_only = true;
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
 			sz = &quick_sizes;
@@ -600,6 +605,15 @@ int kwsim_bench(int argc, char **argv)
 	if (sized && !races) {
 		fprintf(stderr, "kwsim bench: --bound, --seeds, --stall and --strategy go with --races\n");
 		return 2;
+	}
+	if (cost_only) {
+		if (races || nminutes) {
+			fprintf(stderr, "kwsim bench: --cost goes alone (or with --quick)\n");
+			return 2;
+		}
+		if (bench_cost(quick, &missed))
+			return 1;
+		return missed && !quick && !SANITIZED ? 1 : 0;
 	}
 	if (races) {
 		if (nminutes) {
@@ -660,6 +674,8 @@ int kwsim_bench(int argc, char **argv)
 	       human(fresh.runs_s, b2, sizeof(b2)), 100.0 * fresh.sys_share);
 
 	bench_explore_print(explore, enforce, &missed);
+	if (bench_cost(!enforce, &missed))
+		return 1;
 
 	if (dec_rate < TARGET_DECISIONS_PER_S) {
 		printf("%s: scheduling decisions/s is below its target\n", enforce ? "FAIL" : "note");

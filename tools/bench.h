@@ -33,4 +33,11 @@ const char *bench_explore_strategies(char *buf, size_t len);
 double bench_explore_decisions(const struct bench_explore *e);
 void bench_explore_print(struct bench_explore *e, bool enforce, bool *missed);
 
+/*
+ * The cost-growth rows (bench_cost.c): runs per CPU second as works,
+ * simulated seconds and destroyed workers grow, printed; *missed set when
+ * a family grows faster than linearly. -1 when a run went wrong (said).
+ */
+int bench_cost(bool quick, bool *missed);
+
 #endif

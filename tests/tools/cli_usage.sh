@@ -111,6 +111,9 @@ if ok bench --quick; then
 		      "in-process runs/s" "exploration decisions/s"; do
 		grep -qE "^$figure: [0-9.]+[kMG]? " "$tmp/out" || fail "no '$figure: N' line"
 	done
+	for row in "10 works" "100 works" "1 simulated seconds" "1000 destroyed workers"; do
+		grep -qE "^cost, $row: .* s CPU \(.* s wall\)" "$tmp/out" || fail "no 'cost, $row' row"
+	done
 	grep -q "^FAIL" "$tmp/out" && fail "--quick enforces no target, but a line says FAIL"
 fi
 

@@ -7,15 +7,22 @@
  *  - shards of a campaign, run in this process and merged in either order,
  *    are the whole campaign's result: counts, first runs, tokens, sets;
  *  - the outcome table's counts sum to the runs, and every finding's
- *    first run is one of its runs.
+ *    first run is one of its runs;
+ *  - coverage read incrementally (each context only the works changed
+ *    since its point before) is the set a full read of every work at
+ *    every point makes, on every race of the library, both kernels.
  */
+#include <explore/coverage.h>
 #include <explore/explore.h>
 #include <explore/finding.h>
 #include <scenario/scn.h>
+#include <model.h>
+#include <sim/sim.h>
 #undef fail			/* the parser's, not Check's */
 
 #include "../harness.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +165,91 @@ START_TEST(shards_merge_to_the_whole)
 }
 END_TEST
 
+/* Both readers at every point: the incremental one, and one that forgets all it read. */
+struct two_readers {
+	struct xcov inc, full;
+};
+
+static void both_points(void *arg)
+{
+	struct two_readers *t = arg;
+
+	xcov_point(&t->inc);
+	xcov_reset(&t->full);
+	xcov_point(&t->full);
+}
+
+static void same_sets(const struct xset *a, const struct xset *b, const char *what)
+{
+	uint64_t *x = xset_sorted(a), *y = xset_sorted(b);
+
+	ck_assert_msg(xset_count(a) == xset_count(b), "%s: %zu tuples read incrementally, %zu "
+		      "read in full", what, xset_count(a), xset_count(b));
+	for (size_t i = 0; i < xset_count(a); i++)
+		ck_assert_msg(x[i] == y[i], "%s: tuple %zu differs", what, i);
+	free(x);
+	free(y);
+}
+
+START_TEST(incremental_coverage_is_a_full_read)
+{
+	DIR *d = opendir(KWSIM_SCENARIOS "/races");
+	struct dirent *e;
+	size_t races = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		const char *kernels[] = { "v4.9", "mainline" };
+		char rel[300], *path;
+		struct scn *s;
+
+		if (!strstr(e->d_name, ".kws"))
+			continue;
+		snprintf(rel, sizeof(rel), "races/%s", e->d_name);
+		path = path_of(rel);
+		s = scn_load(path, stderr);
+		ck_assert_ptr_nonnull(s);
+		for (size_t k = 0; k < 2; k++) {
+			struct xset inc = { 0 }, full = { 0 };
+			struct two_readers t = { { .tuples = &inc }, { .tuples = &full } };
+			struct scn_run run = { 0 };
+
+			t.inc.works = t.full.works = xcov_works(s, &t.inc.nworks);
+			t.full.nworks = t.inc.nworks;
+			for (uint64_t r = 0; r < 40; r++) {
+				struct sim_config cfg = s->cfg;
+
+				cfg.strategy = SIM_STRATEGY_RANDOM;
+				cfg.seed = r + 1;
+				cfg.keep_trace = false;
+				cfg.on_point = both_points;
+				cfg.on_point_arg = &t;
+				cfg.on_list = xcov_list;
+				cfg.on_list_arg = &t.inc;
+				t.inc.run = t.full.run = &run;
+				xcov_reset(&t.inc);
+				run.config = &cfg;
+				ck_assert_int_eq(scn_run(s, kw_model_find(kernels[k]), &run, stderr), 0);
+				scn_run_free(&run);
+			}
+			same_sets(&inc, &full, e->d_name);
+			ck_assert_uint_gt(xset_count(&inc), 0);
+			xcov_free(&t.inc);
+			xcov_free(&t.full);
+			free((void *)t.inc.works);
+			xset_free(&inc);
+			xset_free(&full);
+		}
+		sim_fini();
+		scn_free(s);
+		free(path);
+		races++;
+	}
+	closedir(d);
+	ck_assert_uint_ge(races, 10);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -166,6 +258,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pct_bound);
 	tcase_add_test(tc, sets);
 	tcase_add_test(tc, shards_merge_to_the_whole);
+	tcase_add_test(tc, incremental_coverage_is_a_full_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include <sim/sim.h>
 
 #include "scenario/scn.h"
+#include "scenario/scn_contract.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
@@ -126,42 +127,224 @@ int *xcov_works(const struct scn *s, size_t *n)
 	return v;
 }
 
+/* A work's memory: [lo, hi) is works[k]'s object (a work, or a delayed work with its timer). */
+struct xcov_span {
+	uintptr_t lo, hi;
+	size_t k;
+};
+
+/* A context as the tuples see it, and how far into the log it has read. */
+struct xcov_ctx {
+	uint64_t who;			/* the hash of its name (0 with fn NULL: an empty slot) */
+	const char *work_fn;
+	bool used;
+	size_t pos;
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct xcov_span *)a)->lo, y = ((const struct xcov_span *)b)->lo;
+
+	return x < y ? -1 : x > y;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void xcov_reset(struct xcov *c)
+{
+	free(c->spans);
+	free(c->kof);
+	free(c->stamp);
+	free(c->ctxs);
+	c->spans = NULL;
+	c->nspans = 0;
+	c->kof = NULL;
+	c->stamp = NULL;
+	c->ctxs = NULL;
+	c->nctxs = c->capctxs = 0;
+	c->indexed = false;
+}
+
+void xcov_free(struct xcov *c)
+{
+	xcov_reset(c);
+	free(c->log);
+	c->log = NULL;
+	c->caplog = 0;
+}
+
+/* The run's works by address, and by object id: made at its first point, when they exist. */
+static void index_works(struct xcov *c)
+{
+	const struct scn_run *run = c->run;
+	const struct scn *s = run->scn;
+	size_t n = 0;
+
+	c->spans = xcalloc(c->nworks, sizeof(*c->spans));
+	c->kof = xcalloc((size_t)s->nobjs, sizeof(*c->kof));
+	c->stamp = xcalloc(c->nworks, sizeof(*c->stamp));
+	for (int i = 0; i < s->nobjs; i++)
+		c->kof[i] = -1;
+	for (size_t k = 0; k < c->nworks; k++) {
+		int i = c->works[k];
+		uintptr_t p = (uintptr_t)run->objs[i].ptr;
+
+		c->kof[i] = (int)k;
+		if (!p)
+			continue;
+		c->spans[n++] = (struct xcov_span){
+			p, p + (s->objs[i]->kind == OBJ_DWORK ? run->model->dwork_size
+							      : run->model->work_size), k };
+	}
+	qsort(c->spans, n, sizeof(*c->spans), by_lo);
+	c->lo = n ? c->spans[0].lo : 0;
+	c->hi = n ? c->spans[n - 1].hi : 0;
+	c->nspans = n;
+	c->nlog = 0;
+	c->epoch = 1;			/* stamps start at 0: nothing logged yet */
+	c->indexed = true;
+}
+
+/* Work k changed since the last point (once in the log between two points). */
+static void mark(struct xcov *c, size_t k)
+{
+	if (c->stamp[k] == c->epoch)
+		return;
+	c->stamp[k] = c->epoch;
+	if (c->nlog == c->caplog) {
+		c->caplog = c->caplog ? 2 * c->caplog : 256;
+		c->log = realloc(c->log, c->caplog * sizeof(*c->log));
+		if (!c->log)
+			abort();
+	}
+	c->log[c->nlog++] = (uint32_t)k;
+}
+
+void xcov_list(void *arg, const void *entry)
+{
+	struct xcov *c = arg;
+	uintptr_t a = (uintptr_t)entry;
+	size_t lo = 0, hi;
+
+	if (!c->indexed || a < c->lo || a >= c->hi)
+		return;
+	hi = c->nspans;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a < c->spans[mid].lo)
+			hi = mid;
+		else if (a >= c->spans[mid].hi)
+			lo = mid + 1;
+		else
+			return mark(c, c->spans[mid].k);
+	}
+}
+
+static void mark_removing(void *arg, const struct scn_obj *work)
+{
+	struct xcov *c = arg;
+
+	if (c->kof[work->id] >= 0)
+		mark(c, (size_t)c->kof[work->id]);
+}
+
+/* The tuple of works[k] as the context (ctx: its name's hash; work_fn) sees it now; false: no object. */
+static bool tuple(const struct xcov *c, size_t k, uint64_t ctx, const char *work_fn, uint64_t *out)
+{
+	const struct scn_run *run = c->run;
+	const struct kw_model *m = run->model;
+	int i = c->works[k];
+	const struct scn_obj *o = run->scn->objs[i];
+	struct kthread_work *w;
+	unsigned char t[8];
+	int canceling;
+
+	if (!run->objs[i].ptr)
+		return false;
+	w = o->kind == OBJ_DWORK ? m->dwork_work(run->objs[i].ptr) : run->objs[i].ptr;
+	canceling = m->work_canceling(w);
+	t[0] = (unsigned char)m->work_pending(w);
+	/* on which list (work_queued, work_delayed) would read the worker: see above */
+	t[1] = 0;
+	t[2] = 0;
+	t[3] = (unsigned char)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr));
+	t[4] = (unsigned char)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling);
+	t[5] = (unsigned char)(m->work_worker(w) != NULL);
+	/* the running context executes this work's function, another's, or none */
+	t[6] = (unsigned char)(!work_fn ? 0 : !strcmp(work_fn, o->fn->name) ? 1 : 2);
+	t[7] = (unsigned char)o->kind;
+	*out = fnv(fnv(ctx, &o->id, sizeof(o->id)), t, sizeof(t));
+	return true;
+}
+
+static size_t ctx_slot(uint64_t who, const char *work_fn, size_t cap)
+{
+	return slot(who ^ (uint64_t)(uintptr_t)work_fn, cap);
+}
+
+/* The context's entry, made (pos SIZE_MAX: it has seen nothing) when new. */
+static struct xcov_ctx *ctx_of(struct xcov *c, uint64_t who, const char *work_fn)
+{
+	size_t i;
+
+	if (2 * (c->nctxs + 1) > c->capctxs) {
+		struct xcov_ctx *old = c->ctxs;
+		size_t oldcap = c->capctxs;
+
+		c->capctxs = c->capctxs ? 2 * c->capctxs : 16;
+		c->ctxs = xcalloc(c->capctxs, sizeof(*c->ctxs));
+		for (size_t j = 0; j < oldcap; j++) {
+			if (!old[j].used)
+				continue;
+			for (i = ctx_slot(old[j].who, old[j].work_fn, c->capctxs); c->ctxs[i].used;
+			     i = (i + 1) & (c->capctxs - 1))
+				;
+			c->ctxs[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = ctx_slot(who, work_fn, c->capctxs); c->ctxs[i].used; i = (i + 1) & (c->capctxs - 1))
+		if (c->ctxs[i].who == who && c->ctxs[i].work_fn == work_fn)
+			return &c->ctxs[i];
+	c->ctxs[i] = (struct xcov_ctx){ who, work_fn, true, SIZE_MAX };
+	c->nctxs++;
+	return &c->ctxs[i];
+}
+
 void xcov_point(void *arg)
 {
 	struct xcov *c = arg;
-	const struct scn_run *run = c->run;
-	const struct scn *s = run->scn;
-	const struct kw_model *m = run->model;
-	const char *work_fn, *who = sim_running(&work_fn);
-	uint64_t ctx = fnv(FNV_OFFSET, who ? who : "", who ? strlen(who) : 0);
+	const char *work_fn, *who;
+	struct xcov_ctx *x;
+	uint64_t ctx, h;
 
-	if (!c->tuples)
+	if (!c->tuples || !c->nworks)
 		return;
-	for (size_t k = 0; k < c->nworks; k++) {
-		int i = c->works[k];
-		const struct scn_obj *o = s->objs[i];
-		struct kthread_work *w;
-		unsigned char t[8];
-		uint64_t h;
-		int canceling;
-
-		if (!run->objs[i].ptr)
-			continue;
-		w = o->kind == OBJ_DWORK ? m->dwork_work(run->objs[i].ptr) : run->objs[i].ptr;
-		canceling = m->work_canceling(w);
-		t[0] = (unsigned char)m->work_pending(w);
-		/* on which list (work_queued, work_delayed) would read the worker: see above */
-		t[1] = 0;
-		t[2] = 0;
-		t[3] = (unsigned char)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr));
-		t[4] = (unsigned char)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling);
-		t[5] = (unsigned char)(m->work_worker(w) != NULL);
-		/* the running context executes this work's function, another's, or none */
-		t[6] = (unsigned char)(!work_fn ? 0 : !strcmp(work_fn, o->fn->name) ? 1 : 2);
-		t[7] = (unsigned char)o->kind;
-		h = fnv(ctx, &o->id, sizeof(o->id));
-		xset_add(c->tuples, fnv(h, t, sizeof(t)));
+	if (!c->indexed)
+		index_works(c);
+	who = sim_running(&work_fn);
+	ctx = fnv(FNV_OFFSET, who ? who : "", who ? strlen(who) : 0);
+	scn_contract_removing(c->run, mark_removing, c);
+	x = ctx_of(c, ctx, work_fn);
+	if (x->pos == SIZE_MAX) {
+		for (size_t k = 0; k < c->nworks; k++)
+			if (tuple(c, k, ctx, work_fn, &h))
+				xset_add(c->tuples, h);
+	} else {
+		for (size_t j = x->pos; j < c->nlog; j++)
+			if (tuple(c, c->log[j], ctx, work_fn, &h))
+				xset_add(c->tuples, h);
 	}
+	x->pos = c->nlog;
+	c->epoch++;
 }
 
 void xcov_rf(void *arg, const struct sim_rf *rf)

@@ -39,18 +39,52 @@ void xset_free(struct xset *s);
 struct scn;
 struct scn_run;
 
-/* The tuples of one run go to set; set this as the run's on_point with xcov_begin's arg. */
+/*
+ * The tuples of one run go to set: set xcov_point as the run's on_point and
+ * xcov_list as its on_list, both with the struct xcov as arg, and call
+ * xcov_reset() before each run (xcov_free() after the last).
+ *
+ * Incremental, with the set it makes the same as reading every work at
+ * every point: a context (its name's hash and the work function it runs)
+ * sees every work at its first point, and at each later point only the
+ * works that changed since its point before. A work changes only where
+ * the machine hears of it: a list operation on its own entry or its
+ * timer's (on_list: pending, the timer's state, and work->worker, set in
+ * the same step as the list_add), or a cancel or mod of it in progress
+ * (its canceling count). A work that did not change has, under that
+ * context, the tuple it had at the context's point before, already in
+ * the set. A step costs what it touched, not the number of works.
+ */
+struct xcov_span;
+struct xcov_ctx;
 struct xcov {
 	struct xset *tuples;
 	const struct scn_run *run;	/* the run in progress: its objects */
 	const int *works;		/* the scenario's works and delayed works, by object id */
 	size_t nworks;
+	/* the run's incremental state (xcov_reset) */
+	bool indexed;			/* spans and kof made, at the run's first point */
+	struct xcov_span *spans;	/* the works' memory by address, for on_list */
+	size_t nspans;
+	uintptr_t lo, hi;		/* all of it */
+	int *kof;			/* object id -> index in works, -1 */
+	uint32_t *log;			/* works changed, in order (once between two points) */
+	size_t nlog, caplog;
+	uint64_t *stamp;		/* by work: the point it was last logged before */
+	uint64_t epoch;			/* points so far */
+	struct xcov_ctx *ctxs;		/* open addressing */
+	size_t nctxs, capctxs;
 };
 
 /* The works of s for xcov.works (a new array; free() it). */
 int *xcov_works(const struct scn *s, size_t *n);
+/* Before each run: forget the last run's objects and contexts. */
+void xcov_reset(struct xcov *c);
+void xcov_free(struct xcov *c);
 /* The sim_config on_point callback: arg is a struct xcov. */
 void xcov_point(void *arg);
+/* The sim_config on_list callback: arg is a struct xcov. */
+void xcov_list(void *arg, const void *entry);
 /* The sim_config on_rf callback: arg is the struct xset of pairs. */
 struct sim_rf;
 void xcov_rf(void *arg, const struct sim_rf *rf);

@@ -368,6 +368,9 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 		}
 		cfg.on_point = xcov_point;
 		cfg.on_point_arg = &cov;
+		cfg.on_list = xcov_list;
+		cfg.on_list_arg = &cov;
+		xcov_reset(&cov);
 		run->config = &cfg;
 		if (scn_run(c->s, c->m, run, c->err)) {
 			rc = 2;
@@ -386,6 +389,7 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 			break;
 		}
 	}
+	xcov_free(&cov);
 	xs_free(c->x);
 	c->x = NULL;
 	return rc;

@@ -305,11 +305,14 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 		cov.works = xcov_works(s, &cov.nworks);
 		cfg.on_point = xcov_point;
 		cfg.on_point_arg = &cov;
+		cfg.on_list = xcov_list;
+		cfg.on_list_arg = &cov;
 	}
 	run->config = &cfg;
 	rc = scn_run(s, m, run, err);
 	if (j >= 0)
 		xs_end(x[k], r, run->log, run->nlog);
+	xcov_free(&cov);
 	free((void *)cov.works);
 	run->config = NULL;
 	return rc;

@@ -810,6 +810,16 @@ void scn_contract_settle(struct scn_run *run)
 	c->nwret = 0;
 }
 
+void scn_contract_removing(const struct scn_run *run,
+			   void (*fn)(void *arg, const struct scn_obj *work), void *arg)
+{
+	if (!run->contract)
+		return;
+	for (const struct scn_ccall *k = run->contract->calls; k; k = k->next)
+		if (k->work && is_removing(k->api->id))
+			fn(arg, k->work);
+}
+
 long scn_contract_event(const struct scn_run *run, const struct scn_expr *e)
 {
 	struct scn_contract *c = run->contract;

@@ -41,6 +41,12 @@ void scn_contract_exec(struct scn_run *run, const struct scn_obj *work, bool beg
 void scn_contract_point(struct scn_run *run);
 /* After the invariants have seen this point's events: they are over. */
 void scn_contract_settle(struct scn_run *run);
+/*
+ * To fn, the work each cancel or mod in progress names (in any context):
+ * its canceling count, a plain field, may change at any of their points.
+ */
+void scn_contract_removing(const struct scn_run *run,
+			   void (*fn)(void *arg, const struct scn_obj *work), void *arg);
 /* An event atom's value now (PRED_INSERTED ... PRED_RETURNED). */
 long scn_contract_event(const struct scn_run *run, const struct scn_expr *e);
 

@@ -11,8 +11,27 @@
 #define LIST_HEAD_INIT(name) { &(name), &(name) }
 #define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
 
+/*
+ * While the machine runs, the config's on_list (NULL: none) hears of every
+ * list_head an operation writes (the entry initialised, added or taken
+ * off, and its neighbours): whether an entry is on a list changes only so,
+ * and a reader of objects' state (coverage) follows those instead of
+ * reading every object at every point. Neighbours count: an entry
+ * initialised while still linked (a reinitialised pending work) is made
+ * non-empty again by a write of its "neighbour" on that list.
+ */
+extern void (*sim_list_watch)(void *arg, const void *entry);
+extern void *sim_list_watch_arg;
+
+static inline void list_watch(const void *entry)
+{
+	if (sim_list_watch)
+		sim_list_watch(sim_list_watch_arg, entry);
+}
+
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
+	list_watch(list);
 	list->next = list;
 	list->prev = list;
 }
@@ -20,6 +39,9 @@ static inline void INIT_LIST_HEAD(struct list_head *list)
 static inline void __list_add(struct list_head *new, struct list_head *prev,
 			      struct list_head *next)
 {
+	list_watch(new);
+	list_watch(prev);
+	list_watch(next);
 	next->prev = new;
 	new->next = next;
 	new->prev = prev;
@@ -38,12 +60,15 @@ static inline void list_add_tail(struct list_head *new, struct list_head *head)
 
 static inline void __list_del(struct list_head *prev, struct list_head *next)
 {
+	list_watch(prev);
+	list_watch(next);
 	next->prev = prev;
 	prev->next = next;
 }
 
 static inline void __list_del_entry(struct list_head *entry)
 {
+	list_watch(entry);
 	__list_del(entry->prev, entry->next);
 }
 

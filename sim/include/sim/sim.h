@@ -105,6 +105,14 @@ struct sim_config {
 	 */
 	void (*on_rf)(void *arg, const struct sim_rf *rf);
 	void *on_rf_arg;
+	/*
+	 * Called while the machine runs with each list entry whose links a
+	 * list operation changes (<linux/list.h>: initialised, added, taken
+	 * off), before the next scheduling point: what a step touched, for a
+	 * reader of objects' state. The same rules as on_rf; NULL: none.
+	 */
+	void (*on_list)(void *arg, const void *entry);
+	void *on_list_arg;
 	uint64_t hung_task_ns;		/* 0: no hung-task detector */
 	/* kernel.watchdog_thresh: a CPU that does not schedule for twice this is a soft lockup */
 	uint64_t watchdog_thresh_ns;	/* 0: no soft-lockup detector */
