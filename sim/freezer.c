@@ -68,6 +68,7 @@ void sim_freezer_init(void)
 	sim.suspend.in_transition = false;
 	sim.suspend.nwakeups = 0;
 	sim.suspend.nsleeps = 0;
+	sim.suspend.hotplug_disabled = false;
 }
 
 void sim_freezer_fini(bool keep)
@@ -219,6 +220,11 @@ static void trace_suspend_resume(const char *action, int val, bool start, uint64
 	sim_trace(REC_FREEZER, 0, (uint64_t)val, start, slept, action, NULL);
 }
 
+void sim_trace_suspend_resume(const char *action, int val, bool start)
+{
+	trace_suspend_resume(action, val, start, 0);
+}
+
 #define PM_SUSPEND_MEM	3
 
 static int try_to_freeze_tasks(bool user_only)
@@ -367,13 +373,22 @@ static int suspend(void)
 	if (error)
 		return error;
 	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, false, 0);
-	local_irq_disable();	/* arch_suspend_disable_irqs() */
-	machine_suspend();
 	/*
-	 * arch_suspend_enable_irqs(): an interrupt that came while the machine
-	 * slept is taken here, before any frozen task is thawed.
+	 * suspend_enter() (kernel/power/suspend.c:437 in 6.12, :438 in 6.1,
+	 * pm_sleep_disable_secondary_cpus()): the non-boot
+	 * CPUs go down (sim/hotplug.c); on failure they come back and the
+	 * suspend ends there, its tasks thawed.
 	 */
-	local_irq_enable();
+	if (!sim_freeze_secondary_cpus()) {
+		local_irq_disable();	/* arch_suspend_disable_irqs() */
+		machine_suspend();
+		/*
+		 * arch_suspend_enable_irqs(): an interrupt that came while the
+		 * machine slept is taken here, before any frozen task is thawed.
+		 */
+		local_irq_enable();
+	}
+	sim_thaw_secondary_cpus();	/* pm_sleep_enable_secondary_cpus(), suspend.c:467 */
 	thaw_processes();
 	return 0;
 }

@@ -86,10 +86,12 @@ static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
 	struct sim_ctx *t = top_ctx(c);
 
 	*when = c->clock;
+	if (c->offline)
+		return false;
 	if (sim_irq_deliverable(c) || sim_softirq_runnable(c))
 		return true;
 	if (!t)
-		return !list_empty(&c->runqueue);
+		return !list_empty(&c->runqueue) || c->dying;	/* its stopper is due */
 	switch (t->wait) {
 	case WAIT_NONE:
 		return true;
@@ -193,6 +195,10 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if ((irq || soft) && !(t && t->wait == WAIT_NONE && sim_choose_among(2, SIM_WHY_IRQ, about)))
 		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
 	if (!t) {
+		if (c->dying) {
+			sim_hotplug_take_down(c);
+			return NULL;
+		}
 		sim_switch_task(c);
 		return switched_in(c);
 	}
@@ -210,6 +216,11 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if (t->kind == CTX_TASK && !list_empty(&c->runqueue) &&
 	    c->clock - c->slice_start >= 1000000000ULL / sim.cfg.hz)
 		c->need_resched = true;
+	/* going down: the stopper preempts the task where the model lets it (hotplug.c) */
+	if (c->dying && sim_hotplug_can_stop(c)) {
+		sim_hotplug_take_down(c);
+		return NULL;
+	}
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {
 		sim_preempt_task(c);

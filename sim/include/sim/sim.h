@@ -204,6 +204,23 @@ bool sim_suspended(void);
 /* How many times the machine has slept (sim_slept_ns(): for how long in all). */
 unsigned int sim_sleeps(void);
 
+/*
+ * CPU hotplug (sim/hotplug.c), from a task: remove_cpu() and add_cpu() of
+ * kernel/cpu.c with their answers: 0 done, 1 already so (device_offline(),
+ * device_online()), -EPERM for the boot CPU (its device is not hotpluggable),
+ * -EINVAL for a CPU the machine does not have, -EBUSY while a suspend has
+ * the hotplug disabled. They sleep until the CPU is down or up.
+ */
+int sim_cpu_down(int cpu);
+int sim_cpu_up(int cpu);
+/* The same from a task of their own that starts at boot-clock time 'at'. */
+void sim_cpu_down_at(int cpu, uint64_t at);
+void sim_cpu_up_at(int cpu, uint64_t at);
+/* Whether the CPU exists and is online. */
+bool sim_cpu_online(int cpu);
+/* The CPUs the machine was given (nr_cpu_ids), online or not. */
+int sim_possible_cpus(void);
+
 /* --- time ---------------------------------------------------------------- */
 
 uint64_t sim_now(void);			/* local clock of the running CPU */
