@@ -40,7 +40,6 @@
  */
 #include "machine.h"
 #include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 
 #include <stdint.h>
@@ -155,24 +154,46 @@ static int cpu_down_on_other_cpu(int cpu)
 	return w->exit_code;
 }
 
+/*
+ * The hotplug locks (lock_device_hotplug() in remove_cpu() and add_cpu(),
+ * cpu_add_remove_lock in cpu_maps_update_begin()) as one sleeping lock, a
+ * completion counted down from 1: one hotplug operation at a time, a
+ * suspend's CPU freeze and thaw included, the others wait their turn.
+ */
+void sim_hotplug_init(void)
+{
+	init_completion(&sim.hotplug_lock);
+	sim.hotplug_lock.done = 1;
+}
+
+static void hotplug_lock(void)
+{
+	sim_wait_for_completion(&sim.hotplug_lock, NULL);
+}
+
+static void hotplug_unlock(void)
+{
+	complete(&sim.hotplug_lock);
+}
+
 int sim_cpu_down(int cpu)
 {
-	struct sim_cpu *c;
+	int ret;
 
-	sim_might_sleep(NULL);	/* lock_device_hotplug(): a mutex */
+	sim_might_sleep(NULL);
 	if (cpu < 0 || cpu >= sim.cfg.ncpus)
 		return -EINVAL;
 	if (cpu == 0)
 		return -EPERM;
+	hotplug_lock();
 	if (sim.suspend.hotplug_disabled)
-		return -EBUSY;
-	c = &sim.cpus[cpu];
-	/* another caller holds the hotplug lock for it: wait as on the mutex */
-	while (c->dying)
-		msleep(1);
-	if (c->offline)
-		return 1;
-	return sim_era_since(6, 1) ? cpu_down_on_other_cpu(cpu) : cpu_down_locked(cpu);
+		ret = -EBUSY;
+	else if (sim.cpus[cpu].offline)
+		ret = 1;
+	else
+		ret = sim_era_since(6, 1) ? cpu_down_on_other_cpu(cpu) : cpu_down_locked(cpu);
+	hotplug_unlock();
+	return ret;
 }
 
 /* _cpu_up(cpu, tasks_frozen, CPUHP_ONLINE) */
@@ -195,16 +216,20 @@ static int cpu_up_locked(int cpu)
 
 int sim_cpu_up(int cpu)
 {
+	int ret;
+
 	sim_might_sleep(NULL);
 	if (cpu < 0 || cpu >= sim.cfg.ncpus)
 		return -EINVAL;
+	hotplug_lock();
 	if (sim.suspend.hotplug_disabled)
-		return -EBUSY;
-	while (sim.cpus[cpu].dying)
-		msleep(1);
-	if (!sim.cpus[cpu].offline)
-		return 1;
-	return cpu_up_locked(cpu);
+		ret = -EBUSY;
+	else if (!sim.cpus[cpu].offline)
+		ret = 1;
+	else
+		ret = cpu_up_locked(cpu);
+	hotplug_unlock();
+	return ret;
 }
 
 /* A scenario's `cpu_down(1) at 5ms;`: a task of its own, as a write to .../cpu1/online. */
@@ -241,6 +266,7 @@ int sim_freeze_secondary_cpus(void)
 {
 	int n = sim.cfg.ncpus, error = 0;
 
+	hotplug_lock();
 	printk(KERN_INFO "Disabling non-boot CPUs ...\n");
 	for (int i = 0; i < n; i++) {
 		int cpu = sim_era_since(6, 12) ? n - 1 - i : i;
@@ -259,6 +285,7 @@ int sim_freeze_secondary_cpus(void)
 	if (error)
 		printk(KERN_ERR "Non-boot CPUs are not disabled\n");
 	sim.suspend.hotplug_disabled = true;
+	hotplug_unlock();
 	return error;
 }
 
@@ -268,11 +295,14 @@ void sim_thaw_secondary_cpus(void)
 	struct sim_cpu *c;
 	bool any = false;
 
+	hotplug_lock();
 	sim.suspend.hotplug_disabled = false;
 	for_each_sim_cpu(c)
 		any |= c->suspend_frozen;
-	if (!any)
+	if (!any) {
+		hotplug_unlock();
 		return;
+	}
 	printk(KERN_INFO "Enabling non-boot CPUs ...\n");
 	for_each_sim_cpu(c) {
 		if (!c->suspend_frozen)
@@ -283,4 +313,5 @@ void sim_thaw_secondary_cpus(void)
 		sim_trace_suspend_resume("CPU_ON", c->id, false);
 		printk(KERN_INFO "CPU%d is up\n", c->id);
 	}
+	hotplug_unlock();
 }

@@ -200,6 +200,7 @@ struct sim {
 	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
 	uint64_t slept_ns;		/* time spent suspended: boot clock - machine clock */
 	enum sim_finding_kind fault_kind;
+	struct completion hotplug_lock;	/* hotplug.c: one hotplug operation at a time */
 
 	/* statistics */
 	struct sim_stats stats;
@@ -443,6 +444,7 @@ void sim_freezer_fini(bool keep);
 void sim_trace_suspend_resume(const char *action, int val, bool start);
 
 /* --- hotplug.c ------------------------------------------------------------------ */
+void sim_hotplug_init(void);
 /* Whether tasks may be placed on c: online and not going down (cpu_active()). */
 static inline bool sim_cpu_active(const struct sim_cpu *c)
 {
