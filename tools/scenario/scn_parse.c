@@ -260,6 +260,21 @@ static bool is_hotplug(struct parser *p)
 	return lex_is_word(p, "cpu_down") || lex_is_word(p, "cpu_up");
 }
 
+/*
+ * `cpu_down(1) at 5ms;` starts a part of its own; `cpu_down(1);` in a block
+ * is a call: the word after the closing bracket tells them apart.
+ */
+static bool hotplug_at(struct parser *p)
+{
+	const char *close;
+
+	if (!is_hotplug(p))
+		return false;
+	/* a CPU number's worth of text: "(63)", spaces aside */
+	close = memchr(p->text + p->tend, ')', p->len - p->tend < 32 ? p->len - p->tend : 32);
+	return close && word_at(p, (size_t)(close - p->text) + 1, "at");
+}
+
 static bool starts_part(struct parser *p)
 {
 	size_t after;
@@ -271,8 +286,8 @@ static bool starts_part(struct parser *p)
 	if (p->tok != T_IDENT || decl_find(p, p->ident))
 		return false;
 	if (lex_is_word(p, "irq") || lex_is_word(p, "suspend") || lex_is_word(p, "resume") ||
-	    is_hotplug(p) || lex_is_word(p, "exists") || lex_is_word(p, "forall") || lex_is_word(p, "schedule") ||
-	    is_invariant(p))
+	    hotplug_at(p) || lex_is_word(p, "exists") || lex_is_word(p, "forall") ||
+	    lex_is_word(p, "schedule") || is_invariant(p))
 		return true;
 	/* P1 { ..., P1 @cpu1 ..., P1 at 5ms ... */
 	after = p->tend;
