@@ -15,8 +15,9 @@
  *    8 ms for good, until none is left or jiffies pass freeze_timeout (20 s):
  *    then "Freezing of tasks failed", thaw_kernel_threads(), thaw_processes(),
  *    and the suspend is aborted.
- *  - suspend_enter(): devices, non-boot CPUs, interrupts and timekeeping go
- *    down and the machine sleeps ("machine_suspend") until the wake-up, the
+ *  - suspend_enter(): devices, non-boot CPUs (sim/hotplug.c: tasks pushed
+ *    off, bound kthreads unbound, timers moved), interrupts and timekeeping
+ *    go down and the machine sleeps ("machine_suspend") until the wake-up, the
  *    first `resume at T` not yet taken. One already past wakes it at once (a
  *    simplification: the kernel aborts for a wake-up event it registered,
  *    and sleeps on for one it did not); with none the machine sleeps for
@@ -31,7 +32,8 @@
  *    clock's events, sim_event_add_boot()) happens as the machine wakes. An
  *    irq for the suspending CPU is taken at arch_suspend_enable_irqs(),
  *    before the thaw.
- *  - suspend_finish(): thaw_processes() thaws every frozen task in task-list
+ *  - the non-boot CPUs come back up (thaw_secondary_cpus());
+ *    suspend_finish(): thaw_processes() thaws every frozen task in task-list
  *    order, kernel threads and user space in one pass (thaw_kernel_threads()
  *    is only freeze_kernel_threads()'s way out when it fails).
  * The devices' own callbacks are not modelled: those phases take only the
