@@ -9,8 +9,9 @@
  *  - the stopper (stop_machine()'s take_cpu_down(), cpu.c:1268 in 6.12)
  *    gets n: like any wake-up's preemption it takes the CPU where the
  *    preemption model lets the running task go (enter_cpu(): at once if n
- *    is idle, at cond_resched() or a sleep under none); until then the
- *    caller waits, as it waits for the AP's hotplug thread;
+ *    is idle, at cond_resched() or a sleep under none, within a busy-wait
+ *    only under full); until then the caller waits, as it waits for the
+ *    AP's hotplug thread;
  *  - take_cpu_down() and balance_push() leave n with nothing: the running
  *    task and the queued ones go where select_fallback_rq() sends them, and
  *    a bound kthread loses its CPU for good (sim_push_tasks(), task.c);
@@ -72,7 +73,9 @@ bool sim_hotplug_can_stop(struct sim_cpu *c)
 {
 	const struct sim_ctx *t = top_ctx(c);
 
-	return !t || (t->kind == CTX_TASK && t->wait == WAIT_NONE && c->preemptible_point);
+	/* a busy-wait stops where preemption could take it: under preempt = full */
+	return !t || (t->kind == CTX_TASK && (t->wait == WAIT_NONE || t->wait == WAIT_DELAY) &&
+		      c->preemptible_point);
 }
 
 /*
@@ -86,7 +89,7 @@ void sim_hotplug_take_down(struct sim_cpu *c)
 	struct task_struct *waiter = c->hotplug_waiter;
 
 	sim.cur_cpu = c;
-	sim_footprint_cpu(c);
+	sim_footprint_global();	/* every placement reads which CPUs are active */
 	sim_push_tasks(c);
 	sim_irqs_move(c, sim_first_active_cpu());
 	c->dying = false;
@@ -109,10 +112,16 @@ static int cpu_down_locked(int cpu)
 	if (c->offline)
 		return 0;
 	c->dying = true;
-	sim_footprint_cpu(c);
-	/* resched_curr(): an idle CPU takes the IPI at the waker's time */
+	sim_footprint_global();
+	/*
+	 * resched_curr(): an idle CPU takes the IPI at the waker's time, and
+	 * so does a busy-wait that may be preempted, within its length.
+	 */
 	if (!top_ctx(c))
 		sim_handover(c, sim_now());
+	else if (top_ctx(c)->wait == WAIT_DELAY)
+		sim_handover(c, sim_now() < top_ctx(c)->delay_until ? sim_now() :
+				top_ctx(c)->delay_until);
 	c->need_resched = true;
 	c->hotplug_waiter = current;
 	__set_current_state(TASK_UNINTERRUPTIBLE);
@@ -204,9 +213,9 @@ static int cpu_up_locked(int cpu)
 	sim_point(sim.cfg.costs.wakeup, POINT_PLAIN);	/* the AP's bring-up, kicked */
 	if (!c->offline)
 		return 0;
-	sim_footprint_cpu(c);
-	sim_timers_prepare_cpu(c);
+	sim_footprint_global();
 	sim_handover(c, sim_now());	/* it starts now, idle */
+	sim_timers_prepare_cpu(c);
 	c->slice_start = c->clock;
 	c->sched_touch = c->clock;
 	c->need_resched = false;

@@ -96,7 +96,8 @@ static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
 	case WAIT_NONE:
 		return true;
 	case WAIT_DELAY:
-		if (t->delay_until > c->clock)
+		/* a stopper that may preempt the busy-wait comes now (hotplug.c) */
+		if (t->delay_until > c->clock && !(c->dying && sim_hotplug_can_stop(c)))
 			*when = t->delay_until;
 		return true;
 	case WAIT_SPIN:
@@ -179,7 +180,10 @@ static struct sim_ctx *switched_in(struct sim_cpu *c)
 		fire(c->tick);
 	if (sim_irq_deliverable(c))
 		return sim_enter_hardirq(c);
-	return sim_softirq_runnable(c) ? sim_enter_softirq(c) : t;
+	if (sim_softirq_runnable(c))
+		return sim_enter_softirq(c);
+	/* one preempted in a busy-wait (hotplug.c) goes on when the wait ends: cpu_ready() */
+	return t->wait == WAIT_DELAY ? NULL : t;
 }
 
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
@@ -202,6 +206,11 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 		sim_switch_task(c);
 		return switched_in(c);
 	}
+	/* going down: the stopper preempts the task where the model lets it (hotplug.c) */
+	if (c->dying && sim_hotplug_can_stop(c)) {
+		sim_hotplug_take_down(c);
+		return NULL;
+	}
 	if (t->wait == WAIT_DELAY) {
 		if (c->clock < t->delay_until)
 			c->clock = t->delay_until;
@@ -216,11 +225,6 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if (t->kind == CTX_TASK && !list_empty(&c->runqueue) &&
 	    c->clock - c->slice_start >= 1000000000ULL / sim.cfg.hz)
 		c->need_resched = true;
-	/* going down: the stopper preempts the task where the model lets it (hotplug.c) */
-	if (c->dying && sim_hotplug_can_stop(c)) {
-		sim_hotplug_take_down(c);
-		return NULL;
-	}
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {
 		sim_preempt_task(c);

@@ -360,12 +360,17 @@ void sim_timers_dead_cpu(struct sim_cpu *dead)
 	dead->softirq_pending = false;
 }
 
-/* timers_prepare_cpu(): base->clk = jiffies when the CPU comes up, nothing pending. */
+/*
+ * timers_prepare_cpu(): base->clk = jiffies when the CPU comes up, no
+ * softirq pending. A timer add_timer_on() put on the base while the CPU was
+ * down is still in its bucket, and is due from now on.
+ */
 void sim_timers_prepare_cpu(struct sim_cpu *c)
 {
 	c->timer_clk_set = false;
 	c->softirq_pending = false;
 	c->running_timer = NULL;
+	rearm_tick(c);
 }
 
 static const struct sim_site enqueue_site = { __FILE__, __LINE__, "enqueue_timer" };
