@@ -227,7 +227,14 @@ void sim_trace_suspend_resume(const char *action, int val, bool start)
 	trace_suspend_resume(action, val, start, 0);
 }
 
-#define PM_SUSPEND_MEM	3
+#define PM_SUSPEND_TO_IDLE	1
+#define PM_SUSPEND_MEM		3
+
+/* The state a write of "mem" enters: mem_sleep_current (the mem_sleep setting). */
+static int mem_sleep_state(void)
+{
+	return sim.cfg.mem_sleep == SIM_MEM_SLEEP_S2IDLE ? PM_SUSPEND_TO_IDLE : PM_SUSPEND_MEM;
+}
 
 static int try_to_freeze_tasks(bool user_only)
 {
@@ -335,7 +342,7 @@ static void machine_suspend(void)
 {
 	uint64_t wake, now = sim_boot_now(), slept;
 
-	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, true, 0);
+	trace_suspend_resume("machine_suspend", mem_sleep_state(), true, 0);
 	if (!next_wakeup(&wake)) {
 		/* no wake-up is coming: the machine sleeps for good, the run is over */
 		sim_halt(SIM_END_QUIESCENT);
@@ -347,19 +354,20 @@ static void machine_suspend(void)
 	sim_events_slept(sim_now(), slept);
 	sim.slept_ns += slept;
 	sim.suspend.nsleeps++;
-	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
+	trace_suspend_resume("machine_suspend", mem_sleep_state(), false, sim.slept_ns);
 	/* syscore_resume(): timekeeping_resume()'s tk_debug_account_sleep_time() */
 	printk(KERN_INFO "PM: Timekeeping suspended for %llu.%03llu seconds\n",
 	       (unsigned long long)(slept / 1000000000ULL),
 	       (unsigned long long)(slept % 1000000000ULL / 1000000ULL));
 }
 
-/* enter_state(PM_SUSPEND_MEM), its steps as 6.12 traces them. */
+/* enter_state(mem_sleep_current), its steps as 6.12 traces them. */
 static int suspend(void)
 {
+	bool s2idle = sim.cfg.mem_sleep == SIM_MEM_SLEEP_S2IDLE;
 	int error;
 
-	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, true, 0);
+	trace_suspend_resume("suspend_enter", mem_sleep_state(), true, 0);
 	/* ksys_sync_helper(): no file systems here, nothing to write back */
 	trace_suspend_resume("sync_filesystems", 0, true, 0);
 	trace_suspend_resume("sync_filesystems", 0, false, 0);
@@ -374,14 +382,15 @@ static int suspend(void)
 	trace_suspend_resume("freeze_processes", 0, false, 0);
 	if (error)
 		return error;
-	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, false, 0);
+	trace_suspend_resume("suspend_enter", mem_sleep_state(), false, 0);
 	/*
 	 * suspend_enter() (kernel/power/suspend.c:437 in 6.12, :438 in 6.1,
 	 * pm_sleep_disable_secondary_cpus()): the non-boot
 	 * CPUs go down (sim/hotplug.c); on failure they come back and the
-	 * suspend ends there, its tasks thawed.
+	 * suspend ends there, its tasks thawed. Suspend to idle keeps them
+	 * (s2idle_loop() first, suspend.c:431).
 	 */
-	if (!sim_freeze_secondary_cpus()) {
+	if (s2idle || !sim_freeze_secondary_cpus()) {
 		local_irq_disable();	/* arch_suspend_disable_irqs() */
 		machine_suspend();
 		/*
@@ -390,7 +399,8 @@ static int suspend(void)
 		 */
 		local_irq_enable();
 	}
-	sim_thaw_secondary_cpus();	/* pm_sleep_enable_secondary_cpus(), suspend.c:467 */
+	if (!s2idle)
+		sim_thaw_secondary_cpus();	/* pm_sleep_enable_secondary_cpus(), suspend.c:467 */
 	thaw_processes();
 	return 0;
 }

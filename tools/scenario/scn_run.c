@@ -377,7 +377,9 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
 			return 0;
 		}
-		return api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
+		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
+		note("%s(%ld) = %ld", api->name, cpu, v);
+		return v;
 	}
 	case API_SMP_PROCESSOR_ID:
 		return smp_processor_id();

@@ -23,6 +23,14 @@ enum sim_preempt { SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
  */
 enum sim_spinlock { SIM_SPINLOCK_FIFO, SIM_SPINLOCK_UNFAIR };
 
+/*
+ * What a suspend to RAM is (/sys/power/mem_sleep): "deep" (S3) takes the
+ * non-boot CPUs down before the machine sleeps; "s2idle" (suspend to idle)
+ * does not (kernel/power/suspend.c:431 in 6.12: s2idle_loop() comes before
+ * pm_sleep_disable_secondary_cpus()).
+ */
+enum sim_mem_sleep { SIM_MEM_SLEEP_DEEP, SIM_MEM_SLEEP_S2IDLE };
+
 /* skew_ns: no bound at all. */
 #define SIM_SKEW_UNBOUNDED	UINT64_MAX
 /* The default skew, 20 us: the reasons are in machine.c. */
@@ -80,6 +88,7 @@ struct sim_config {
 	unsigned int hz;		/* jiffies per second */
 	enum sim_preempt preempt;
 	enum sim_spinlock spinlock;
+	enum sim_mem_sleep mem_sleep;
 	enum sim_strategy strategy;
 	uint64_t seed;
 	/*
