@@ -264,7 +264,7 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 	case API_CREATE_WORKER_ON_CPU: {
 		long cpu = eval(env, a[0]);
 
-		if (cpu < 0 || cpu >= num_online_cpus()) {
+		if (cpu < 0 || cpu >= nr_cpu_ids) {
 			runtime_error(&a[0]->loc, "cpu %ld does not exist", cpu);
 			return 0;
 		}
@@ -369,6 +369,20 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		return 0;
 	case API_MSLEEP_INTERRUPTIBLE:
 		return (long)msleep_interruptible((unsigned int)t);
+	case API_CPU_DOWN:
+	case API_CPU_UP: {
+		long cpu = eval(env, a[0]);
+
+		if (cpu < 0 || cpu >= nr_cpu_ids) {
+			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
+			return 0;
+		}
+		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
+		note("%s(%ld) = %ld", api->name, cpu, v);
+		return v;
+	}
+	case API_SMP_PROCESSOR_ID:
+		return smp_processor_id();
 	case API_USLEEP_RANGE:
 		usleep_range((unsigned long)t0, (unsigned long)t);
 		return 0;
@@ -796,7 +810,7 @@ static int setup_main(void *arg)
 		/* in the file's order, every run: the decision log's order is the same */
 		run->at = time_of(prog->at, prog->at_hi, run->said, sizeof(run->said));
 		at = run->at > sim_now() ? run->at : sim_now();
-		if (run->said[0] && (prog->kind == PROG_SUSPEND || prog->kind == PROG_RESUME))
+		if (run->said[0] && prog->kind >= PROG_SUSPEND)
 			note("%s at %s", prog->name, run->said);
 
 		switch (prog->kind) {
@@ -818,6 +832,12 @@ static int setup_main(void *arg)
 			break;
 		case PROG_RESUME:
 			sim_resume_at(at);
+			break;
+		case PROG_CPU_DOWN:
+			sim_cpu_down_at(prog->cpu, at);
+			break;
+		case PROG_CPU_UP:
+			sim_cpu_up_at(prog->cpu, at);
 			break;
 		}
 	}
