@@ -317,6 +317,14 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 void scn_free(struct scn *s);
 
 /*
+ * The path a page handed to others shows for a scenario file (kwsim export):
+ * relative to the current directory when the file is under it, else the
+ * file's name, so that no page names the author's directories. Returns a
+ * string to free.
+ */
+char *scn_shown_path(const char *path);
+
+/*
  * Settings given on the command line, each NAME=VALUE with the init block's
  * names and values ("cpus=4", "kernel=v4.9", "cost.lock=20ns"), and how the
  * user wrote it, for messages ("--set cpus=4", "--seed 7").
