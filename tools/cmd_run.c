@@ -579,6 +579,7 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 	const struct kw_model *m = kw_model_find(s->kernel);
 	struct outfile out;
 	FILE *f = outfile_open(&out, o->html);
+	char *shown;
 	int rc = 0;
 
 	if (!f) {
@@ -588,6 +589,10 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 	}
 	s->cfg.keep_trace = false;
 	s->cfg.drop_decisions = true;
+	/* the page is handed to others: it names the file, not the author's directories */
+	shown = scn_shown_path(s->path);
+	free(s->path);
+	s->path = shown;
 	ro.html = html_doc_begin(s, m, o->max_events);
 	html_write_page_head(f, s->name);
 	html_doc_head(ro.html, f, true);
@@ -597,7 +602,7 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 		rc = 2;
 	} else if (run.end == SIM_END_DIVERGED) {
 		fprintf(stderr, "%s: error: the schedule no longer fits the scenario: %s\n",
-			s->path, run.divergence);
+			o->file, run.divergence);
 		rc = 2;
 	} else {
 		html_doc_end(ro.html, f, &run, true);

@@ -3,6 +3,7 @@
  */
 #include "json.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* The length of a valid UTF-8 sequence at s, 0 if there is none (RFC 3629). */
@@ -54,4 +55,65 @@ void json_str(FILE *out, const char *s)
 	if (s)
 		json_chars_n(out, s, strlen(s));
 	fputc('"', out);
+}
+
+/* Whether [s, s + len) is a decimal integer as JSON writes one. */
+static bool is_integer(const char *s, size_t len)
+{
+	size_t i = len && s[0] == '-';
+
+	if (i == len || (s[i] == '0' && len > i + 1))
+		return false;
+	for (; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+void json_value(FILE *out, const char *v)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "false") || is_integer(v, strlen(v)))
+		fputs(v, out);
+	else
+		json_str(out, v);
+}
+
+void json_state_pairs(FILE *out, const char *items, const char *sep)
+{
+	size_t seplen = strlen(sep);
+	bool first = true;
+
+	fputc('[', out);
+	for (const char *item = items; item && *item;) {
+		const char *end = strstr(item, sep), *eq;
+		size_t len = end ? (size_t)(end - item) : strlen(item), n;
+		bool seen = false;
+
+		for (const char *prev = items; prev < item && !seen;) {
+			const char *pend = strstr(prev, sep);
+
+			seen = (size_t)(pend - prev) == len && !memcmp(prev, item, len);
+			prev = pend + seplen;
+		}
+		eq = NULL;
+		for (const char *c = item; c < item + len; c++)
+			eq = *c == '=' ? c : eq;
+		if (!seen && eq && eq > item) {
+			n = len - (size_t)(eq + 1 - item);
+			fputs(first ? "{\"name\":\"" : ",{\"name\":\"", out);
+			json_chars_n(out, item, (size_t)(eq - item));
+			fputs("\",\"value\":", out);
+			if (is_integer(eq + 1, n)) {
+				fwrite(eq + 1, 1, n, out);
+			} else {
+				fputc('"', out);
+				json_chars_n(out, eq + 1, n);
+				fputc('"', out);
+			}
+			fputc('}', out);
+			first = false;
+		}
+		item = end ? end + seplen : item + len;
+	}
+	fputc(']', out);
 }

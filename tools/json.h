@@ -15,5 +15,14 @@
 void json_chars_n(FILE *out, const char *s, size_t len);
 /* A quoted string; NULL is "". */
 void json_str(FILE *out, const char *s);
+/* A value as text: true, false and decimal integers bare, anything else a string. */
+void json_value(FILE *out, const char *v);
+/*
+ * A state as name/value pairs: items "name=value" (split at the last '=')
+ * joined by sep, as the state printers list them, each once, in order:
+ * [{"name":...,"value":...}]; a value that is a decimal integer is a
+ * number, any other a string.
+ */
+void json_state_pairs(FILE *out, const char *items, const char *sep);
 
 #endif

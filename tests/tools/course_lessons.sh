@@ -32,7 +32,8 @@ claims() {
 import json, sys
 s = json.load(open(sys.argv[1]))
 def k(name): return next(x for x in s["kernels"] if x["kernel"] == name)
-def states(name): return [x["state"] for x in k(name)["states"]]
+def text(state): return "".join("%s=%s; " % (p["name"], p["value"]) for p in state)
+def states(name): return [text(x["state"]) for x in k(name)["states"]]
 def kinds(name): return {f["key"].split(" ", 1)[0] for f in k(name)["findings"]}
 bad = [c for c in sys.argv[3:] if not eval(c)]
 for c in bad:
@@ -65,7 +66,7 @@ claims 18-race-destroy \
 	"all('ran(f)=0; uaf=0; warn=1; leak=0; ' in states(n) and 'warn' in kinds(n) $both)"
 claims 19-race-freezer \
 	"all(k(n)['observation'] == 'Always' and 'invariant' in kinds(n) $both)" \
-	"all(sum(x['count'] for x in k(n)['states'] if 'seen=0' in x['state']) < sum(x['count'] for x in k(n)['states'] if 'seen=1' in x['state']) $both)"
+	"all(sum(x['count'] for x in k(n)['states'] if 'seen=0' in text(x['state'])) < sum(x['count'] for x in k(n)['states'] if 'seen=1' in text(x['state'])) $both)"
 
 if ((fails)); then
 	echo "$fails lesson(s) no longer show what they say"

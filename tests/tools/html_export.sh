@@ -114,6 +114,34 @@ if export_ok capped "$scenarios/races/flush-from-own-worker.kws" --max-events 5;
 		fail "--max-events"
 fi
 
+# the page names the file, never the author's directories: relative to the
+# current directory when under it, else the file's name (a module likewise)
+flush="$scenarios/races/flush-from-own-worker.kws"
+if (cd "$tmp" && "$kwsim" export "$flush" --html "$tmp/away.html" >/dev/null 2>&1) &&
+	doc "$tmp/away.html" "d['scenario']['path'] == 'flush-from-own-worker.kws' and
+		d['end']['findings'][0]['scn_line'] == 9 and
+		'flush-from-own-worker.kws:9' in d['end']['findings'][0]['note']" &&
+	! grep -qF "$scenarios" "$tmp/away.html"; then
+	ok "an absolute path outside the current directory: the page names only the file"
+else
+	fail "the page names the author's directories: $(grep -oF "$scenarios" "$tmp/away.html" | head -1)"
+fi
+above=$(dirname "$scenarios") below=$(basename "$scenarios")/races/flush-from-own-worker.kws
+if (cd "$above" && "$kwsim" export "$flush" --html "$tmp/under.html" >/dev/null 2>&1) &&
+	doc "$tmp/under.html" "d['scenario']['path'] == '$below'" &&
+	! grep -qF "$scenarios" "$tmp/under.html"; then
+	ok "an absolute path under the current directory: the page names it relative to it"
+else
+	fail "the page of an absolute path under the current directory"
+fi
+if (cd "$tmp" && "$kwsim" export "$flush" --module "$tmp/mod" >/dev/null 2>&1) &&
+	grep -q "from flush-from-own-worker.kws: do not edit" "$tmp/mod"/*.c &&
+	! grep -rqF "$scenarios" "$tmp/mod"; then
+	ok "export --module names only the file"
+else
+	fail "export --module names the author's directories"
+fi
+
 # bad input: exit 2, a message, no page left behind
 bad() {
 	local what=$1 rc

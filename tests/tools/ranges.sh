@@ -74,7 +74,8 @@ for seed in 3 17 40; do
 	check grep -qE 'P0 starts \(at [0-9.]+(ns|us|ms) of 0..2ms\)' "$tmp/out" ||
 		fail "seed $seed: P0's start is not a value of its range: $(grep 'P0 starts' "$tmp/out")"
 	kw run "$tmp/run/$every" --seed "$seed" --json
-	check grep -qF "\"what\":\"$start\"" "$tmp/out" ||
+	at=${start#P0 starts (at }
+	check grep -qF "\"event\":\"start\",\"program\":\"P0\",\"at\":\"${at%)}\"" "$tmp/out" ||
 		fail "seed $seed: the JSON does not carry P0's start as the summary names it ($start)"
 done
 # ... and so does the HTML page (kwsim export; kwsim serve's page is the same)

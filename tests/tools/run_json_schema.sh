@@ -3,8 +3,9 @@
 # schema (tools/schema/kwsim-run.schema.json): every scenario of the library
 # on every kernel variant built in, validated by a real JSON Schema
 # validator (python3-jsonschema), events in time order, strict UTF-8 also
-# for names and text that are not valid UTF-8. The text summary's "What ran"
-# is in time order too.
+# for names and text that are not valid UTF-8; its events, given in parts
+# (event, call, args, result), render back to the text's "What ran" lines one
+# for one (run_json_lines.py). The text summary's "What ran" is in time order too.
 # Usage: run_json_schema.sh KWSIM SOURCE_DIR
 set -uo pipefail
 kwsim=${1:?usage: run_json_schema.sh KWSIM SOURCE_DIR}
@@ -52,7 +53,7 @@ if ! grep -q '"end":"time-limit","end_time_ns":[0-9]*,"stopped_at_time_limit":tr
 	failed=1
 fi
 
-n=0
+n=0 pairs=()
 for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
 	for k in "${variants[@]}"; do
 		n=$((n + 1))
@@ -63,6 +64,7 @@ for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
 			failed=1
 		fi
 		"$kwsim" run "$f" --kernel "$k" >"$tmp/text" 2>/dev/null
+		[ "$f" != "$tmp/utf8.kws" ] && cp "$tmp/text" "$tmp/$n.txt" && pairs+=("$tmp/$n.txt" "$tmp/$n.json")
 		# "What ran" lines: "  S.NNNNNNNNN  cpuN  ..." until the fn counts
 		if ! awk '/^What ran:/ { on = 1; next } /^  fn |^$/ { on = 0 }
 			  on && $2 ~ /^cpu[0-9]+$/ {
@@ -76,9 +78,11 @@ for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
 		fi
 	done
 done
-if ! grep -q '"what":"log: café ✓ \\ufffd\\ufffd"' "$tmp/$n.json"; then
-	echo "FAIL: non-ASCII text is not passed through as UTF-8: $(grep -o '"what":"log[^"]*"' "$tmp/$n.json")"
+if ! grep -q '"event":"log","text":"café ✓ \\ufffd\\ufffd"' "$tmp/$n.json"; then
+	echo "FAIL: non-ASCII text is not passed through as UTF-8: $(grep -o '"event":"log[^}]*' "$tmp/$n.json")"
 	failed=1
 fi
 /usr/bin/python3 "$src/tests/tools/check_run_json.py" "$schema" "$tmp"/*.json || failed=1
+# the events in parts say what the text's lines say, one for one
+/usr/bin/python3 "$src/tests/tools/run_json_lines.py" "${pairs[@]}" || failed=1
 exit $failed

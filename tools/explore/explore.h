@@ -97,6 +97,12 @@ int xr_merge(struct xr *a, const struct xr *b, char *err, size_t len);
 
 /* The summary: outcome tables side by side, findings, coverage, PCT bound. */
 void xr_print(FILE *out, const struct xr *r);
+/*
+ * --json, tools/schema/kwsim-explore.schema.json; its first field,
+ * "kwsim_explore", is the document's version: 2 gave states as name/value
+ * pairs and renamed the total count of findings finding_count.
+ */
+#define XR_JSON_VERSION 2
 void xr_print_json(FILE *out, const struct xr *r);
 /* What the campaign found: 0 nothing, 1 findings, 3 stopped before done (nothing found). */
 int xr_status(const struct xr *r);

@@ -517,7 +517,7 @@ static void json_u64_set_count(FILE *out, const char *key, const struct xset *s)
 
 void xr_print_json(FILE *out, const struct xr *r)
 {
-	fputs("{\"scenario\":", out);
+	fprintf(out, "{\"kwsim_explore\":%d,\"scenario\":", XR_JSON_VERSION);
 	json_str(out, r->name);
 	fputs(",\"file\":", out);
 	json_str(out, r->path);
@@ -543,7 +543,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 			v->est_steps, v->est_contexts, v->exhausted ? "true" : "false");
 		for (size_t j = 0; j < v->nstates; j++) {
 			fprintf(out, "%s{\"state\":", j ? "," : "");
-			json_str(out, v->states[j].text);
+			json_state_pairs(out, v->states[j].text, "; ");
 			fprintf(out, ",\"count\":%" PRIu64 ",\"positive\":%s}", v->states[j].count,
 				v->states[j].positive ? "true" : "false");
 		}
@@ -591,7 +591,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 		}
 		fputs("]}", out);
 	}
-	fprintf(out, "],\"findings\":%zu,\"status\":%d}\n", nfindings(r), xr_status(r));
+	fprintf(out, "],\"finding_count\":%zu,\"status\":%d}\n", nfindings(r), xr_status(r));
 }
 
 /* --- the result file: a line per item, tab-separated fields, \t \n \\ escaped ---------------- */

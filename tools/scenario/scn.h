@@ -317,6 +317,14 @@ struct scn *scn_parse(const char *path, const char *text, size_t len, FILE *err)
 void scn_free(struct scn *s);
 
 /*
+ * The path a page handed to others shows for a scenario file (kwsim export):
+ * relative to the current directory when the file is under it, else the
+ * file's name, so that no page names the author's directories. Returns a
+ * string to free.
+ */
+char *scn_shown_path(const char *path);
+
+/*
  * Settings given on the command line, each NAME=VALUE with the init block's
  * names and values ("cpus=4", "kernel=v4.9", "cost.lock=20ns"), and how the
  * user wrote it, for messages ("--set cpus=4", "--seed 7").
@@ -357,15 +365,50 @@ const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, siz
 
 struct kw_model;
 
-/* One line of the readable account of a run. */
+/*
+ * What a line of the account is, as run --json names it ("event"), and
+ * which of its parts it has (struct scn_event).
+ */
+enum scn_ev_kind {
+	SCN_EV_CALL,		/* call(args), = result when it has one */
+	SCN_EV_BEGINS,		/* call(args) begins: a call that may block */
+	SCN_EV_RETURNS,		/* call(args) returns, or = result */
+	SCN_EV_FAILED,		/* call(...) failed: result the error, text why */
+	SCN_EV_ASSIGN,		/* obj = call(...) */
+	SCN_EV_RANGE,		/* call's time args[0] of the range text ("lo..hi") */
+	SCN_EV_WORK,		/* work obj runs the fn call */
+	SCN_EV_TIMER,		/* timer obj runs the fn call */
+	SCN_EV_START,		/* program obj starts (at text) */
+	SCN_EV_END,		/* program obj ends */
+	SCN_EV_IRQ,		/* interrupt program obj runs (at text) */
+	SCN_EV_POWER,		/* suspend or resume program obj at text */
+	SCN_EV_AT,		/* at text */
+	SCN_EV_LOG,		/* log(text) */
+	SCN_EV_MACHINE,		/* the machine's step call (timer_fires, stall, freezer, suspend) */
+};
+
+#define SCN_EV_MAX_ARGS	4
+
+/* One line of the readable account of a run: what it says, and the same in parts. */
 struct scn_event {
 	uint64_t time;
 	int cpu;
 	int pid;			/* the task, 0 in an interrupt's context */
 	int line;			/* on_line: the scenario line started; else 0 */
 	char who[24];
-	char what[200];
+	char what[200];			/* the line as the text account prints it */
+	uint8_t kind;			/* enum scn_ev_kind */
+	uint8_t nargs;
+	char call[72];
+	char args[SCN_EV_MAX_ARGS][72];
+	char result[24];		/* "" when none */
+	char obj[72];
+	char text[200];
+	long long num[2];		/* the machine's numbers: a stall's ns and line, ... */
 };
+
+/* The "event" run --json gives a kind. */
+const char *scn_ev_kind_name(enum scn_ev_kind kind);
 
 /*
  * A run's state of an object and of a program: the parse stays as it was
@@ -511,6 +554,13 @@ void scn_print_summary(FILE *out, const struct scn *s, const struct scn_run *run
  */
 void scn_print_state(FILE *out, const struct scn_run *run, const struct scn_expr *e, bool live);
 void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run);
+/*
+ * --json (tools/schema/kwsim-run.schema.json) ends what scn_timeline_begin()
+ * began with json. Its first field, "kwsim_run", is the document's version:
+ * 2 gave events in parts (event, call, args, result ...) instead of a line
+ * of prose.
+ */
+#define SCN_JSON_VERSION 2
 void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run);
 /* 0 for the exit status: the condition's verdict, or no findings when there is none. */
 bool scn_expectations_hold(const struct scn *s, const struct scn_run *run);

@@ -107,6 +107,19 @@ void scn_put_text(FILE *out, const char *text)
 	put_text(out, text);
 }
 
+const char *scn_ev_kind_name(enum scn_ev_kind kind)
+{
+	static const char *const names[] = {
+		[SCN_EV_CALL] = "call", [SCN_EV_BEGINS] = "begins", [SCN_EV_RETURNS] = "returns",
+		[SCN_EV_FAILED] = "failed", [SCN_EV_ASSIGN] = "assign", [SCN_EV_RANGE] = "range",
+		[SCN_EV_WORK] = "work", [SCN_EV_TIMER] = "timer", [SCN_EV_START] = "start",
+		[SCN_EV_END] = "end", [SCN_EV_IRQ] = "irq", [SCN_EV_POWER] = "power",
+		[SCN_EV_AT] = "at", [SCN_EV_LOG] = "log", [SCN_EV_MACHINE] = "machine",
+	};
+
+	return (size_t)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
 static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const char *what)
 {
 	fputs("  ", out);
@@ -120,10 +133,12 @@ static void print_line(FILE *out, uint64_t time, int cpu, const char *who, const
 }
 
 /* The machine's own steps worth a line: timers firing, the freezer's progress, stalls. */
-static bool machine_line(const struct sim_rec *r, char *what, size_t len)
+static bool machine_line(const struct sim_rec *r, struct scn_event *ev)
 {
-	char until[16];
+	char *what = ev->what, until[16];
+	size_t len = sizeof(ev->what);
 
+	ev->kind = SCN_EV_MACHINE;
 	switch (r->type) {
 	case REC_STALL:
 		sim_stall_until_name((int64_t)r->b, until, sizeof(until));
@@ -135,15 +150,27 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 				 (unsigned long long)r->d);
 		else if (r->s2)
 			snprintf(what + strlen(what), len - strlen(what), " (%s)", r->s2);
+		snprintf(ev->call, sizeof(ev->call), "stall");
+		snprintf(ev->result, sizeof(ev->result), "%s", until);
+		snprintf(ev->obj, sizeof(ev->obj), "%s", r->s ? r->s : "idle");
+		snprintf(ev->text, sizeof(ev->text), "%s", r->s2 ? r->s2 : "");
+		ev->num[0] = (long long)r->a;
+		ev->num[1] = (long long)r->d;
 		return true;
 	case REC_TIMER_EXPIRE_ENTRY:
 		snprintf(what, len, "timer fires: %s", r->s ? r->s : "?");
+		snprintf(ev->call, sizeof(ev->call), "timer_fires");
+		snprintf(ev->text, sizeof(ev->text), "%s", r->s ? r->s : "?");
 		return true;
 	case REC_FREEZER:
+		snprintf(ev->call, sizeof(ev->call), r->s2 ? "freezer" : "suspend");
 		if (r->s2) {
 			snprintf(what, len, "freezer: %s %s", r->s2, r->s);
+			snprintf(ev->obj, sizeof(ev->obj), "%s", r->s2);
+			snprintf(ev->text, sizeof(ev->text), "%s", r->s);
 		} else if (!strcmp(r->s, "freeze_processes")) {
 			snprintf(what, len, "suspend: %s", r->c ? "freezing tasks" : "freezing ends");
+			snprintf(ev->text, sizeof(ev->text), r->c ? "freezing_tasks" : "freezing_ends");
 		} else if (!strcmp(r->s, "machine_suspend")) {
 			if (r->c)
 				snprintf(what, len, "suspend: the machine sleeps");
@@ -152,14 +179,129 @@ static bool machine_line(const struct sim_rec *r, char *what, size_t len)
 					 "stood still, the boot clock reads %llu.%03llu ms more",
 					 (unsigned long long)(r->d / 1000000),
 					 (unsigned long long)(r->d / 1000 % 1000));
+			snprintf(ev->text, sizeof(ev->text), r->c ? "sleeps" : "wakes");
+			ev->num[0] = r->c ? 0 : (long long)r->d;
 		} else if (!strcmp(r->s, "thaw_processes") && !r->c) {
 			snprintf(what, len, "suspend: tasks thawed");
+			snprintf(ev->text, sizeof(ev->text), "thawed");
 		} else {	/* the other steps are the trace's */
 			return false;
 		}
 		return true;
 	default:
 		return false;
+	}
+}
+
+/* A string field, or null when empty. */
+static void json_str_or_null(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, ",\"%s\":", key);
+	if (s[0])
+		json_str(out, s);
+	else
+		fputs("null", out);
+}
+
+/* A machine's step in parts (machine_line()). */
+static void json_machine(FILE *out, const struct scn_event *ev)
+{
+	if (!strcmp(ev->call, "stall")) {
+		fprintf(out, ",\"held_ns\":%lld,\"until\":", ev->num[0]);
+		json_str(out, ev->result);
+		fputs(",\"context\":", out);
+		json_str(out, ev->obj);
+		if (ev->num[1])
+			fprintf(out, ",\"line\":%lld", ev->num[1]);
+		else
+			fputs(",\"line\":null", out);
+		json_str_or_null(out, "note", ev->text);
+	} else if (!strcmp(ev->call, "timer_fires")) {
+		fputs(",\"function\":", out);
+		json_str(out, ev->text);
+	} else if (!strcmp(ev->call, "freezer")) {
+		fputs(",\"task\":", out);
+		json_str(out, ev->obj);
+		fputs(",\"action\":", out);
+		json_str(out, ev->text);
+	} else {
+		fputs(",\"step\":", out);
+		json_str(out, ev->text);
+		if (!strcmp(ev->text, "wakes"))
+			fprintf(out, ",\"slept_ns\":%lld", ev->num[0]);
+	}
+}
+
+/* A line of the account in parts: what run --json's events hold (its schema). */
+static void json_event(FILE *out, const struct scn_event *ev)
+{
+	fputs(",\"event\":", out);
+	json_str(out, ev->kind == SCN_EV_MACHINE ? ev->call : scn_ev_kind_name(ev->kind));
+	switch ((enum scn_ev_kind)ev->kind) {
+	case SCN_EV_CALL:
+	case SCN_EV_BEGINS:
+	case SCN_EV_RETURNS:
+	case SCN_EV_RANGE:
+		fputs(",\"call\":", out);
+		json_str(out, ev->call);
+		fputs(",\"args\":[", out);
+		for (int i = 0; i < ev->nargs; i++) {
+			if (i)
+				fputc(',', out);
+			json_str(out, ev->args[i]);
+		}
+		fputc(']', out);
+		if (ev->kind == SCN_EV_RANGE) {
+			fputs(",\"range\":", out);
+			json_str(out, ev->text);
+			break;
+		}
+		fputs(",\"result\":", out);
+		if (ev->result[0])
+			json_value(out, ev->result);
+		else
+			fputs("null", out);
+		break;
+	case SCN_EV_FAILED:
+		fputs(",\"call\":", out);
+		json_str(out, ev->call);
+		fputs(",\"args\":null,\"result\":", out);
+		json_value(out, ev->result);
+		json_str_or_null(out, "note", ev->text);
+		break;
+	case SCN_EV_ASSIGN:
+		fputs(",\"call\":", out);
+		json_str(out, ev->call);
+		fputs(",\"object\":", out);
+		json_str(out, ev->obj);
+		break;
+	case SCN_EV_WORK:
+	case SCN_EV_TIMER:
+		fprintf(out, ",\"%s\":", ev->kind == SCN_EV_WORK ? "work" : "timer");
+		json_str(out, ev->obj);
+		fputs(",\"function\":", out);
+		json_str(out, ev->call);
+		break;
+	case SCN_EV_START:
+	case SCN_EV_END:
+	case SCN_EV_IRQ:
+	case SCN_EV_POWER:
+		fputs(",\"program\":", out);
+		json_str(out, ev->obj);
+		if (ev->kind != SCN_EV_END)
+			json_str_or_null(out, "at", ev->text);
+		break;
+	case SCN_EV_AT:
+		fputs(",\"at\":", out);
+		json_str(out, ev->text);
+		break;
+	case SCN_EV_LOG:
+		fputs(",\"text\":", out);
+		json_str(out, ev->text);
+		break;
+	case SCN_EV_MACHINE:
+		json_machine(out, ev);
+		break;
 	}
 }
 
@@ -230,8 +372,7 @@ static void tl_write(struct scn_timeline *t, const struct tl_line *l)
 		t->written ? "," : "", (unsigned long long)l->ev.time, l->ev.cpu,
 		l->machine ? "machine" : "scenario");
 	json_str(out, l->ev.who);
-	fputs(",\"what\":", out);
-	json_str(out, l->ev.what);
+	json_event(out, &l->ev);
 	fputc('}', out);
 	t->written = true;
 }
@@ -285,7 +426,7 @@ struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
 		fputs("\n\nWhat ran:\n", out);
 		return t;
 	}
-	fputs("{\"scenario\":", out);
+	fprintf(out, "{\"kwsim_run\":%d,\"scenario\":", SCN_JSON_VERSION);
 	json_str(out, s->name);
 	fputs(",\"file\":", out);
 	json_str(out, s->path);
@@ -309,7 +450,7 @@ void scn_timeline_record(struct scn_timeline *t, const struct sim_rec *r)
 	const char *who = r->flags & TRACE_FLAG_SOFTIRQ ? "softirq" :
 			  r->flags & TRACE_FLAG_HARDIRQ ? "hardirq" : r->comm;
 
-	if (!machine_line(r, ev.what, sizeof(ev.what)))
+	if (!machine_line(r, &ev))
 		return;
 	snprintf(ev.who, sizeof(ev.who), "%.16s", who[0] ? who : "machine");
 	tl_push(t, &ev, true);
@@ -573,29 +714,12 @@ static void json_state(FILE *out, const struct scn_run *run, const struct scn_ex
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
-	bool first = true;
 
 	if (!mem)
 		abort();
 	collect_state(mem, run, e, false);
 	fclose(mem);
-	fputc('[', out);
-	for (char *item = strtok(buf, "\n"); item; item = strtok(NULL, "\n")) {
-		char *eq = strrchr(item, '=');
-		bool seen = false;
-
-		for (char *prev = buf; prev < item; prev += strlen(prev) + 1)
-			seen |= !strcmp(prev, item);
-		if (seen || !eq)
-			continue;
-		*eq = '\0';
-		fputs(first ? "{\"name\":" : ",{\"name\":", out);
-		json_str(out, item);
-		fprintf(out, ",\"value\":%s}", eq + 1);
-		*eq = '=';
-		first = false;
-	}
-	fputc(']', out);
+	json_state_pairs(out, buf, "\n");
 	free(buf);
 }
 

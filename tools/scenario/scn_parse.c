@@ -810,6 +810,39 @@ struct scn *scn_load(const char *path, FILE *err)
 	return s;
 }
 
+/* Whether a relative path stays under the directory it is relative to: no ".." in it. */
+static bool stays_under(const char *path)
+{
+	for (const char *c = path; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : "") {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && !strncmp(c, "..", 2))
+			return false;
+	}
+	return path[0] != '/';
+}
+
+char *scn_shown_path(const char *path)
+{
+	char *file = realpath(path, NULL), *cwd = realpath(".", NULL), *shown;
+	const char *slash = strrchr(path, '/');
+	size_t n = cwd ? strlen(cwd) : 0;
+
+	while (!strncmp(path, "./", 2))
+		path += 2;
+	if (stays_under(path))
+		shown = strdup(path);
+	else if (file && cwd && !strncmp(file, cwd, n) && (file[n] == '/' || n == 1))
+		shown = strdup(file + n + (n > 1));
+	else
+		shown = strdup(slash ? slash + 1 : path);
+	free(file);
+	free(cwd);
+	if (!shown)
+		abort();
+	return shown;
+}
+
 void scn_free(struct scn *s)
 {
 	if (!s)

@@ -69,28 +69,164 @@ static const char *who(void)
 
 static void event_here(struct scn_event *ev)
 {
+	memset(ev, 0, sizeof(*ev));
 	ev->time = sim_now();
 	ev->cpu = sim_this_cpu();
 	ev->pid = current && !in_irq() && !in_serving_softirq() ? current->pid : 0;
-	ev->line = 0;
 	snprintf(ev->who, sizeof(ev->who), "%s", who());
 }
 
+/* call(args), as the account writes a call */
+static int call_text(char *buf, size_t len, const struct scn_event *ev)
+{
+	int n = snprintf(buf, len, "%s(", ev->call);
+
+	for (int i = 0; i < ev->nargs && n >= 0 && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s", i ? ", " : "", ev->args[i]);
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ")");
+	return n;
+}
+
+/* The text account's line, cut to fit as the account cuts every line. */
+__attribute__((format(printf, 2, 3)))
+static void say(struct scn_event *ev, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ev->what, sizeof(ev->what), fmt, ap);
+	va_end(ap);
+}
+
+/* The line the text account prints for an event given in parts. */
+static void event_what(struct scn_event *ev)
+{
+	char c[sizeof(ev->what)];
+	bool at = ev->text[0];
+
+	call_text(c, sizeof(c), ev);
+	switch ((enum scn_ev_kind)ev->kind) {
+	case SCN_EV_CALL:
+		say(ev, "%s%s%s", c, ev->result[0] ? " = " : "", ev->result);
+		break;
+	case SCN_EV_BEGINS:
+		say(ev, "%s begins", c);
+		break;
+	case SCN_EV_RETURNS:
+		say(ev, "%s %s%s", c, ev->result[0] ? "= " : "returns", ev->result);
+		break;
+	case SCN_EV_FAILED:
+		say(ev, "%s(...) failed: %s%s", ev->call, ev->result, ev->text);
+		break;
+	case SCN_EV_ASSIGN:
+		say(ev, "%s = %s(...)", ev->obj, ev->call);
+		break;
+	case SCN_EV_RANGE:
+		say(ev, "%s of %s", c, ev->text);
+		break;
+	case SCN_EV_WORK:
+	case SCN_EV_TIMER:
+		say(ev, "%s %s runs %s", ev->kind == SCN_EV_WORK ? "work" : "timer", ev->obj,
+			 ev->call);
+		break;
+	case SCN_EV_START:
+		say(ev, "%s starts%s%s%s", ev->obj, at ? " (at " : "", ev->text, at ? ")" : "");
+		break;
+	case SCN_EV_END:
+		say(ev, "%s ends", ev->obj);
+		break;
+	case SCN_EV_IRQ:
+		say(ev, "irq %s%s%s%s", ev->obj, at ? " (at " : "", ev->text, at ? ")" : "");
+		break;
+	case SCN_EV_POWER:
+		say(ev, "%s at %s", ev->obj, ev->text);
+		break;
+	case SCN_EV_AT:
+		say(ev, "at %s", ev->text);
+		break;
+	case SCN_EV_LOG:
+		say(ev, "log: %s", ev->text);
+		break;
+	case SCN_EV_MACHINE:
+		break;
+	}
+}
+
 /* A line of the account goes to the caller as it happens; nothing is kept. */
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
+static void account(struct scn_event *ev)
+{
+	R->nevents++;
+	if (!R->on_event)
+		return;
+	event_what(ev);
+	R->on_event(R->event_arg, ev);
+}
+
+/*
+ * A call's line: kind (SCN_EV_CALL, _BEGINS, _RETURNS), its result ("" for
+ * none) and its nargs arguments as the scenario wrote them, evaluated.
+ */
+static void note_call(enum scn_ev_kind kind, const char *call, const char *result, int nargs, ...)
 {
 	struct scn_event ev;
 	va_list ap;
 
-	R->nevents++;
-	if (!R->on_event)
-		return;
 	event_here(&ev);
-	va_start(ap, fmt);
-	vsnprintf(ev.what, sizeof(ev.what), fmt, ap);
+	ev.kind = (uint8_t)kind;
+	snprintf(ev.call, sizeof(ev.call), "%s", call);
+	snprintf(ev.result, sizeof(ev.result), "%s", result);
+	va_start(ap, nargs);
+	for (int i = 0; i < nargs && i < SCN_EV_MAX_ARGS; i++)
+		snprintf(ev.args[ev.nargs++], sizeof(ev.args[0]), "%s", va_arg(ap, const char *));
 	va_end(ap);
-	R->on_event(R->event_arg, &ev);
+	account(&ev);
+}
+
+/* Any other line: its kind, the object it is about (or NULL), the fn or call, its text. */
+static void note_kind(enum scn_ev_kind kind, const char *obj, const char *call, const char *text)
+{
+	struct scn_event ev;
+
+	event_here(&ev);
+	ev.kind = (uint8_t)kind;
+	snprintf(ev.obj, sizeof(ev.obj), "%s", obj ? obj : "");
+	snprintf(ev.call, sizeof(ev.call), "%s", call ? call : "");
+	snprintf(ev.text, sizeof(ev.text), "%s", text ? text : "");
+	account(&ev);
+}
+
+/* A number as an argument or result */
+static const char *num(char *buf, size_t len, long v)
+{
+	snprintf(buf, len, "%ld", v);
+	return buf;
+}
+
+/* A time of a range, as the run picked it: call(t) of lo..hi */
+static void note_range(const char *call, long t, long lo, long hi)
+{
+	struct scn_event ev;
+
+	event_here(&ev);
+	ev.kind = SCN_EV_RANGE;
+	snprintf(ev.call, sizeof(ev.call), "%s", call);
+	num(ev.args[ev.nargs++], sizeof(ev.args[0]), t);
+	snprintf(ev.text, sizeof(ev.text), "%ld..%ld", lo, hi);
+	account(&ev);
+}
+
+/* A worker constructor that failed: its error, and why when a limit says */
+static void note_failed(const char *call, long err, const char *why)
+{
+	struct scn_event ev;
+
+	event_here(&ev);
+	ev.kind = SCN_EV_FAILED;
+	snprintf(ev.call, sizeof(ev.call), "%s", call);
+	num(ev.result, sizeof(ev.result), err);
+	snprintf(ev.text, sizeof(ev.text), "%s", why);
+	account(&ev);
 }
 
 /* A mistake in the scenario that only shows at run time: report it, stop the machine. */
@@ -230,6 +366,7 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 	struct lock_obj *l = NULL;
 	void *w = NULL;
 	long v = 0, t = 0, t0 = 0;	/* t: the (last) time argument's value, t0 the first's */
+	char nb[72], rb[24];	/* an argument and a result as the account writes them */
 
 	for (int i = 0; i < e->nargs; i++) {
 		if (api->args[i] == ARG_WORKER &&
@@ -248,7 +385,7 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		if (R->failed)
 			return 0;
 		if (a[i]->kind == EX_RANGE && a[i]->lhs->value < a[i]->rhs->value)
-			note("%s(%ld) of %ld..%ld", api->name, t, a[i]->lhs->value, a[i]->rhs->value);
+			note_range(api->name, t, a[i]->lhs->value, a[i]->rhs->value);
 		if (i == 0)
 			t0 = t;
 		*delay = t;
@@ -274,7 +411,7 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 	case API_INIT_WORKER:
 		M->init_worker(w);
 		st_of(a[0]->obj)->count = 1;	/* initialised: see worker_of() */
-		note("kthread_init_worker(%s)", a[0]->obj->name);
+		note_call(SCN_EV_CALL, "kthread_init_worker", "", 1, a[0]->obj->name);
 		return 0;
 	case API_KTHREAD_RUN: {
 		struct task_struct *t = kthread_create(M->worker_fn, w, "%s", a[2]->str);
@@ -283,7 +420,8 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 			st_of(a[1]->obj)->task = t;	/* W->task, for task_state() */
 			wake_up_process(t);
 		}
-		note("kthread_run(kthread_worker_fn, %s, \"%s\")", a[1]->obj->name, a[2]->str);
+		snprintf(nb, sizeof(nb), "\"%s\"", a[2]->str);
+		note_call(SCN_EV_CALL, "kthread_run", "", 3, "kthread_worker_fn", a[1]->obj->name, nb);
 		return 0;
 	}
 	case API_KTHREAD_STOP: {
@@ -304,56 +442,59 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 			return 0;
 		}
 		v = kthread_stop(t);
-		note("kthread_stop(%s->task) = %ld", a[0]->obj->name, v);
+		snprintf(nb, sizeof(nb), "%s->task", a[0]->obj->name);
+		note_call(SCN_EV_CALL, "kthread_stop", num(rb, sizeof(rb), v), 1, nb);
 		return v;
 	}
 	case API_INIT_WORK:
 		/* obj->fn stays the declared fn: the next run starts from the declaration */
 		M->init_work(work_of(a[0]), trampoline(a[1]->obj->index));
-		note("kthread_init_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
+		note_call(SCN_EV_CALL, "kthread_init_work", "", 2, a[0]->obj->name, a[1]->obj->name);
 		return 0;
 	case API_INIT_DELAYED_WORK:
 		M->init_delayed_work(st_of(a[0]->obj)->ptr, trampoline(a[1]->obj->index));
-		note("kthread_init_delayed_work(%s, %s)", a[0]->obj->name, a[1]->obj->name);
+		note_call(SCN_EV_CALL, "kthread_init_delayed_work", "", 2, a[0]->obj->name,
+			  a[1]->obj->name);
 		return 0;
 	case API_QUEUE_WORK:
 		v = M->queue_work(w, st_of(a[1]->obj)->ptr);
-		note("kthread_queue_work(%s, %s) = %s", a[0]->obj->name, a[1]->obj->name, yes(v));
+		note_call(SCN_EV_CALL, "kthread_queue_work", yes(v), 2, a[0]->obj->name,
+			  a[1]->obj->name);
 		return v;
 	case API_QUEUE_DELAYED_WORK:
 		v = M->queue_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
-		note("kthread_queue_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
-		     a[1]->obj->name, t, yes(v));
+		note_call(SCN_EV_CALL, "kthread_queue_delayed_work", yes(v), 3, a[0]->obj->name,
+			  a[1]->obj->name, num(nb, sizeof(nb), t));
 		return v;
 	case API_MOD_DELAYED_WORK:
 		v = M->mod_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
-		note("kthread_mod_delayed_work(%s, %s, %ld) = %s", a[0]->obj->name,
-		     a[1]->obj->name, t, yes(v));
+		note_call(SCN_EV_CALL, "kthread_mod_delayed_work", yes(v), 3, a[0]->obj->name,
+			  a[1]->obj->name, num(nb, sizeof(nb), t));
 		return v;
 	case API_FLUSH_WORK:
-		note("kthread_flush_work(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "kthread_flush_work", "", 1, a[0]->obj->name);
 		M->flush_work(work_of(a[0]));
-		note("kthread_flush_work(%s) returns", a[0]->obj->name);
+		note_call(SCN_EV_RETURNS, "kthread_flush_work", "", 1, a[0]->obj->name);
 		return 0;
 	case API_FLUSH_WORKER:
-		note("kthread_flush_worker(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "kthread_flush_worker", "", 1, a[0]->obj->name);
 		M->flush_worker(w);
-		note("kthread_flush_worker(%s) returns", a[0]->obj->name);
+		note_call(SCN_EV_RETURNS, "kthread_flush_worker", "", 1, a[0]->obj->name);
 		return 0;
 	case API_CANCEL_WORK_SYNC:
-		note("kthread_cancel_work_sync(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "kthread_cancel_work_sync", "", 1, a[0]->obj->name);
 		v = M->cancel_work_sync(work_of(a[0]));
-		note("kthread_cancel_work_sync(%s) = %s", a[0]->obj->name, yes(v));
+		note_call(SCN_EV_RETURNS, "kthread_cancel_work_sync", yes(v), 1, a[0]->obj->name);
 		return v;
 	case API_CANCEL_DELAYED_WORK_SYNC:
-		note("kthread_cancel_delayed_work_sync(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "kthread_cancel_delayed_work_sync", "", 1, a[0]->obj->name);
 		v = M->cancel_delayed_work_sync(st_of(a[0]->obj)->ptr);
-		note("kthread_cancel_delayed_work_sync(%s) = %s", a[0]->obj->name, yes(v));
+		note_call(SCN_EV_RETURNS, "kthread_cancel_delayed_work_sync", yes(v), 1, a[0]->obj->name);
 		return v;
 	case API_DESTROY_WORKER:
-		note("kthread_destroy_worker(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "kthread_destroy_worker", "", 1, a[0]->obj->name);
 		M->destroy_worker(w);
-		note("kthread_destroy_worker(%s) returns", a[0]->obj->name);
+		note_call(SCN_EV_RETURNS, "kthread_destroy_worker", "", 1, a[0]->obj->name);
 		return 0;
 	case API_UDELAY:
 		udelay((unsigned long)t);
@@ -377,8 +518,10 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
 			return 0;
 		}
+		char cb[24], rb[24];
+
 		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
-		note("%s(%ld) = %ld", api->name, cpu, v);
+		note_call(SCN_EV_CALL, api->name, num(rb, sizeof(rb), v), 1, num(cb, sizeof(cb), cpu));
 		return v;
 	}
 	case API_SMP_PROCESSOR_ID:
@@ -438,9 +581,9 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		complete_all(st_of(a[0]->obj)->ptr);
 		return 0;
 	case API_WAIT_FOR_COMPLETION:
-		note("wait_for_completion(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "wait_for_completion", "", 1, a[0]->obj->name);
 		wait_for_completion(st_of(a[0]->obj)->ptr);
-		note("wait_for_completion(%s) returns", a[0]->obj->name);
+		note_call(SCN_EV_RETURNS, "wait_for_completion", "", 1, a[0]->obj->name);
 		return 0;
 	case API_MSECS_TO_JIFFIES:
 		return (long)msecs_to_jiffies((unsigned int)t);
@@ -454,22 +597,23 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		if (R->failed)
 			return 0;
 		v = mod_timer(st_of(a[0]->obj)->ptr, expires);
-		note("mod_timer(%s, %lu) = %s", a[0]->obj->name, expires, yes(v));
+		snprintf(nb, sizeof(nb), "%lu", expires);
+		note_call(SCN_EV_CALL, "mod_timer", yes(v), 2, a[0]->obj->name, nb);
 		return v;
 	}
 	case API_DEL_TIMER:
 		v = del_timer(st_of(a[0]->obj)->ptr);
-		note("del_timer(%s) = %s", a[0]->obj->name, yes(v));
+		note_call(SCN_EV_CALL, "del_timer", yes(v), 1, a[0]->obj->name);
 		return v;
 	case API_DEL_TIMER_SYNC:
-		note("del_timer_sync(%s) begins", a[0]->obj->name);
+		note_call(SCN_EV_BEGINS, "del_timer_sync", "", 1, a[0]->obj->name);
 		v = del_timer_sync((struct timer_list *)st_of(a[0]->obj)->ptr);
-		note("del_timer_sync(%s) = %s", a[0]->obj->name, yes(v));
+		note_call(SCN_EV_RETURNS, "del_timer_sync", yes(v), 1, a[0]->obj->name);
 		return v;
 	}
 	/* the worker constructors */
 	if (IS_ERR((void *)v))
-		note("%s(...) failed: %ld%s", api->name, PTR_ERR((void *)v), task_limit_text());
+		note_failed(api->name, PTR_ERR((void *)v), task_limit_text());
 	return v;
 }
 
@@ -608,7 +752,7 @@ static void exec_stmt(struct env *env, const struct scn_stmt *st)
 			if (!IS_ERR((void *)v)) {
 				st_of(st->obj)->task = v ? M->worker_task((void *)v) : NULL;
 				sim_register_object((void *)v, M->worker_size, st->obj->name);
-				note("%s = %s(...)", st->obj->name, st->e->api->name);
+				note_kind(SCN_EV_ASSIGN, st->obj->name, st->e->api->name, NULL);
 			}
 		} else {
 			sim_footprint_touch(st->obj, true);
@@ -643,14 +787,14 @@ static void exec_stmt(struct env *env, const struct scn_stmt *st)
 		uint64_t ns = time_of(st->ns, st->ns_hi, said, sizeof(said));
 
 		if (said[0])
-			note("at %s", said);
+			note_kind(SCN_EV_AT, NULL, NULL, said);
 		if (ns > sim_boot_now())	/* scenario time counts a suspend's sleep */
 			sim_sleep_until_boot(ns);
 		break;
 	}
 	case ST_LOG:
 		printk(KERN_INFO "%s\n", st->str);
-		note("log: %s", st->str);
+		note_kind(SCN_EV_LOG, NULL, NULL, st->str);
 		break;
 	case ST_BLOCK:
 		exec_list(env, st->body);
@@ -703,7 +847,7 @@ static void run_fn(int i, struct kthread_work *w)
 	run->count++;
 	if (!run->first_start)
 		run->first_start = sim_now() + 1;
-	note("work %s runs %s", work_name(w), fn->name);
+	note_kind(SCN_EV_WORK, work_name(w), fn->name, NULL);
 	scn_contract_exec(R, work_obj(w), true);
 	exec(&env, fn->body);
 	scn_contract_exec(R, work_obj(w), false);
@@ -724,7 +868,7 @@ static void run_timer_fn(int i, struct timer_list *timer)
 	run->count++;
 	if (!run->first_start)
 		run->first_start = sim_now() + 1;
-	note("timer %s runs %s", work_name(timer), fn->name);
+	note_kind(SCN_EV_TIMER, work_name(timer), fn->name, NULL);
 	exec(&env, fn->body);
 }
 
@@ -772,13 +916,10 @@ static int thread_main(void *arg)
 	const struct scn_prog *prog = arg;
 	struct env env = { prog, &R->progs[prog->id] };
 
-	if (R->progs[prog->id].said[0])
-		note("%s starts (at %s)", prog->name, R->progs[prog->id].said);
-	else
-		note("%s starts", prog->name);
+	note_kind(SCN_EV_START, prog->name, NULL, R->progs[prog->id].said);
 	exec(&env, prog->body);
 	if (!R->failed)
-		note("%s ends", prog->name);
+		note_kind(SCN_EV_END, prog->name, NULL, NULL);
 	return 0;
 }
 
@@ -787,10 +928,7 @@ static void irq_main(void *arg)
 	const struct scn_prog *prog = arg;
 	struct env env = { prog, &R->progs[prog->id] };
 
-	if (R->progs[prog->id].said[0])
-		note("irq %s (at %s)", prog->name, R->progs[prog->id].said);
-	else
-		note("irq %s", prog->name);
+	note_kind(SCN_EV_IRQ, prog->name, NULL, R->progs[prog->id].said);
 	exec(&env, prog->body);
 }
 
@@ -811,7 +949,7 @@ static int setup_main(void *arg)
 		run->at = time_of(prog->at, prog->at_hi, run->said, sizeof(run->said));
 		at = run->at > sim_now() ? run->at : sim_now();
 		if (run->said[0] && prog->kind >= PROG_SUSPEND)
-			note("%s at %s", prog->name, run->said);
+			note_kind(SCN_EV_POWER, prog->name, NULL, run->said);
 
 		switch (prog->kind) {
 		case PROG_THREAD:
