@@ -219,15 +219,20 @@ def main():
         check('cpu:0' in lanes and 'cpu:1' in lanes and any(l.startswith('task:') for l in lanes),
               'lanes per CPU and per task (%s)' % lanes)
 
-        # stepping: the step and the highlighted lines change, back and forth
+        # it opens with the cursor on the finding; Home, then stepping: the step and
+        # the highlighted lines change, back and forth
         d.find('#kw-timeline')
+        check('finding: index=0 kind=deadlock' in
+              d.js('return document.getElementById("kw-step").textContent'),
+              'the page opens with the cursor on the finding')
+        d.keys('\ue011')   # Home
         seen, steps = [], []
         for _ in range(60):
             d.keys('n')
             steps.append(int(d.js('return +document.body.dataset.step')))
             seen.append(d.js('return [...document.querySelectorAll(".kw-src-line.kw-cur")]'
                              '.map(e => e.dataset.line + "@" + e.dataset.cpus).join(",")'))
-        check(steps[:5] == [0, 1, 2, 3, 4], 'n steps forward one event at a time (%s)' % steps[:5])
+        check(steps[:5] == [1, 2, 3, 4, 5], 'n steps forward one event at a time (%s)' % steps[:5])
         distinct = [s for i, s in enumerate(seen) if s and (i == 0 or s != seen[i - 1])]
         check(len(set(distinct)) >= 3, 'the highlighted scenario line changes (%s)' % distinct)
         lines = open(src, encoding='utf-8').read().split('\n')
