@@ -607,6 +607,7 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 	s->cfg.keep_trace = false;
 	s->cfg.drop_decisions = true;
 	ro.html = html_doc_begin(s, m, o->max_events);
+	html_doc_watch(ro.html, &run);
 	html_write_page_head(f, s->name);
 	html_doc_head(ro.html, f, true);
 	html_doc_output(ro.html, f);

@@ -15,7 +15,8 @@ lesson 15 (a race at 8 ms in a 32 ms run), Run and play at a slow pace:
 while it plays, the cursor follows the events as they come and the view
 the run so far; once it has ended, the view is the race's neighbourhood
 (mainline: the timer callback while the cancel runs on the other CPU; v4.9:
-the first finding, the cursor on it), the axis labels distinct, without
+the first finding, the cursor on it), work D's state lane (v4.9: on
+work_list while its canceling count is 1; mainline: never), the axis labels distinct, without
 float noise, not overlapping; 0 shows the whole run, f the next finding's
 neighbourhood. Saves OUT_DIR/lesson15.png. Then SIGTERM: the server exits 0.
 
@@ -115,6 +116,17 @@ def first_view(d, url, kernel, outdir):
     check('timercb' in v['drawn'] and 'run' in v['drawn'],
           '%s: the timer callback and the tasks are drawn (%s)' % (what, sorted(set(v['drawn']))))
     axis_ok(v['labels'], what)
+    # why: work D's state lane, its canceling count along the bottom
+    states = d.js('return [...document.querySelectorAll("g[data-lane=\'state:D\'] rect")]'
+                  '.map(e => [e.dataset.kind, e.dataset.label, +e.dataset.t, +e.dataset.t1])')
+    cancel = [(a, b) for k, _, a, b in states if k == 'canceling']
+    queued = [(a, b) for k, label, a, b in states if k == 'wstate' and 'on work_list' in label]
+    both = [q for q in queued if any(a < q[1] and q[0] < b for a, b in cancel)]
+    check(bool(cancel), '%s: work D\'s lane shows its canceling count (%s)' % (what, states))
+    if kernel == 'v4.9':
+        check(bool(both), '%s: and D on work_list while canceling was 1 (%s)' % (what, states))
+    else:
+        check(not both, '%s: and D never on work_list while canceling (%s)' % (what, states))
     if kernel == 'v4.9':
         check('Around the first finding' in v['text'] and 'finding: index=0' in v['text'],
               '%s: the cursor is on the first finding (%s)' % (what, v['text']))

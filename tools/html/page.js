@@ -11,6 +11,7 @@
   const SVGNS = 'http://www.w3.org/2000/svg';
   const MIN_LANE_H = 24, LABEL_W = 150, AXIS_H = 22;
   const STATE_KINDS = new Set(['sleep', 'frozen']);   // what a task is in, not what it does
+  const OBJ_KINDS = new Set(['wstate', 'canceling']);   // a work's or worker's state (kw_state)
   const $ = (id) => document.getElementById(id);
 
   let doc = null;        // the run document
@@ -60,6 +61,7 @@
     const held = new Map();   // lock:cpu -> its holding
     const lastLine = new Map();   // context -> scenario line
     let suspend = null, freeze = null;
+    const objState = new Map(), objCancel = new Map();   // obj -> its open state, canceling items
 
     const close = (open, t, r2, extra) => {
       if (!open) return;
@@ -176,6 +178,27 @@
             { kind: 'finding', t0: r.t, t1: r.t, r: i, finding: r.index,
               label: 'finding: ' + r.kind });
           break;
+        case 'kw_state': {
+          // a work's or worker's state from here on: a slice while it is in any,
+          // canceling along the bottom
+          const l = lane('state:' + r.obj, (r.kind === 'worker' ? 'worker ' : 'work ') + r.obj, 600);
+          close(objState.get(r.obj), r.t, i); objState.delete(r.obj);
+          const what = objWords(r);
+          if (what) {
+            objState.set(r.obj, add(l, { kind: 'wstate', t0: r.t, t1: null, r: i, label: r.obj + ': ' + what,
+              state: r.kind === 'worker' || r.running ? 'running' : r.queued ? 'queued' : r.delayed ? 'delayed' : 'pending' }));
+          }
+          const was = objCancel.get(r.obj);
+          if (!was || was.n !== (r.canceling || 0)) {
+            if (was) close(was, r.t, i);
+            objCancel.delete(r.obj);
+            if (r.canceling) {
+              objCancel.set(r.obj, add(l, { kind: 'canceling', t0: r.t, t1: null, r: i, n: r.canceling,
+                label: r.obj + ': canceling ' + r.canceling + ' (a cancel in progress: queueing it is refused)' }));
+            }
+          }
+          break;
+        }
         case 'scn_line':
           lastLine.set(ctxKey(r), r.line);
           break;
@@ -206,6 +229,19 @@
       for (const it of l.items) kinds.add(it.kind);
     });
     return { lanes: order, end: Math.max(end, 1), items, kinds: [...kinds].sort().join(' ') };
+  }
+
+  /* A kw_state record in words: what the work or worker is in, '' for nothing. */
+  function objWords(r) {
+    if (r.kind === 'worker') return r.current_work ? 'current_work = ' + r.current_work : '';
+    const w = [];
+    if (r.running) w.push('running (current_work)');
+    if (r.pending) w.push('pending');
+    if (r.queued) w.push('on work_list');
+    if (r.delayed) w.push('on delayed_work_list');
+    if (r.timer_pending) w.push('timer pending');
+    if (r.canceling) w.push('canceling ' + r.canceling);
+    return w.join(', ');
   }
 
   /* A context: a task, or a CPU's interrupt frames (the html.h "ctx"). */
@@ -274,7 +310,7 @@
       el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: laneH }, svg);
       const g = el('g', { 'data-lane': l.key }, svg);
       let lastEnd = -1, lastRect = null;   // the last rectangle drawn in this lane
-      const bottom = (it) => STATE_KINDS.has(it.kind) || it.kind === 'held';
+      const bottom = (it) => STATE_KINDS.has(it.kind) || it.kind === 'held' || it.kind === 'canceling';
       const drawn = l.items.filter(bottom).concat(l.items.filter((it) => !bottom(it)));
       for (const it of drawn) {
         if (it.t1 < view.t0 || it.t0 > view.t1) continue;
@@ -300,7 +336,7 @@
         const band = bottom(it) ? [laneH - 6, 5] : point ? [1, laneH - 2] : [2, laneH - 9];
         const cls = 'it k-' + it.kind + (it.state ? ' ' + it.state : '') + (it === selected ? ' sel' : '');
         const rect = el('rect', { class: cls, x: x0, y: y + band[0], width: x1 - x0, height: band[1],
-          'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-merged': 1 }, g);
+          'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-t1': it.t1, 'data-merged': 1 }, g);
         if (it.hue !== undefined) rect.style.setProperty('--h', it.hue);
         if (it.kind === 'run') rect.style.fill = 'hsl(' + it.hue + ',45%,70%)';
         rect._item = it;
@@ -559,7 +595,7 @@
     lines.push('kind: ' + it.kind + (it.state ? ' (' + it.state + ')' : '') + (it.open ? ' (still open at the end)' : ''));
     lines.push('from ' + fmt(it.t0) + (it.t1 !== it.t0 ? ' to ' + fmt(it.t1) + '  (' + fmtDur(it.t1 - it.t0) + ')' : ''));
     lines.push('cpu ' + r.cpu + ', ' + (r.ctx === 'task' ? (r.pid ? r.comm + '-' + r.pid : 'idle') : r.ctx));
-    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) ? null : callFor(it.r);
+    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) || OBJ_KINDS.has(it.kind) ? null : callFor(it.r);
     let scnLine = call && call.line ? call.line : 0;
     if (it.kind === 'finding' && doc.end && doc.end.findings[it.finding]) {
       const f = doc.end.findings[it.finding];
