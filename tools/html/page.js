@@ -194,7 +194,7 @@
             objCancel.delete(r.obj);
             if (r.canceling) {
               objCancel.set(r.obj, add(l, { kind: 'canceling', t0: r.t, t1: null, r: i, n: r.canceling,
-                label: r.obj + ': canceling ' + r.canceling + ' (a cancel in progress: queueing it is refused)' }));
+                label: r.obj + ': canceling ' + r.canceling + ' (a cancel of it in progress)' }));
             }
           }
           break;
