@@ -138,7 +138,7 @@ class Driver:
 
 # What the library's pages show between them: every kind of item the page draws.
 KINDS = {'run', 'work', 'call', 'queue', 'sleep', 'timer', 'timercb', 'softirq', 'irq', 'lock', 'held',
-         'frozen', 'suspend', 'freeze', 'finding'}
+         'frozen', 'suspend', 'freeze', 'finding', 'wstate', 'canceling'}
 
 
 def library(d, kwsim, scenarios, tmp):
