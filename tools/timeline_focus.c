@@ -33,22 +33,30 @@
 #define NEAR_NS 20000u
 #define MIN_SPAN_NS 1000u
 
+/* The two windows followed at once: the first finding's wins over the first overlap's. */
+enum { W_FINDING, W_OVERLAP, NWINDOWS };
+
 struct call {
 	uint64_t t;		/* when the call in progress began */
 	int cpu;
 	bool open;		/* a call is in progress */
-	bool awaited;		/* it was at the focus: the window runs to its return */
+	unsigned int awaited;	/* bit per window it was in progress at: runs to its return */
+};
+
+struct window {
+	bool found;
+	uint64_t t, lo, hi;
+	int awaited;		/* calls open at its focus, not returned yet */
+	int after;		/* records seen since the focus, when no call was in progress */
 };
 
 struct focus {
 	struct call *calls;	/* by pid */
 	size_t ncalls;
-	bool found, oom;
-	uint64_t t, lo, hi;
-	int awaited;		/* calls open at the focus, not returned yet */
+	bool oom;
+	struct window w[NWINDOWS];
 	uint64_t before[NEAR_RECORDS];	/* the last records' times, a ring */
 	size_t nbefore;
-	int after;		/* records seen since the focus, when no call was in progress */
 };
 
 static struct call *call_of(struct focus *f, int pid)
@@ -79,25 +87,27 @@ static bool open_elsewhere(const struct focus *f, int cpu)
 	return false;
 }
 
-/* The focus is at t: the calls in progress now are the window's. */
-static void found(struct focus *f, uint64_t t)
+/* Window k's focus is at t: the calls in progress now are its. */
+static void found(struct focus *f, int k, uint64_t t)
 {
-	f->found = true;
-	f->t = f->lo = f->hi = t;
+	struct window *w = &f->w[k];
+
+	w->found = true;
+	w->t = w->lo = w->hi = t;
 	for (size_t i = 0; i < f->ncalls; i++) {
 		struct call *c = &f->calls[i];
 
 		if (!c->open)
 			continue;
-		c->awaited = true;
-		f->awaited++;
-		if (c->t < f->lo)
-			f->lo = c->t;
+		c->awaited |= 1u << k;
+		w->awaited++;
+		if (c->t < w->lo)
+			w->lo = c->t;
 	}
-	if (f->awaited)
-		f->after = NEAR_RECORDS;	/* the calls' return ends the window, not records */
+	if (w->awaited)
+		w->after = NEAR_RECORDS;	/* the calls' return ends the window, not records */
 	else if (f->nbefore)
-		f->lo = f->before[f->nbefore < NEAR_RECORDS ? 0 : f->nbefore % NEAR_RECORDS];
+		w->lo = f->before[f->nbefore < NEAR_RECORDS ? 0 : f->nbefore % NEAR_RECORDS];
 }
 
 static bool begins(const struct scn_event *ev)
@@ -114,18 +124,23 @@ static void on_event(void *arg, const struct scn_event *ev)
 
 	if (!c)
 		return;
-	if (!f->found && begins(ev) && open_elsewhere(f, ev->cpu))
-		found(f, ev->time);
+	if (!f->w[W_OVERLAP].found && begins(ev) && open_elsewhere(f, ev->cpu))
+		found(f, W_OVERLAP, ev->time);
 	if (begins(ev)) {
 		*c = (struct call){ .t = ev->time, .cpu = ev->cpu, .open = true };
 		return;
 	}
-	if (c->awaited) {
-		if (ev->time > f->hi)
-			f->hi = ev->time;
-		f->awaited--;
+	for (int k = 0; k < NWINDOWS; k++) {
+		struct window *w = &f->w[k];
+
+		if (!(c->awaited & (1u << k)))
+			continue;
+		if (ev->time > w->hi)
+			w->hi = ev->time;
+		w->awaited--;
 	}
-	c->open = c->awaited = false;
+	c->open = false;
+	c->awaited = 0;
 }
 
 static bool starts_work(const struct sim_rec *r)
@@ -137,17 +152,21 @@ static void on_record(void *arg, const struct sim_rec *r)
 {
 	struct focus *f = arg;
 
-	if (!f->found) {
-		if (r->type == REC_FINDING ||
-		    ((r->type == REC_TIMER_EXPIRE_ENTRY || starts_work(r)) && open_elsewhere(f, r->cpu)))
-			found(f, r->time);
-		else
-			f->before[f->nbefore++ % NEAR_RECORDS] = r->time;
-	} else if (f->after < NEAR_RECORDS) {
-		f->after++;
-		if (r->time > f->hi)
-			f->hi = r->time;
+	for (int k = 0; k < NWINDOWS; k++) {
+		struct window *w = &f->w[k];
+
+		if (w->found && w->after < NEAR_RECORDS) {
+			w->after++;
+			if (r->time > w->hi)
+				w->hi = r->time;
+		}
 	}
+	if (!f->w[W_FINDING].found && r->type == REC_FINDING)
+		found(f, W_FINDING, r->time);
+	if (!f->w[W_OVERLAP].found && (r->type == REC_TIMER_EXPIRE_ENTRY || starts_work(r)) &&
+	    open_elsewhere(f, r->cpu))
+		found(f, W_OVERLAP, r->time);
+	f->before[f->nbefore++ % NEAR_RECORDS] = r->time;
 }
 
 int timeline_around_finding(const struct scn *s, const struct kw_model *m,
@@ -156,6 +175,7 @@ int timeline_around_finding(const struct scn *s, const struct kw_model *m,
 	struct focus f = { 0 };
 	struct scn_run run = { .on_event = on_event, .event_arg = &f };
 	struct sim_config cfg = s->cfg;
+	const struct window *w;
 	uint64_t lo, hi, pad;
 	int rc;
 
@@ -169,16 +189,17 @@ int timeline_around_finding(const struct scn *s, const struct kw_model *m,
 	free(f.calls);
 	if (rc || f.oom)
 		return -1;
-	if (!f.found)
+	w = f.w[W_FINDING].found ? &f.w[W_FINDING] : &f.w[W_OVERLAP];
+	if (!w->found)
 		return 0;
-	lo = f.t > NEAR_NS ? f.t - NEAR_NS : 0;
-	if (f.lo > lo)
-		lo = f.lo;
-	hi = f.t + (f.t - lo) / 4;
-	if (f.hi > hi)
-		hi = f.hi;
-	if (hi > f.t + NEAR_NS)
-		hi = f.t + NEAR_NS;
+	lo = w->t > NEAR_NS ? w->t - NEAR_NS : 0;
+	if (w->lo > lo)
+		lo = w->lo;
+	hi = w->t + (w->t - lo) / 4;
+	if (w->hi > hi)
+		hi = w->hi;
+	if (hi > w->t + NEAR_NS)
+		hi = w->t + NEAR_NS;
 	if (hi - lo < MIN_SPAN_NS) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
