@@ -4,7 +4,8 @@
  *   kwsim run FILE [--seed N] [--kernel v4.9|mainline|tree:LABEL] [--strategy faithful|random]
  *                  [--set NAME=VALUE]... [--trace text|json] [-o OUT] [--json]
  *                  [--trace-filter SPEC]... [--trace-limit SIZE] [--save-schedule OUT]
- *                  [--timeline [--width N] [--from T] [--to T] [--lanes cpus|tasks|both]]
+ *                  [--timeline [--width N] [--from T] [--to T] [--around-finding]
+ *                              [--lanes cpus|tasks|both]]
  *   kwsim replay FILE [--trace text|json] [--trace-filter SPEC]... [--trace-limit SIZE]
  *                     [-o OUT] [--json] [--timeline ...]
  *
@@ -65,6 +66,7 @@ struct run_opts {
 	bool json;
 	bool timeline;
 	struct trace_timeline_opts tl;	/* with timeline */
+	bool around;		/* --around-finding: tl's window from a quiet first run */
 	struct trace_filter *filter;	/* --trace-filter, every one given */
 	unsigned long long limit;	/* --trace-limit; 0: none */
 	bool limit_given;
@@ -133,7 +135,8 @@ static void timeline_defaults(struct trace_timeline_opts *tl, bool width_given)
 
 static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o, bool replay)
 {
-	unsigned int tl_opts = 0;	/* --width, --from, --to, --lanes given: bits 1, 2, 4, 8 */
+	/* --width, --from, --to, --lanes, --around-finding given: bits 1, 2, 4, 8, 16 */
+	unsigned int tl_opts = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->tl.cpu_lanes = true;
@@ -197,7 +200,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 				      !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit") ||
 				      !strcmp(a, "--timeline") || !strcmp(a, "--width") ||
 				      !strcmp(a, "--from") || !strcmp(a, "--to") ||
-				      !strcmp(a, "--lanes"))) {
+				      !strcmp(a, "--lanes") || !strcmp(a, "--around-finding"))) {
 			return usage_error(cmd, "option %s does not apply to export", a);
 		} else if (!strcmp(a, "--trace")) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
@@ -233,6 +236,10 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		} else if (!strcmp(a, "--timeline")) {
 			o->timeline = true;
 			continue;
+		} else if (!strcmp(a, "--around-finding")) {
+			o->around = true;
+			tl_opts |= 16;
+			continue;
 		} else if (!strcmp(a, "--trace-filter")) {
 			char err[256];
 
@@ -260,13 +267,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
 					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
 					" [--timeline [--width N] [--from T] [--to T]"
-					" [--lanes cpus|tasks|both]]"
+					" [--around-finding] [--lanes cpus|tasks|both]]"
 				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
 					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
 					" [--json]\n                 [--trace-filter SPEC]... "
 					"[--trace-limit SIZE] [--save-schedule OUT]\n"
 					"                 [--timeline [--width N] [--from T] [--to T]"
-					" [--lanes cpus|tasks|both]]");
+					" [--around-finding]\n                             "
+					"[--lanes cpus|tasks|both]]");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error(cmd, "unknown option '%s'", a);
@@ -297,8 +305,11 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	if (o->json && o->trace && !o->out)
 		return usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
 	if (tl_opts && !o->timeline)
-		return usage_error(cmd, "%s", "--width, --from, --to and --lanes shape the timeline: "
-				   "give --timeline too");
+		return usage_error(cmd, "%s", "--width, --from, --to, --around-finding and --lanes "
+				   "shape the timeline: give --timeline too");
+	if (o->around && (tl_opts & 6))
+		return usage_error(cmd, "%s", "--around-finding chooses the window itself: give it "
+				   "or --from/--to, not both");
 	if (o->timeline && o->json)
 		return usage_error(cmd, "%s", "--timeline draws for people, --json is for programs: "
 				   "give one (a viewer reads --trace json -o FILE)");
@@ -500,8 +511,15 @@ static int run_scn(struct scn *s, const struct run_opts *o, FILE *out, struct ru
 	}
 	if (o->timeline) {
 		struct trace_view_opts vo = { .hz = s->cfg.hz, .ncpus = s->cfg.ncpus };
+		struct trace_timeline_opts tl = o->tl;
 
-		ro.timeline = trace_timeline_begin(&vo, &o->tl);
+		if (o->around && timeline_around_finding(s, m, &tl) < 0) {
+			close_trace(o, &ro, false, out);
+			sim_fini();
+			scn_free(s);
+			return 2;
+		}
+		ro.timeline = trace_timeline_begin(&vo, &tl);
 	}
 	ro.tl = scn_timeline_begin(out, s, m, o->json);
 	sim_trace_set_sink(on_record, &ro);
@@ -594,6 +612,7 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 	free(s->path);
 	s->path = shown;
 	ro.html = html_doc_begin(s, m, o->max_events);
+	html_doc_watch(ro.html, &run);
 	html_write_page_head(f, s->name);
 	html_doc_head(ro.html, f, true);
 	html_doc_output(ro.html, f);

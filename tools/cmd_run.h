@@ -22,4 +22,16 @@ struct scn;
  */
 int kwsim_run_scenario(struct scn *s, const char *trace, FILE *out, struct run_stats *st);
 
+struct kw_model;
+struct trace_timeline_opts;
+/*
+ * --around-finding (timeline_focus.c): run s once, quietly, and set tl's
+ * window to the neighbourhood of its first finding, or of its first overlap
+ * (something starting on one CPU while an API call runs on another).
+ * Returns 1 when it did, 0 for a run with neither (tl as it was), -1 when
+ * the run failed (its message on stderr).
+ */
+int timeline_around_finding(const struct scn *s, const struct kw_model *m,
+			    struct trace_timeline_opts *tl);
+
 #endif

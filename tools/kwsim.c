@@ -88,6 +88,8 @@ static void usage(FILE *f)
 		"                           CPU (context, works, timers, findings), README \"Timeline\"\n"
 		"  --width N                the timeline's width (default: the terminal's, else 100)\n"
 		"  --from T1, --to T2       only [T1, T2) of the timeline (times as 5ms, 100us, 0)\n"
+		"  --around-finding         only the first finding's neighbourhood (else the first\n"
+		"                           overlap of a call on one CPU and activity on another)\n"
 		"  --lanes cpus|tasks|both  lanes per CPU (default), per task, or both\n");
 	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
 		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default), rff,\n"

@@ -637,13 +637,19 @@ static void take(struct trace_timeline *t, const struct sim_rec *r)
 enum row { ROW_RUN, ROW_WORK, ROW_HELD, ROW_MARK, ROW_TASK, ROW_MACHINE };
 
 /* A time for people: "0", "750ns", "13.035us", "2ms": three decimals at most. */
-static void human(char *buf, size_t len, uint64_t ns)
+/*
+ * ns in its largest unit, with the decimals a step of step_ns needs (at
+ * least three: 1 or 0 for none), trailing zeros dropped: labels a step
+ * apart never read alike (7.9995ms, 8ms, not 7.999ms twice).
+ */
+static void human_step(char *buf, size_t len, uint64_t ns, uint64_t step_ns)
 {
 	static const struct { uint64_t ns; const char *unit; } units[] = {
 		{ NSEC_PER_SEC, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" },
 	};
 	size_t u = 0;
-	int n;
+	uint64_t scale = 1000;
+	int n, dec = 3;
 
 	if (!ns) {
 		snprintf(buf, len, "0");
@@ -651,8 +657,10 @@ static void human(char *buf, size_t len, uint64_t ns)
 	}
 	while (ns < units[u].ns)
 		u++;
-	n = snprintf(buf, len, "%llu.%03llu", (unsigned long long)(ns / units[u].ns),
-		     (unsigned long long)(ns % units[u].ns * 1000 / units[u].ns));
+	while (scale < units[u].ns && units[u].ns / scale > step_ns)
+		scale *= 10, dec++;
+	n = snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(ns / units[u].ns), dec,
+		     (unsigned long long)(ns % units[u].ns * scale / units[u].ns));
 	while (n > 0 && (size_t)n < len && (buf[n - 1] == '0' || buf[n - 1] == '.')) {
 		bool dot = buf[n - 1] == '.';
 
@@ -661,6 +669,12 @@ static void human(char *buf, size_t len, uint64_t ns)
 			break;
 	}
 	snprintf(buf + n, len > (size_t)n ? len - (size_t)n : 0, "%s", units[u].unit);
+}
+
+/* ns in its largest unit, to three decimals at most (5.2ms, 112ns). */
+static void human(char *buf, size_t len, uint64_t ns)
+{
+	human_step(buf, len, ns, UINT64_MAX);
 }
 
 /* As "What ran" prints times: seconds, to the nanosecond. */
@@ -830,7 +844,7 @@ static void draw_axis(FILE *out, const struct frame *f)
 		int c = (int)((x - f->from) / f->col_ns);
 		int n;
 
-		human(text, sizeof(text), x);
+		human_step(text, sizeof(text), x, step);
 		n = (int)strlen(text);
 
 		ruler[c] = '|';
@@ -1033,7 +1047,9 @@ static void draw(FILE *out, const struct trace_timeline *t)
 	f.ncols = (int)((span + f.col_ns - 1) / f.col_ns);
 	f.room = t->cols;
 	f.ran = t->end < t->o.from ? 0 : (int)((t->end - t->o.from) / f.col_ns) + 1;
-	human(b, sizeof(b), stop);
+	/* to a column's precision: a narrow window far from 0 reads as it was asked */
+	human_step(a, sizeof(a), t->o.from, f.col_ns);
+	human_step(b, sizeof(b), stop, f.col_ns);
 	human(c, sizeof(c), f.col_ns);
 	fprintf(out, "\nTimeline: %s to %s, 1 column = %s\n", a, b, c);
 	draw_axis(out, &f);

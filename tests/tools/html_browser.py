@@ -11,7 +11,8 @@ the events with the keys (n, arrow keys, p) and checks that the step and
 the highlighted scenario lines change, the work's flush line on the
 worker's CPU among them; clicks the work slice and checks its details (the
 API call, the scenario line, the kernel source line); follows the finding
-from the findings list to its moment. Saves OUT_DIR/timeline.png.
+from the findings list to its moment. Saves OUT_DIR/timeline.png. Then
+every library page loads and draws, and lesson 15's opens on its race.
 
 Exit: 0 passed, 1 a check failed, 77 skipped (chromium or chromedriver not
 installed: tools/setup installs both). Every wait is bounded by a number of
@@ -138,7 +139,7 @@ class Driver:
 
 # What the library's pages show between them: every kind of item the page draws.
 KINDS = {'run', 'work', 'call', 'queue', 'sleep', 'timer', 'timercb', 'softirq', 'irq', 'lock', 'held',
-         'frozen', 'suspend', 'freeze', 'finding'}
+         'frozen', 'suspend', 'freeze', 'finding', 'wstate', 'canceling'}
 
 
 def library(d, kwsim, scenarios, tmp):
@@ -147,7 +148,7 @@ def library(d, kwsim, scenarios, tmp):
     files = sorted(os.path.relpath(os.path.join(dp, f), root)
                    for dp, _, fs in os.walk(os.path.abspath(scenarios)) for f in fs
                    if f.endswith('.kws'))
-    seen, bad = set(), []
+    seen, bad, lesson = set(), [], None
     for i, f in enumerate(files):
         page = os.path.join(tmp, 'lib%d.html' % i)
         rc = subprocess.run([os.path.abspath(kwsim), 'export', f, '--html', page], cwd=root,
@@ -162,6 +163,15 @@ def library(d, kwsim, scenarios, tmp):
             continue
         kinds = d.js('return document.getElementById("kw-timeline").dataset.kinds') or ''
         seen |= set(kinds.split())
+        if f.endswith('15-race-timer-vs-cancel.kws'):
+            d.settle()
+            lesson = d.js('const b = document.getElementById("kw-timeline").dataset;'
+                          'return [+b.t0, +b.t1, b.focus || ""]')
+    # lesson 15's page opens on its race (the cancel begins at 7999950 ns, the timer
+    # fires at 8000500), not on the 32 ms run where it is a hairline
+    check(lesson is not None and lesson[0] < 7999950 and lesson[1] > 8000500 and
+          lesson[1] - lesson[0] < 10000 and lesson[2] == 'overlap',
+          'lesson 15\'s page opens on the race (%s)' % (lesson,))
     check(not bad and len(files) > 30, 'the %d pages of the library load and draw%s' %
           (len(files), ''.join('\n  ' + b for b in bad)))
     check(KINDS <= seen, 'the library shows every kind of item (missing: %s)' %
@@ -219,15 +229,20 @@ def main():
         check('cpu:0' in lanes and 'cpu:1' in lanes and any(l.startswith('task:') for l in lanes),
               'lanes per CPU and per task (%s)' % lanes)
 
-        # stepping: the step and the highlighted lines change, back and forth
+        # it opens with the cursor on the finding; Home, then stepping: the step and
+        # the highlighted lines change, back and forth
         d.find('#kw-timeline')
+        check('finding: index=0 kind=deadlock' in
+              d.js('return document.getElementById("kw-step").textContent'),
+              'the page opens with the cursor on the finding')
+        d.keys('\ue011')   # Home
         seen, steps = [], []
         for _ in range(60):
             d.keys('n')
             steps.append(int(d.js('return +document.body.dataset.step')))
             seen.append(d.js('return [...document.querySelectorAll(".kw-src-line.kw-cur")]'
                              '.map(e => e.dataset.line + "@" + e.dataset.cpus).join(",")'))
-        check(steps[:5] == [0, 1, 2, 3, 4], 'n steps forward one event at a time (%s)' % steps[:5])
+        check(steps[:5] == [1, 2, 3, 4, 5], 'n steps forward one event at a time (%s)' % steps[:5])
         distinct = [s for i, s in enumerate(seen) if s and (i == 0 or s != seen[i - 1])]
         check(len(set(distinct)) >= 3, 'the highlighted scenario line changes (%s)' % distinct)
         lines = open(src, encoding='utf-8').read().split('\n')

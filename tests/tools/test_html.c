@@ -69,9 +69,9 @@ static char *slurp(FILE *f, size_t *len)
  * records into chunks (a new output every 8 releases, each chunk wrapped in
  * [ ]), end; the parts are joined here as a server's client would.
  */
-static char *document(bool whole)
+static char *document_of(const char *path, bool whole, bool watch)
 {
-	struct scn *s = scn_load(RACE, stderr);
+	struct scn *s = scn_load(path, stderr);
 	const struct kw_model *m;
 	struct streamed st = { 0 };
 	struct scn_run run = { .on_event = on_ev, .on_line = on_line, .event_arg = &st };
@@ -84,6 +84,8 @@ static char *document(bool whole)
 	m = kw_model_find(s->kernel);
 	s->cfg.keep_trace = false;
 	st.d = html_doc_begin(s, m, 0);
+	if (watch)
+		html_doc_watch(st.d, &run);
 	html_doc_head(st.d, whole ? out : head, whole);
 	html_doc_output(st.d, whole ? out : recs);
 	sim_trace_set_sink(on_rec, &st);
@@ -115,6 +117,35 @@ static char *document(bool whole)
 	return doc;
 }
 
+static char *document(bool whole)
+{
+	return document_of(RACE, whole, true);
+}
+
+/*
+ * Watched, the document follows the works' and workers' states: the v4.9
+ * race's timer callback queues D while the cancel's canceling count is 1,
+ * which the kw_state records show; the run itself is the same, to its hash.
+ */
+START_TEST(states_of_works_and_workers)
+{
+	const char *race = KWSIM_SCENARIOS "/races/timer-callback-vs-cancel-delayed-work-sync-v4.9.kws";
+	char *watched = document_of(race, true, true), *plain = document_of(race, true, false);
+	const char *h1 = strstr(watched, "\"hash\":"), *h2 = strstr(plain, "\"hash\":");
+
+	ck_assert_ptr_nonnull(strstr(watched, "\"ev\":\"kw_state\",\"obj\":\"D\","
+					      "\"kind\":\"delayed_work\",\"pending\":1,\"queued\":1,"
+					      "\"delayed\":0,\"running\":0,\"canceling\":1"));
+	ck_assert_ptr_nonnull(strstr(watched, "\"ev\":\"kw_state\",\"obj\":\"W\","
+					      "\"kind\":\"worker\",\"current_work\":null"));
+	ck_assert_ptr_null(strstr(plain, "kw_state"));
+	ck_assert(h1 && h2);
+	ck_assert_int_eq(strncmp(h1, h2, 27), 0);
+	free(watched);
+	free(plain);
+}
+END_TEST
+
 START_TEST(parts_make_the_whole)
 {
 	char *whole = document(true), *parts = document(false);
@@ -124,6 +155,9 @@ START_TEST(parts_make_the_whole)
 	ck_assert_ptr_nonnull(strstr(whole, "\"ev\":\"sched_kthread_work_execute_start\""));
 	ck_assert_ptr_nonnull(strstr(whole, "\"what\":\"kthread_flush_work(A) begins\""));
 	ck_assert_ptr_nonnull(strstr(whole, "\"kind\":\"deadlock\""));
+	/* the work's state: running on its worker, which runs it */
+	ck_assert_ptr_nonnull(strstr(whole, "\"obj\":\"A\",\"kind\":\"work\",\"pending\":0,"
+					    "\"queued\":0,\"delayed\":0,\"running\":1"));
 	/* the scenario's text is in it, '<' escaped ("(* ... *)" has none; the JSON has none) */
 	ck_assert_ptr_null(strchr(whole, '<'));
 	free(whole);
@@ -202,6 +236,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, parts_make_the_whole);
 	tcase_add_test(tc, records_in_time_order);
+	tcase_add_test(tc, states_of_works_and_workers);
 	tcase_add_test(tc, page_with_and_without_document);
 	suite_add_tcase(s, tc);
 	return s;

@@ -112,6 +112,48 @@ kw run "$lib/races/flush-from-own-worker.kws" --timeline
 ! grep -q "$esc" "$tmp/out" || fail "colour into a pipe"
 ! LC_ALL=C grep -q '[^ -~]' "$tmp/out" || fail "a character beyond ASCII in the plain timeline"
 
+# a narrow window far from 0: the axis labels never read alike (not 7.999ms 7.999ms 8ms 8ms)
+l15=$lib/teaching/15-race-timer-vs-cancel.kws
+for win in "7999us 8001us 100" "7999us 8001us 60" "7999900ns 8000100ns 100" \
+	"7990us 8010us 133" "7999990ns 8000010ns 100"; do
+	set -- $win
+	checks=$((checks + 1))
+	kw run "$l15" --kernel v4.9 --timeline --from "$1" --to "$2" --width "$3"
+	labels=$(block | awk '/^time / { $1 = ""; print; exit }' | tr -s ' ' '\n' | sed '/^$/d')
+	[ "$(echo "$labels" | wc -l)" -ge 2 ] && [ -z "$(echo "$labels" | sort | uniq -d)" ] ||
+		fail "--from $1 --to $2 --width $3: axis labels alike or too few: $(echo $labels)"
+done
+
+# --around-finding: the window is the first finding's neighbourhood (v4.9: the cancel in
+# progress on cpu1, the timer callback queueing on cpu0), else the first overlap's (mainline:
+# the timer fires while the cancel runs), else the whole run; in ns from the header
+window() {
+	block | awk 'function ns(x) { u = x; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", x)
+		return x * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1) }
+		/^Timeline: / { sub(/,$/, "", $4); printf "%d %d\n", ns($2), ns($4); exit }'
+}
+for k in v4.9 mainline; do
+	checks=$((checks + 1))
+	kw run "$l15" --kernel "$k" --timeline --around-finding --lanes both
+	read -r lo hi <<EOW
+$(window)
+EOW
+	# the cancel begins at 7999950 ns; the timer fires at 8000500, the finding is at 8000820
+	if [ "${lo:-x}" = x ] || [ "$lo" -ge 7999950 ] || [ "$hi" -le 8000820 ] ||
+		[ $((hi - lo)) -ge 10000 ]; then
+		fail "--around-finding on $k: window $lo to $hi ns, want the race's few us"
+	fi
+	if [ "$k" = v4.9 ]; then
+		block | grep -q '^  events .*!' || fail "--around-finding on v4.9: no finding (!) drawn"
+	fi
+done
+checks=$((checks + 1))
+kw run "$lib/teaching/01-reading-the-result.kws" --timeline --around-finding
+block >"$tmp/around.txt"
+kw run "$lib/teaching/01-reading-the-result.kws" --timeline
+block | cmp -s - "$tmp/around.txt" ||
+	fail "--around-finding without a finding or an overlap: not the whole run"
+
 # bad options: exit 2 and the reason
 bad() {
 	local want=$1
@@ -139,6 +181,9 @@ bad "give --timeline too" run "$f" --width 80
 bad "give --timeline too" run "$f" --lanes tasks
 bad "give --timeline too" replay "$f" --from 1ms
 bad "--timeline draws for people, --json is for programs" run "$f" --timeline --json
+bad "--around-finding chooses the window itself" run "$f" --timeline --around-finding --from 1ms
+bad "--around-finding and --lanes shape the timeline: give --timeline too" run "$f" \
+	--around-finding
 
 echo "$checks checks, $failed failed"
 [ "$failed" -eq 0 ]

@@ -176,10 +176,13 @@ static int by_func(const void *a, const void *b)
 struct html_item {
 	uint64_t time, seq;
 	int cpu;
-	bool is_rec;
+	bool is_rec, is_state;
 	struct sim_rec r;
 	struct scn_event ev;
+	struct scn_obj_state st;	/* is_state: an object's new kthread_worker state */
 };
+
+#define HTML_MAX_WATCHED 64	/* works and workers whose state the document follows */
 
 /* A context's current scenario line: by pid, or by CPU in an interrupt (-1 - cpu). */
 struct ctx_line {
@@ -202,6 +205,9 @@ struct html_doc {
 	size_t nlines, caplines;
 	struct kfunc *kf;	/* sorted by func */
 	size_t nkf;
+	const struct scn_run *run;	/* html_doc_watch(): whose objects' states to follow */
+	struct scn_obj_state was[HTML_MAX_WATCHED];	/* as last written, by object id */
+	bool seen[HTML_MAX_WATCHED];
 };
 
 static void learn_kfuncs(struct html_doc *d)
@@ -322,12 +328,54 @@ static struct html_item pop(struct html_doc *d)
 	return top;
 }
 
+static bool state_same(const struct scn_obj_state *a, const struct scn_obj_state *b)
+{
+	return a->pending == b->pending && a->queued == b->queued && a->delayed == b->delayed &&
+	       a->running == b->running && a->timer == b->timer && a->canceling == b->canceling &&
+	       a->cur_work == b->cur_work;
+}
+
+/*
+ * After each record and line: the watched objects whose state changed since
+ * it was last written get a kw_state item at this time and CPU, after what
+ * came before it. The model changes a work's state under worker->lock, and
+ * each lock section ends in a lock_release record, so a change is seen at
+ * the record that ends its section, not later.
+ */
+static void sample(struct html_doc *d, uint64_t time, int cpu)
+{
+	struct scn_obj_state now[HTML_MAX_WATCHED];
+	size_t n;
+
+	if (!d->run)
+		return;
+	n = scn_state_objs(d->run, now, HTML_MAX_WATCHED);
+	for (size_t i = 0; i < n; i++) {
+		int id = now[i].obj->id;
+		struct html_item *it;
+
+		if (id >= HTML_MAX_WATCHED || (d->seen[id] && state_same(&d->was[id], &now[i])))
+			continue;
+		d->seen[id] = true;
+		d->was[id] = now[i];
+		it = push(d, time, cpu);
+		it->is_state = true;
+		it->st = now[i];
+	}
+}
+
+void html_doc_watch(struct html_doc *d, const struct scn_run *run)
+{
+	d->run = run;
+}
+
 void html_doc_record(struct html_doc *d, const struct sim_rec *r)
 {
 	struct html_item *it = push(d, r->time, r->cpu);
 
 	it->is_rec = true;
 	it->r = *r;
+	sample(d, r->time, r->cpu);
 }
 
 static long ctx_key(const struct scn_event *ev)
@@ -374,6 +422,7 @@ void html_doc_event(struct html_doc *d, const struct scn_event *ev)
 	it = push(d, ev->time, ev->cpu);
 	it->ev = *ev;
 	it->ev.line = line;
+	sample(d, ev->time, ev->cpu);
 }
 
 void html_doc_line(struct html_doc *d, const struct scn_event *ev)
@@ -522,6 +571,29 @@ static const char *rec_ev(const struct sim_rec *r)
 	}
 }
 
+/* A kw_state item: an object's state from now on (html.h). */
+static void write_state(FILE *out, const struct scn_obj_state *st)
+{
+	const struct scn_obj *o = st->obj;
+
+	fputs(",\"pid\":0,\"comm\":\"\",\"ctx\":\"task\",\"ev\":\"kw_state\"", out);
+	doc_kv(out, "obj", o->name);
+	doc_kv(out, "kind", o->kind == OBJ_WORKER ? "worker" : o->kind == OBJ_DWORK ? "delayed_work"
+										    : "work");
+	if (o->kind == OBJ_WORKER) {
+		fputs(",\"current_work\":", out);
+		if (st->cur_work)
+			doc_str(out, st->cur_work->name);
+		else
+			fputs("null", out);
+		return;
+	}
+	fprintf(out, ",\"pending\":%d,\"queued\":%d,\"delayed\":%d,\"running\":%d,"
+		"\"canceling\":%d", st->pending, st->queued, st->delayed, st->running, st->canceling);
+	if (o->kind == OBJ_DWORK)
+		fprintf(out, ",\"timer_pending\":%d", st->timer);
+}
+
 static void write_item(struct html_doc *d, const struct html_item *it)
 {
 	FILE *out = d->recs;
@@ -531,7 +603,9 @@ static void write_item(struct html_doc *d, const struct html_item *it)
 		fputs(",\n", out);
 	d->first = false;
 	fprintf(out, "{\"t\":%llu,\"cpu\":%d", (unsigned long long)it->time, it->cpu);
-	if (it->is_rec) {
+	if (it->is_state) {
+		write_state(out, &it->st);
+	} else if (it->is_rec) {
 		const struct sim_rec *r = &it->r;
 
 		snprintf(comm, sizeof(comm), "%.16s", r->pid > 0 ? r->comm : "<idle>");

@@ -44,6 +44,14 @@
  *                       work worker function kfunc kfile kline
  *                       (kfunc..: the kernel function that fires it)
  *   console             level text   (printk)
+ *   kw_state            obj kind ("work", "delayed_work", "worker") and, from
+ *                       this record on, a work's pending queued (on its
+ *                       worker's work_list) delayed (on delayed_work_list)
+ *                       running (its worker's current_work) canceling (the
+ *                       count), a delayed work's timer_pending (0/1 each), a
+ *                       worker's current_work (a work's name or null): the
+ *                       conditions' predicates, written when they change
+ *                       (html_doc_watch), kwsim's own, not a kernel event
  *   scn_line            line: the context starts that scenario line
  *   scn_say             who what line: a line of the run's account
  *                       ("kthread_queue_work(W, A) = true"), with the scenario
@@ -125,6 +133,12 @@ void html_doc_record(struct html_doc *d, const struct sim_rec *r);
 void html_doc_event(struct html_doc *d, const struct scn_event *ev);
 void html_doc_line(struct html_doc *d, const struct scn_event *ev);
 void html_doc_release(struct html_doc *d, uint64_t watermark);
+/*
+ * Follow run's works and workers (scn_state_objs) from its next record on:
+ * kw_state records where their state changes. run is the one scn_run() is
+ * running; without this call the document has none.
+ */
+void html_doc_watch(struct html_doc *d, const struct scn_run *run);
 size_t html_doc_held(const struct html_doc *d);
 /* Release everything held (the run is over), then write the end to out. */
 void html_doc_end(struct html_doc *d, FILE *out, const struct scn_run *run, bool whole);

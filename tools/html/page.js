@@ -9,8 +9,9 @@
 'use strict';
 (function () {
   const SVGNS = 'http://www.w3.org/2000/svg';
-  const LANE_H = 24, LABEL_W = 150, AXIS_H = 22;
+  const MIN_LANE_H = 24, LABEL_W = 150, AXIS_H = 22;
   const STATE_KINDS = new Set(['sleep', 'frozen']);   // what a task is in, not what it does
+  const OBJ_KINDS = new Set(['wstate', 'canceling']);   // a work's or worker's state (kw_state)
   const $ = (id) => document.getElementById(id);
 
   let doc = null;        // the run document
@@ -18,6 +19,7 @@
   let view = { t0: 0, t1: 1 };
   let step = -1;         // index into doc.records of the cursor, -1: before the first
   let selected = null;   // the item shown in the details
+  let touched = false;   // the user moved the view or the cursor: the page no longer does
 
   /* --- times ------------------------------------------------------------------------- */
 
@@ -59,6 +61,7 @@
     const held = new Map();   // lock:cpu -> its holding
     const lastLine = new Map();   // context -> scenario line
     let suspend = null, freeze = null;
+    const objState = new Map(), objCancel = new Map();   // obj -> its open state, canceling items
 
     const close = (open, t, r2, extra) => {
       if (!open) return;
@@ -175,6 +178,27 @@
             { kind: 'finding', t0: r.t, t1: r.t, r: i, finding: r.index,
               label: 'finding: ' + r.kind });
           break;
+        case 'kw_state': {
+          // a work's or worker's state from here on: a slice while it is in any,
+          // canceling along the bottom
+          const l = lane('state:' + r.obj, (r.kind === 'worker' ? 'worker ' : 'work ') + r.obj, 600);
+          close(objState.get(r.obj), r.t, i); objState.delete(r.obj);
+          const what = objWords(r);
+          if (what) {
+            objState.set(r.obj, add(l, { kind: 'wstate', t0: r.t, t1: null, r: i, label: r.obj + ': ' + what,
+              state: r.kind === 'worker' || r.running ? 'running' : r.queued ? 'queued' : r.delayed ? 'delayed' : 'pending' }));
+          }
+          const was = objCancel.get(r.obj);
+          if (!was || was.n !== (r.canceling || 0)) {
+            if (was) close(was, r.t, i);
+            objCancel.delete(r.obj);
+            if (r.canceling) {
+              objCancel.set(r.obj, add(l, { kind: 'canceling', t0: r.t, t1: null, r: i, n: r.canceling,
+                label: r.obj + ': canceling ' + r.canceling + ' (a cancel of it in progress)' }));
+            }
+          }
+          break;
+        }
         case 'scn_line':
           lastLine.set(ctxKey(r), r.line);
           break;
@@ -207,6 +231,19 @@
     return { lanes: order, end: Math.max(end, 1), items, kinds: [...kinds].sort().join(' ') };
   }
 
+  /* A kw_state record in words: what the work or worker is in, '' for nothing. */
+  function objWords(r) {
+    if (r.kind === 'worker') return r.current_work ? 'current_work = ' + r.current_work : '';
+    const w = [];
+    if (r.running) w.push('running (current_work)');
+    if (r.pending) w.push('pending');
+    if (r.queued) w.push('on work_list');
+    if (r.delayed) w.push('on delayed_work_list');
+    if (r.timer_pending) w.push('timer pending');
+    if (r.canceling) w.push('canceling ' + r.canceling);
+    return w.join(', ');
+  }
+
   /* A context: a task, or a CPU's interrupt frames (the html.h "ctx"). */
   function ctxKey(r) { return r.ctx === 'task' && r.pid > 0 ? 'p' + r.pid : 'irq' + r.cpu; }
 
@@ -219,31 +256,61 @@
     return e;
   }
 
+  /*
+   * The axis: ticks at 1, 2 or 5 times a power of ten nanoseconds, as far
+   * apart as their labels need (so none overlap), labelled in one unit with
+   * the decimals the step needs (so no two are alike), in integer arithmetic
+   * (no float noise: a tick is k steps, a step whole nanoseconds).
+   */
+  const UNITS = [[1e9, 's'], [1e6, 'ms'], [1e3, 'us'], [1, 'ns']];
+  function decimals(stepNs, u) {
+    let d = 0;
+    for (let q = u; q > 1 && stepNs % q !== 0; q /= 10) d++;
+    return d;
+  }
+  function tickLabel(t, unit, dec) {
+    const [u, name] = unit, whole = Math.floor(t / u);
+    const frac = dec ? '.' + String(t - whole * u).padStart(String(u).length - 1, '0').slice(0, dec) : '';
+    return whole + frac + ' ' + name;
+  }
+  function ticks(t0, t1, plotW) {
+    const top = Math.max(Math.abs(t0), Math.abs(t1), 1);
+    const unit = UNITS.find(([u]) => top >= u);
+    for (let p = 1; ; p *= 10) {
+      for (const m of [1, 2, 5]) {
+        const stepNs = p * m, dec = decimals(stepNs, unit[0]);
+        const chars = tickLabel(Math.floor(top / stepNs) * stepNs, unit, dec).length;
+        if (stepNs / (t1 - t0) * plotW >= chars * 6.5 + 12) return { stepNs, unit, dec };
+      }
+    }
+  }
+
   function render() {
     const box = $('kw-timeline');
     const width = Math.max(box.clientWidth, 400);
     const plotW = width - LABEL_W;
-    const height = AXIS_H + model.lanes.length * LANE_H + 4;
+    // the lanes share the pane's height (at least MIN_LANE_H each, else it scrolls)
+    const laneH = Math.max(MIN_LANE_H, Math.min(2 * MIN_LANE_H,
+      Math.floor((box.clientHeight - AXIS_H - 4) / model.lanes.length)));
+    const height = AXIS_H + model.lanes.length * laneH + 4;
     const x = (t) => LABEL_W + (t - view.t0) / (view.t1 - view.t0) * plotW;
     const svg = el('svg', { width, height, id: 'kw-svg' });
     // axis
     const axis = el('g', { class: 'axis' }, svg);
-    const span = view.t1 - view.t0;
-    const stepNs = Math.pow(10, Math.floor(Math.log10(Math.max(span, 1) / 6)));
-    const mult = span / stepNs > 30 ? 5 : span / stepNs > 12 ? 2 : 1;
-    const tick = stepNs * mult;
-    for (let t = Math.ceil(view.t0 / tick) * tick; t <= view.t1; t += tick) {
+    const tk = ticks(view.t0, view.t1, plotW);
+    for (let k = Math.ceil(Math.max(view.t0, 0) / tk.stepNs); k * tk.stepNs <= view.t1; k++) {
+      const t = k * tk.stepNs;
       el('line', { x1: x(t), x2: x(t), y1: AXIS_H - 4, y2: height }, axis);
-      const tx = el('text', { x: x(t) + 2, y: 12 }, axis);
-      tx.textContent = fmtDur(t);
+      const tx = el('text', { x: x(t) + 2, y: 12, 'data-t': t }, axis);
+      tx.textContent = tickLabel(t, tk.unit, tk.dec);
     }
     let shown = 0;
     model.lanes.forEach((l, i) => {
-      const y = AXIS_H + i * LANE_H;
-      el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: LANE_H }, svg);
+      const y = AXIS_H + i * laneH;
+      el('rect', { class: 'lane-bg' + (i % 2 ? ' odd' : ''), x: 0, y, width, height: laneH }, svg);
       const g = el('g', { 'data-lane': l.key }, svg);
       let lastEnd = -1, lastRect = null;   // the last rectangle drawn in this lane
-      const bottom = (it) => STATE_KINDS.has(it.kind) || it.kind === 'held';
+      const bottom = (it) => STATE_KINDS.has(it.kind) || it.kind === 'held' || it.kind === 'canceling';
       const drawn = l.items.filter(bottom).concat(l.items.filter((it) => !bottom(it)));
       for (const it of drawn) {
         if (it.t1 < view.t0 || it.t0 > view.t1) continue;
@@ -266,10 +333,10 @@
         }
         // bands: states along the bottom, slices above, instants across
         // (a lock held: along the bottom too, a spinlock's holder does not sleep)
-        const band = bottom(it) ? [LANE_H - 6, 5] : point ? [1, LANE_H - 2] : [2, LANE_H - 9];
+        const band = bottom(it) ? [laneH - 6, 5] : point ? [1, laneH - 2] : [2, laneH - 9];
         const cls = 'it k-' + it.kind + (it.state ? ' ' + it.state : '') + (it === selected ? ' sel' : '');
         const rect = el('rect', { class: cls, x: x0, y: y + band[0], width: x1 - x0, height: band[1],
-          'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-merged': 1 }, g);
+          'data-kind': it.kind, 'data-label': it.label, 'data-t': it.t0, 'data-t1': it.t1, 'data-merged': 1 }, g);
         if (it.hue !== undefined) rect.style.setProperty('--h', it.hue);
         if (it.kind === 'run') rect.style.fill = 'hsl(' + it.hue + ',45%,70%)';
         rect._item = it;
@@ -284,7 +351,7 @@
         lastEnd = x1; lastRect = { el: rect, x0, small };
         shown++;
       }
-      const lt = el('text', { class: 'lane-label', x: 4, y: y + LANE_H / 2 + 4 }, svg);
+      const lt = el('text', { class: 'lane-label', x: 4, y: y + laneH / 2 + 4 }, svg);
       lt.textContent = l.label.length > 22 ? l.label.slice(0, 21) + '\u2026' : l.label;
     });
     // findings across every lane
@@ -337,6 +404,86 @@
     if (view.t1 > hi) { view.t1 = hi; view.t0 = hi - span; }
   }
   function fit() { view = { t0: -model.end * 0.01, t1: model.end * 1.01 }; redraw(); }
+
+  /*
+   * Where the page opens: the neighbourhood of the run's first finding, or,
+   * in a run without one, of its first overlap, where something starts on
+   * one CPU (an API call, a timer callback, a work) while an API call is in
+   * progress on another: where a race can happen. Null: none (the whole run).
+   */
+  const NEAR_RECORDS = 12, NEAR_NS = 20000, MIN_SPAN_NS = 1000;
+  const begins = (r) => r.ev === 'scn_say' && / begins$/.test(r.what);
+
+  /* The API calls in progress before record k (pid -> {cpu, t}), or the first overlap's index. */
+  function calls(k, stopAtOverlap) {
+    const open = new Map();
+    for (let i = 0; i < k && i < doc.records.length; i++) {
+      const r = doc.records[i];
+      const starts = begins(r) || r.ev === 'timer_expire_entry' || r.ev === 'sched_kthread_work_execute_start';
+      if (stopAtOverlap && starts && [...open.values()].some((c) => c.cpu !== r.cpu)) return i;
+      if (r.ev === 'scn_say' && r.pid > 0) {
+        if (begins(r)) open.set(r.pid, { cpu: r.cpu, t: r.t });
+        else open.delete(r.pid);
+      }
+    }
+    return stopAtOverlap ? -1 : open;
+  }
+
+  /*
+   * A window around record k: the API calls in progress there, from their
+   * start to their return, else the records near it; within NEAR_NS of it.
+   */
+  function near(k) {
+    const recs = doc.records, tf = recs[k].t, open = calls(k, false);
+    let lo = tf, hi = tf;
+    if (open.size) {
+      for (const c of open.values()) lo = Math.min(lo, c.t);
+      const left = new Set(open.keys());
+      for (let i = k; i < recs.length && left.size; i++) {
+        const r = recs[i];
+        if (r.ev === 'scn_say' && left.has(r.pid) && !begins(r)) { hi = Math.max(hi, r.t); left.delete(r.pid); }
+      }
+    } else {
+      lo = recs[Math.max(0, k - NEAR_RECORDS)].t;
+      hi = recs[Math.min(recs.length - 1, k + NEAR_RECORDS)].t;
+    }
+    lo = Math.max(lo, tf - NEAR_NS);
+    hi = Math.min(Math.max(hi, tf + (tf - lo) / 4), tf + NEAR_NS);
+    if (hi - lo < MIN_SPAN_NS) { const mid = (lo + hi) / 2; lo = mid - MIN_SPAN_NS / 2; hi = mid + MIN_SPAN_NS / 2; }
+    const pad = (hi - lo) * 0.08;
+    return { t0: lo - pad, t1: hi + pad };
+  }
+
+  function focus() {
+    let k = doc.records.findIndex((r) => r.ev === 'finding'), why = 'finding';
+    if (k < 0) { k = calls(doc.records.length, true); why = 'overlap'; }
+    return k < 0 ? null : Object.assign({ k, why }, near(k));
+  }
+
+  /*
+   * The view and the cursor until the user moves either: while a run plays,
+   * the whole run so far with the cursor on its last event; once it has
+   * ended, the neighbourhood of its focus() (0 is the whole run).
+   */
+  function autoView(live) {
+    if (touched) return;
+    if (!doc.end) {
+      fit();
+      if (doc.records.length) setStep(doc.records.length - 1);
+      return;
+    }
+    const f = focus();
+    if (!f) { fit(); if (live && doc.records.length) setStep(doc.records.length - 1); return; }
+    view = { t0: f.t0, t1: f.t1 };
+    clamp();
+    setStep(f.k);
+    $('kw-timeline').dataset.focus = f.why;
+    $('kw-step').textContent = (f.why === 'finding' ? 'Around the first finding' :
+      'Around where something starts on one CPU while an API call runs on another') +
+      ' (0: the whole run, f: the next finding, n / p: step).' +
+      (step >= 0 ? '\n' + $('kw-step').textContent : '');
+    redraw();
+  }
   function timeAt(clientX) {
     const box = $('kw-timeline').getBoundingClientRect();
     const plotW = Math.max(box.width, 400) - LABEL_W;
@@ -448,7 +595,7 @@
     lines.push('kind: ' + it.kind + (it.state ? ' (' + it.state + ')' : '') + (it.open ? ' (still open at the end)' : ''));
     lines.push('from ' + fmt(it.t0) + (it.t1 !== it.t0 ? ' to ' + fmt(it.t1) + '  (' + fmtDur(it.t1 - it.t0) + ')' : ''));
     lines.push('cpu ' + r.cpu + ', ' + (r.ctx === 'task' ? (r.pid ? r.comm + '-' + r.pid : 'idle') : r.ctx));
-    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) ? null : callFor(it.r);
+    const call = it.kind === 'run' || STATE_KINDS.has(it.kind) || OBJ_KINDS.has(it.kind) ? null : callFor(it.r);
     let scnLine = call && call.line ? call.line : 0;
     if (it.kind === 'finding' && doc.end && doc.end.findings[it.finding]) {
       const f = doc.end.findings[it.finding];
@@ -502,11 +649,12 @@
     return doc.records.findIndex((r) => r.ev === 'finding' && r.index === i);
   }
 
+  /* The cursor on a finding and the view on its neighbourhood (as focus() opens). */
   function gotoFinding(i) {
     const k = findingRecord(i);
     const f = doc.end.findings[i];
-    const span = Math.max((view.t1 - view.t0) / 4, 2000);
-    view.t0 = f.t - span / 2; view.t1 = f.t + span / 2; clamp();
+    const w = k >= 0 ? near(k) : { t0: f.t - MIN_SPAN_NS, t1: f.t + MIN_SPAN_NS };
+    view = { t0: w.t0, t1: w.t1 }; clamp();
     document.querySelectorAll('#kw-findings li').forEach((e) => e.classList.toggle('kw-at', +e.dataset.finding === i));
     if (k >= 0) setStep(k); else redraw();
   }
@@ -527,7 +675,7 @@
       li.dataset.findingKind = f.kind;
       li.textContent = f.kind + ' at ' + fmt(f.t) + ' cpu' + f.cpu + ' ' + f.context + ' (' + f.func + ', ' +
         f.file + ':' + f.line + ')' + (f.scn_line ? ', scenario line ' + f.scn_line : '') + ': ' + f.msg.split('\n')[0];
-      li.onclick = () => gotoFinding(i);
+      li.onclick = () => { touched = true; gotoFinding(i); };
       ol.appendChild(li);
     });
     if (!e.findings.length) ol.textContent = 'none';
@@ -544,7 +692,9 @@
 
   function nextFinding() {
     if (!doc.end || !doc.end.findings.length) return;
-    for (let k = step + 1; k < doc.records.length; k++) if (doc.records[k].ev === 'finding') { setStep(k); return; }
+    for (let k = step + 1; k < doc.records.length; k++) {
+      if (doc.records[k].ev === 'finding') { gotoFinding(doc.records[k].index); return; }
+    }
   }
 
   /* The keys zoom around the cursor while it is in view, else around the middle. */
@@ -555,7 +705,8 @@
 
   function onKey(ev) {
     if (!model || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const k = ev.key;
+    const k = ev.key, was = touched;
+    touched = true;
     if (ev.shiftKey && k === 'ArrowLeft') pan(-0.2);
     else if (ev.shiftKey && k === 'ArrowRight') pan(0.2);
     else if (k === 'ArrowRight' || k === 'n') setStep(step + 1);
@@ -566,7 +717,7 @@
     else if (k === '-' || k === '_') zoom(2, cursorIn());
     else if (k === '0') fit();
     else if (k === 'f') nextFinding();
-    else return;
+    else { touched = was; return; }
     ev.preventDefault();
   }
 
@@ -575,6 +726,7 @@
     document.addEventListener('keydown', onKey);
     box.addEventListener('wheel', (ev) => {
       ev.preventDefault();
+      touched = true;
       if (ev.shiftKey) pan(ev.deltaY > 0 ? 0.1 : -0.1);
       else zoom(ev.deltaY > 0 ? 1.25 : 0.8, timeAt(ev.clientX));
     }, { passive: false });
@@ -583,7 +735,7 @@
     window.addEventListener('mousemove', (ev) => {
       if (!drag) return;
       const dx = ev.clientX - drag.x;
-      if (Math.abs(dx) > 3) drag.moved = true;
+      if (Math.abs(dx) > 3) drag.moved = touched = true;
       if (!drag.moved) return;
       const plotW = Math.max(box.clientWidth, 400) - LABEL_W;
       const dt = dx / plotW * (drag.t1 - drag.t0);
@@ -602,6 +754,7 @@
       if (!line) return;
       // the first event of that line, after the cursor
       const n = +line.dataset.line;
+      touched = true;
       for (let k = step + 1; k < doc.records.length; k++) {
         const r = doc.records[k];
         if ((r.ev === 'scn_line' || r.ev === 'scn_say') && r.line === n) { setStep(k); return; }
@@ -611,7 +764,7 @@
 
   /* --- loading ------------------------------------------------------------------------ */
 
-  function start(d) {
+  function start(d, live) {
     const first = !doc;
     doc = d;
     if (!doc.records) doc.records = [];
@@ -624,11 +777,11 @@
         ', preempt ' + r.preempt + ', strategy ' + r.strategy + (r.strategy === 'random' ? ', seed ' + r.seed : '') +
         (r.replay ? ' (replay)' : '');
       showSource();
-      fit();
       wire();
       $('kw-timeline').focus();
     }
     showEnd();
+    autoView(live);
     redraw();
     document.body.dataset.ready = doc.end ? '1' : '0';
   }
@@ -644,13 +797,13 @@
   } else if (/(^|[?&])live=1(&|$)/.test(location.search.slice(1))) {
     const es = new EventSource('/api/play' + location.search);
     let live = null;
-    es.addEventListener('doc-head', (ev) => { live = JSON.parse(ev.data); live.records = []; start(live); });
+    es.addEventListener('doc-head', (ev) => { live = JSON.parse(ev.data); live.records = []; start(live, true); });
     es.addEventListener('records', (ev) => {
       if (!live) return;
       for (const r of JSON.parse(ev.data)) live.records.push(r);
-      start(live);
+      start(live, true);
     });
-    es.addEventListener('end', (ev) => { es.close(); if (live) { live.end = JSON.parse(ev.data); start(live); } });
+    es.addEventListener('end', (ev) => { es.close(); if (live) { live.end = JSON.parse(ev.data); start(live, true); } });
     es.onerror = () => { if (!live || !live.end) fail('the server closed the stream'); es.close(); };
   } else {
     fetch('/api/run' + location.search).then((res) => {

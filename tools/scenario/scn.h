@@ -531,6 +531,22 @@ size_t scn_timeline_held(const struct scn_timeline *t);
 void scn_timeline_end(struct scn_timeline *t);
 
 /*
+ * The kthread_worker state of the run's works and workers now, as the
+ * conditions' predicates read it (pending, queued, delayed, running,
+ * canceling, timer_pending, current_work): plain reads, no scheduling
+ * point, so any caller during the run (a trace sink, on_point) may look
+ * without changing it. One entry per work, delayed work and worker that
+ * exists, in declaration order, at most max; returns how many.
+ */
+struct scn_obj_state {
+	const struct scn_obj *obj;
+	bool pending, queued, delayed, running, timer;	/* works; timer: delayed works */
+	int canceling;
+	const struct scn_obj *cur_work;	/* workers: the work it runs now, or NULL */
+};
+size_t scn_state_objs(const struct scn_run *run, struct scn_obj_state *out, size_t max);
+
+/*
  * A state as the result block's States line lists it: the atoms of e (the
  * condition, an invariant), each once ("0:r0=1; done=0; deadlock=1; "),
  * as the run ended or now (live, during it), in buf as snprintf writes;

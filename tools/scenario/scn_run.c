@@ -513,13 +513,12 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 	case API_CPU_DOWN:
 	case API_CPU_UP: {
 		long cpu = eval(env, a[0]);
+		char cb[24], rb[24];
 
 		if (cpu < 0 || cpu >= nr_cpu_ids) {
 			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
 			return 0;
 		}
-		char cb[24], rb[24];
-
 		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
 		note_call(SCN_EV_CALL, api->name, num(rb, sizeof(rb), v), 1, num(cb, sizeof(cb), cpu));
 		return v;
@@ -822,13 +821,19 @@ static int by_work(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct scn_obj *work_obj(const void *w)
+/* The scenario's work (or delayed work) whose kthread_work is at w, or NULL. */
+static const struct scn_obj *run_work_obj(const struct scn_run *run, const void *w)
 {
 	struct scn_work_ref key = { w, NULL };
-	struct scn_work_ref *found = bsearch(&key, R->works, R->nworks, sizeof(*R->works),
-					     by_work);
+	struct scn_work_ref *found = w ? bsearch(&key, run->works, run->nworks,
+						 sizeof(*run->works), by_work) : NULL;
 
 	return found ? found->obj : NULL;
+}
+
+static const struct scn_obj *work_obj(const void *w)
+{
+	return run_work_obj(R, w);
 }
 
 static const char *work_name(const void *w)
@@ -1381,6 +1386,45 @@ static long state_now(const struct scn_run *run, const struct scn_expr *e)
 		return task_state_of(t) == e->reg;
 	}
 	return 0;
+}
+
+size_t scn_state_objs(const struct scn_run *run, struct scn_obj_state *out, size_t max)
+{
+	const struct kw_model *m = run->model;
+	const struct scn *s = run->scn;
+	size_t n = 0;
+
+	for (int i = 0; s && run->objs && i < s->nobjs && n < max; i++) {
+		const struct scn_obj *o = s->objs[i];
+		struct scn_obj_state *st = &out[n];
+		struct kthread_work *work;
+		void *w;
+
+		if (!run->objs[o->id].ptr)
+			continue;
+		*st = (struct scn_obj_state){ .obj = o };
+		if (o->kind == OBJ_WORKER) {
+			w = live_worker(run->objs[o->id].ptr);
+			if (!w)
+				continue;
+			st->cur_work = run_work_obj(run, m->current_work(w));
+			n++;
+		} else if (o->kind == OBJ_WORK || o->kind == OBJ_DWORK) {
+			work = state_work(run, o);
+			st->pending = m->work_pending(work);
+			st->canceling = m->work_canceling(work);
+			if (o->kind == OBJ_DWORK)
+				st->timer = m->dwork_timer_pending(run->objs[o->id].ptr);
+			w = live_worker(m->work_worker(work));
+			if (w) {
+				st->queued = m->work_queued(work);
+				st->delayed = m->work_delayed(work);
+				st->running = m->current_work(w) == work;
+			}
+			n++;
+		}
+	}
+	return n;
 }
 
 static long cond_value(const struct scn_run *run, const struct scn_expr *e, bool live)

@@ -190,6 +190,7 @@ void srv_run(const char *path, const char *text, size_t len, const struct srv_qu
 	json = srv_buf_open(&out->json);
 	o.tl = scn_timeline_begin(json, s, m, true);
 	o.doc = html_doc_begin(s, m, SRV_MAX_RECORDS);
+	html_doc_watch(o.doc, &run);
 	f = srv_buf_open(&out->head);
 	html_doc_head(o.doc, f, false);
 	fclose(f);
