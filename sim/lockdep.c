@@ -31,6 +31,7 @@ enum usage {
 struct sim_lock_class {
 	int id;
 	const void *key;
+	unsigned int subclass;
 	const char *name;
 	unsigned int usage;
 	bool reported;
@@ -70,11 +71,12 @@ static struct sim_lock_class *class_of(struct sim_lock *l)
 	struct sim_lockdep *ld = &sim.lockdep;
 	const void *key = l->key ? (const void *)l->key : (const void *)l;
 
-	if (l->cls && l->cls_gen == generation && l->cls->key == key)
+	if (l->cls && l->cls_gen == generation && l->cls->key == key &&
+	    l->cls->subclass == l->subclass)
 		return l->cls;
 	l->cls_gen = generation;
 	for (int i = 0; i < ld->nclasses; i++) {
-		if (ld->classes[i]->key == key) {
+		if (ld->classes[i]->key == key && ld->classes[i]->subclass == l->subclass) {
 			l->cls = ld->classes[i];
 			return l->cls;
 		}
@@ -96,6 +98,7 @@ static struct sim_lock_class *class_of(struct sim_lock *l)
 		abort();
 	l->cls->id = ld->nclasses;
 	l->cls->key = key;
+	l->cls->subclass = l->subclass;
 	l->cls->name = l->name ? l->name : "lock";
 	ld->classes[ld->nclasses++] = l->cls;
 	return l->cls;

@@ -546,16 +546,20 @@ int try_to_del_timer_sync(struct timer_list *timer)
  * L is an order inversion lockdep reports from any run, before a run where
  * it deadlocks (6.1 kernel/time/timer.c:1556 in __timer_delete_sync and
  * :1698 in call_timer_fn; 6.12 :1650, :1792; 4.9 alike). The kernel's
- * class is the timer_setup() site's; the machine's is the callback's
- * (its registered name is the key), which is the same for the timers of
- * one site and keeps the classes few however many timers a run makes.
+ * class is the timer_setup() site's; the machine's is the callback's (its
+ * registered name is the key) with TIMER_IRQSAFE as the subclass, since a
+ * site sets both: the same for the timers of one site, and few however
+ * many timers a run makes.
  */
 static struct sim_lock *timer_map(struct timer_list *timer)
 {
 	const char *fn = sim_timer_fn_name(timer);
+	unsigned int irqsafe = !!(timer->flags & TIMER_IRQSAFE);
 
-	if (timer->lockdep_map.name != fn)
+	if (timer->lockdep_map.name != fn || timer->lockdep_map.subclass != irqsafe) {
 		sim_lockdep_set_class(&timer->lockdep_map, (struct lock_class_key *)fn, fn);
+		timer->lockdep_map.subclass = irqsafe;
+	}
 	return &timer->lockdep_map;
 }
 

@@ -25,6 +25,7 @@ struct sim_lock {
 	struct sim_spin_obj spin;
 	const char *name;
 	const struct lock_class_key *key;	/* NULL: keyed by the lock itself */
+	unsigned int subclass;			/* with the key, its class (lockdep's subclass) */
 	struct sim_lock_class *cls;
 	unsigned long cls_gen;			/* the machine cls was looked up in */
 	uint64_t handed_at;			/* the clock of its last acquire or release */
