@@ -7,10 +7,11 @@
 set -uo pipefail
 kwsim=${1:?usage: off_window.sh KWSIM SOURCE_DIR}
 src=${2:?usage: off_window.sh KWSIM SOURCE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/../lib.sh
+. "$here/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failed=0
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
 
 "$src/tools/off-window" "$tmp/a" "$src/scenarios/races" >/dev/null || fail "the first copy: exit $?"
 "$src/tools/off-window" "$tmp/b" "$src/scenarios/races" >/dev/null || fail "the second copy: exit $?"
