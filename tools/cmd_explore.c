@@ -27,6 +27,7 @@
  * With --token the status is kwsim run's for that run.
  */
 #include "cmd_explore.h"
+#include "cmdline.h"
 #include "cmd_run.h"
 #include "explore/explore.h"
 #include "outfile.h"
@@ -75,23 +76,6 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kwsim %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try 'kwsim help')\n");
-	return 2;
-}
-
-static bool parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return *v && !*end && !errno && v[0] != '-' && v[0] != '+' && v[0] != ' ';
-}
-
 static void free_opts(struct explore_opts *o)
 {
 	free(o->kernels);
@@ -130,15 +114,16 @@ static int parse_kernels(struct explore_opts *o, const char *v)
 		const struct kw_model *m = kw_model_find(k);
 
 		if (!m)
-			return usage_error("explore", "--kernel: no variant '%s' (v4.9, mainline, a "
-					   "built tree:LABEL or tree:DIR, or all)", k);
+			return cmd_usage_error("explore", "--kernel: no variant '%s': this kwsim has %s "
+					   "(or all; tree:DIR names a tree by its directory)", k,
+					   scn_kernels_built());
 		for (size_t i = 0; i < o->nkernels; i++)
 			if (!strcmp(o->kernels[i], m->name))
-				return usage_error("explore", "--kernel names '%s' twice", m->name);
+				return cmd_usage_error("explore", "--kernel names '%s' twice", m->name);
 		o->kernels[o->nkernels++] = m->name;
 	}
 	if (!o->nkernels)
-		return usage_error("explore", "--kernel wants a variant, not '%s'", v);
+		return cmd_usage_error("explore", "--kernel wants a variant, not '%s'", v);
 	return 0;
 }
 
@@ -180,16 +165,16 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 		uint64_t n;
 
 		if (takes && !v)
-			return usage_error(cmd, "option %s needs a value", a);
+			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes && strcmp(a, "--token") && strcmp(a, "--save-schedule") && strcmp(a, "--set"))
 			campaign_flag = true;
 		if (!strcmp(a, "--strategy")) {
 			if (!xs_kind_from_name(v, &o->xc.sp.kind))
-				return usage_error(cmd, "--strategy must be random, pct, pos, dfs, "
+				return cmd_usage_error(cmd, "--strategy must be random, pct, pos, dfs, "
 						   "portfolio, rff, tpct, delay or pair, not '%s'", v);
 		} else if (!strcmp(a, "--runs")) {
-			if (!parse_u64(v, &o->xc.runs) || !o->xc.runs)
-				return usage_error(cmd, "--runs wants a positive number, not '%s'", v);
+			if (!cmd_parse_u64(v, &o->xc.runs) || !o->xc.runs)
+				return cmd_usage_error(cmd, "--runs wants a positive number, not '%s'", v);
 			o->runs_given = true;
 		} else if (!strcmp(a, "--time")) {
 			char *end;
@@ -197,26 +182,26 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			errno = 0;
 			o->xc.time_s = strtod(v, &end);
 			if (errno || *end || !*v || !(o->xc.time_s > 0) || !isfinite(o->xc.time_s))
-				return usage_error(cmd, "--time wants a positive number of seconds, "
+				return cmd_usage_error(cmd, "--time wants a positive number of seconds, "
 						   "not '%s'", v);
 			o->time_given = true;
 		} else if (!strcmp(a, "--seed")) {
-			if (!parse_u64(v, &o->xc.sp.seed))
-				return usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
+			if (!cmd_parse_u64(v, &o->xc.sp.seed))
+				return cmd_usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
 		} else if (!strcmp(a, "--depth")) {
-			if (!parse_u64(v, &n) || !n || n > 64)
-				return usage_error(cmd, "--depth wants a bug depth of 1 to 64, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || !n || n > 64)
+				return cmd_usage_error(cmd, "--depth wants a bug depth of 1 to 64, not '%s'", v);
 			o->xc.sp.depth = (unsigned int)n;
 		} else if (!strcmp(a, "--preemptions")) {
-			if (!parse_u64(v, &n) || n > 64)
-				return usage_error(cmd, "--preemptions wants 0 to 64, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || n > 64)
+				return cmd_usage_error(cmd, "--preemptions wants 0 to 64, not '%s'", v);
 			o->xc.sp.preemptions = (unsigned int)n;
 		} else if (!strcmp(a, "--kernel")) {
 			if (parse_kernels(o, v))
 				return 2;
 		} else if (!strcmp(a, "--jobs")) {
-			if (!parse_u64(v, &n) || !n || n > MAX_JOBS)
-				return usage_error(cmd, "--jobs wants 1 to 256 processes, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || !n || n > MAX_JOBS)
+				return cmd_usage_error(cmd, "--jobs wants 1 to 256 processes, not '%s'", v);
 			o->jobs = (unsigned int)n;
 		} else if (!strcmp(a, "--shard")) {
 			unsigned int si, sn;
@@ -225,7 +210,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			if (sscanf(v, "%u/%u%c", &si, &sn, &tail) != 2 || v[0] == '-' ||
 			    !strchr(v, '/') || strchr(v, '-') || strchr(v, '+') || strchr(v, ' ') ||
 			    !sn || si >= sn || sn > 1000000)
-				return usage_error(cmd, "--shard wants I/N with 0 <= I < N, not '%s'", v);
+				return cmd_usage_error(cmd, "--shard wants I/N with 0 <= I < N, not '%s'", v);
 			o->xc.shard = si;
 			o->xc.nshards = sn;
 			o->shard_given = true;
@@ -256,9 +241,9 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			       "(the options are explained by 'kwsim help')\n");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error(cmd, "unknown option '%s'", a);
+			return cmd_usage_error(cmd, "unknown option '%s'", a);
 		} else if (o->file) {
-			return usage_error(cmd, "one scenario file at a time, not also '%s'", a);
+			return cmd_usage_error(cmd, "one scenario file at a time, not also '%s'", a);
 		} else {
 			o->file = a;
 			continue;
@@ -266,23 +251,23 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 		i++;
 	}
 	if (!o->file)
-		return usage_error(cmd, "%s", "needs a scenario file");
+		return cmd_usage_error(cmd, "%s", "needs a scenario file");
 	if (o->token && (campaign_flag || o->json))
-		return usage_error(cmd, "%s", "--token replays one run: it takes only --save-schedule "
+		return cmd_usage_error(cmd, "%s", "--token replays one run: it takes only --save-schedule "
 				   "and --set");
 	if (o->save && !o->token)
-		return usage_error(cmd, "%s", "--save-schedule writes a token's run: give --token "
+		return cmd_usage_error(cmd, "%s", "--save-schedule writes a token's run: give --token "
 				   "(--out DIR writes every finding's)");
 	if (o->time_given && !o->runs_given)
 		o->xc.runs = 0;	/* --time alone: as many runs as fit */
 	if (o->shard_given && !xs_independent(o->xc.sp.kind) && o->xc.sp.kind != XS_DELAY)
-		return usage_error(cmd, "--shard: the %s strategy's runs depend on the runs before "
+		return cmd_usage_error(cmd, "--shard: the %s strategy's runs depend on the runs before "
 				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
 	if (o->jobs > 1 && !xs_independent(o->xc.sp.kind))
-		return usage_error(cmd, "--jobs: the %s strategy's runs depend on the runs before "
+		return cmd_usage_error(cmd, "--jobs: the %s strategy's runs depend on the runs before "
 				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
 	if ((uint64_t)o->xc.nshards * o->jobs > 1000000)
-		return usage_error(cmd, "%s", "--shard N times --jobs J is more than 1,000,000 slices");
+		return cmd_usage_error(cmd, "%s", "--shard N times --jobs J is more than 1,000,000 slices");
 	return scn_set(NULL, cmd, o->sets, o->nsets, stderr);
 }
 
@@ -442,7 +427,7 @@ static int explore_campaign(struct explore_opts *o)
 	}
 	/* tests: a SIGINT after this many runs, without a race against the run's speed */
 	if (hook)
-		(void)parse_u64(hook, &o->xc.raise_sigint_at);
+		(void)cmd_parse_u64(hook, &o->xc.raise_sigint_at);
 	if (o->jobs > 1)
 		rc = run_jobs(o, s, &r, &died);
 	else
@@ -482,7 +467,7 @@ static bool parse_token(const char *t, struct token *k)
 		if (!strchr("0123456789abcdef", buf[i]))
 			return false;
 	k->hash = strtoull(buf, NULL, 16);
-	if (!parse_u64(last + 1, &k->run))
+	if (!cmd_parse_u64(last + 1, &k->run))
 		return false;
 	for (mid = last - 1; mid > c1 && *mid != ':'; mid--)
 		;
@@ -490,7 +475,7 @@ static bool parse_token(const char *t, struct token *k)
 		return false;
 	memcpy(buf, mid + 1, (size_t)(last - mid - 1));
 	buf[last - mid - 1] = '\0';
-	if (!parse_u64(buf, &k->seed))
+	if (!cmd_parse_u64(buf, &k->seed))
 		return false;
 	for (last = mid, mid--; mid > c1 && *mid != ':'; mid--)
 		;
@@ -541,7 +526,7 @@ static int explore_token(struct explore_opts *o)
 	int rc = 2;
 
 	if (!parse_token(o->token, &k))
-		return usage_error("explore", "--token wants HASH:KERNEL:STRATEGY:SEED:RUN as explore "
+		return cmd_usage_error("explore", "--token wants HASH:KERNEL:STRATEGY:SEED:RUN as explore "
 				   "prints it, not '%s'", o->token);
 	m = kw_model_find(k.kernel);
 	if (!m) {
@@ -683,12 +668,12 @@ int kwsim_merge(int argc, char **argv)
 			       "'kwsim help')\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("merge", "unknown option '%s'", argv[i]);
+			return cmd_usage_error("merge", "unknown option '%s'", argv[i]);
 		else
 			ndirs++;
 	}
 	if (!ndirs)
-		return usage_error("merge", "%s", "needs the --out DIR of each shard");
+		return cmd_usage_error("merge", "%s", "needs the --out DIR of each shard");
 	for (int i = 1; i < argc && !rc; i++) {
 		if (argv[i][0] == '-' && argv[i][1])
 			continue;

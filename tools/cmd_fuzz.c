@@ -25,8 +25,10 @@
  * 3 stopped (SIGINT) before the programs asked were done, nothing found.
  */
 #include "cmd_fuzz.h"
+#include "cmdline.h"
 #include "fuzz/campaign.h"
 #include "jobs.h"
+#include "scenario/scn.h"
 
 #include <model.h>
 
@@ -59,23 +61,6 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kwsim fuzz: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try 'kwsim help')\n");
-	return 2;
-}
-
-static bool parse_u64(const char *v, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return *v && !*end && !errno && v[0] != '-' && v[0] != '+' && v[0] != ' ';
-}
-
 static double seconds(void)
 {
 	struct timespec ts;
@@ -102,18 +87,18 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		uint64_t n;
 
 		if (takes && !v)
-			return usage_error("option %s needs a value", a);
+			return cmd_usage_error("fuzz", "option %s needs a value", a);
 		if (!strcmp(a, "--kernel")) {
 			const struct kw_model *m = kw_model_find(v);
 
 			if (!m)
-				return usage_error("--kernel: no variant '%s' (v4.9, mainline, or a built "
-						   "tree:LABEL: 'kwsim help' lists them)", v);
+				return cmd_usage_error("fuzz", "--kernel: no variant '%s': this kwsim has %s", v,
+						   scn_kernels_built());
 			o->fz.kernel = m->name;
 			o->kernel_given = true;
 		} else if (!strcmp(a, "--runs")) {
-			if (!parse_u64(v, &o->fz.programs) || !o->fz.programs)
-				return usage_error("--runs wants a positive number of programs, not '%s'",
+			if (!cmd_parse_u64(v, &o->fz.programs) || !o->fz.programs)
+				return cmd_usage_error("fuzz", "--runs wants a positive number of programs, not '%s'",
 						   v);
 			o->runs_given = true;
 		} else if (!strcmp(a, "--time")) {
@@ -122,15 +107,15 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			errno = 0;
 			o->fz.time_s = strtod(v, &end);
 			if (errno || *end || !*v || !(o->fz.time_s > 0) || !isfinite(o->fz.time_s))
-				return usage_error("--time wants a positive number of seconds, not '%s'",
+				return cmd_usage_error("fuzz", "--time wants a positive number of seconds, not '%s'",
 						   v);
 			o->time_given = true;
 		} else if (!strcmp(a, "--seed")) {
-			if (!parse_u64(v, &o->fz.seed))
-				return usage_error("--seed wants a non-negative number, not '%s'", v);
+			if (!cmd_parse_u64(v, &o->fz.seed))
+				return cmd_usage_error("fuzz", "--seed wants a non-negative number, not '%s'", v);
 		} else if (!strcmp(a, "--jobs")) {
-			if (!parse_u64(v, &n) || !n || n > MAX_JOBS)
-				return usage_error("--jobs wants 1 to 64 processes, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || !n || n > MAX_JOBS)
+				return cmd_usage_error("fuzz", "--jobs wants 1 to 64 processes, not '%s'", v);
 			o->jobs = (unsigned int)n;
 		} else if (!strcmp(a, "--out")) {
 			o->fz.out_dir = v;
@@ -138,31 +123,31 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			o->corpus = v;
 		} else if (!strcmp(a, "--schedules")) {
 			/* 0 would explore nothing but the faithful run: no race could show */
-			if (!parse_u64(v, &n) || !n || n > 1000)
-				return usage_error("--schedules wants 1 to 1000 schedules per program, "
+			if (!cmd_parse_u64(v, &n) || !n || n > 1000)
+				return cmd_usage_error("fuzz", "--schedules wants 1 to 1000 schedules per program, "
 						   "not '%s'", v);
 			o->fz.schedules = (unsigned int)n;
 		} else if (!strcmp(a, "--max-steps")) {
-			if (!parse_u64(v, &o->fz.max_steps) || !o->fz.max_steps)
-				return usage_error("--max-steps wants a positive number, not '%s'", v);
+			if (!cmd_parse_u64(v, &o->fz.max_steps) || !o->fz.max_steps)
+				return cmd_usage_error("fuzz", "--max-steps wants a positive number, not '%s'", v);
 		} else if (!strcmp(a, "--corpus-max")) {
-			if (!parse_u64(v, &n) || !n || n > 100000)
-				return usage_error("--corpus-max wants 1 to 100000 programs, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || !n || n > 100000)
+				return cmd_usage_error("fuzz", "--corpus-max wants 1 to 100000 programs, not '%s'", v);
 			o->fz.corpus_max = (size_t)n;
 		} else if (!strcmp(a, "--save-every")) {
-			if (!parse_u64(v, &o->fz.save_every) || o->fz.save_every > 100000000)
-				return usage_error("--save-every wants a number of programs between "
+			if (!cmd_parse_u64(v, &o->fz.save_every) || o->fz.save_every > 100000000)
+				return cmd_usage_error("fuzz", "--save-every wants a number of programs between "
 						   "saves of --corpus (0: at the end only), not '%s'", v);
 		} else if (!strcmp(a, "--cross-runs")) {
-			if (!parse_u64(v, &o->fz.cross_runs) || o->fz.cross_runs > 100000000)
-				return usage_error("--cross-runs wants 0 (no cross-variant report) or a "
+			if (!cmd_parse_u64(v, &o->fz.cross_runs) || o->fz.cross_runs > 100000000)
+				return cmd_usage_error("fuzz", "--cross-runs wants 0 (no cross-variant report) or a "
 						   "number of runs, not '%s'", v);
 		} else if (!strcmp(a, "--shrink-runs")) {
-			if (!parse_u64(v, &o->fz.shrink_runs) || o->fz.shrink_runs > 100000000)
-				return usage_error("--shrink-runs wants a number of runs, not '%s'", v);
+			if (!cmd_parse_u64(v, &o->fz.shrink_runs) || o->fz.shrink_runs > 100000000)
+				return cmd_usage_error("fuzz", "--shrink-runs wants a number of runs, not '%s'", v);
 		} else if (!strcmp(a, "--cpus")) {
-			if (!parse_u64(v, &n) || !n || n > 4)
-				return usage_error("--cpus wants 1 to 4, not '%s'", v);
+			if (!cmd_parse_u64(v, &n) || !n || n > 4)
+				return cmd_usage_error("fuzz", "--cpus wants 1 to 4, not '%s'", v);
 			o->fz.max_cpus = (unsigned int)n;
 		} else if (!strcmp(a, "--misuse")) {
 			o->fz.misuse = true;
@@ -181,14 +166,14 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			       "(the options are explained by 'kwsim help')\n");
 			return -1;
 		} else if (a[0] == '-') {
-			return usage_error("unknown option '%s'", a);
+			return cmd_usage_error("fuzz", "unknown option '%s'", a);
 		} else {
-			return usage_error("takes no file: it writes its own programs, not '%s'", a);
+			return cmd_usage_error("fuzz", "takes no file: it writes its own programs, not '%s'", a);
 		}
 		i++;
 	}
 	if (!o->kernel_given)
-		return usage_error("%s", "needs --kernel V: the variant to fuzz");
+		return cmd_usage_error("fuzz", "%s", "needs --kernel V: the variant to fuzz");
 	if (o->time_given && !o->runs_given)
 		o->fz.programs = 0;	/* --time alone: as many programs as fit */
 	o->fz.corpus_dir = o->corpus;
@@ -268,7 +253,7 @@ static int fuzz(struct fuzz_opts *o)
 	}
 	/* tests: a SIGINT after this many programs, without a race against their speed */
 	if (hook)
-		(void)parse_u64(hook, &o->fz.raise_sigint_at);
+		(void)cmd_parse_u64(hook, &o->fz.raise_sigint_at);
 	memset(&r, 0, sizeof(r));
 	if (o->jobs > 1)
 		rc = run_jobs(o, &c, &r);

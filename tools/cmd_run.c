@@ -39,6 +39,7 @@
  * from "the run did not finish" (3).
  */
 #include "cmd_run.h"
+#include "cmdline.h"
 #include "html/html.h"
 #include "outfile.h"
 #include "kmod/kmod.h"
@@ -73,14 +74,6 @@ struct run_opts {
 	struct scn_set *sets;	/* --set, --seed, --kernel, --strategy, in order */
 	size_t nsets;
 };
-
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kwsim %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try 'kwsim help')\n");
-	return 2;
-}
 
 /*
  * A setting from an option: NAME=VALUE for the parser (v itself for --set,
@@ -157,28 +150,28 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		bool export = !strcmp(cmd, "export");
 
 		if (takes && !v)
-			return usage_error(cmd, "option %s needs a value", a);
+			return cmd_usage_error(cmd, "option %s needs a value", a);
 		/* a replay's settings are the schedule's: anything else would not reproduce it */
 		if (replay && (!strcmp(a, "--seed") || !strcmp(a, "--kernel") ||
 			       !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
 			       !strcmp(a, "--save-schedule")))
-			return usage_error(cmd, "option %s does not apply to a replay", a);
+			return cmd_usage_error(cmd, "option %s does not apply to a replay", a);
 		if (!strcmp(a, "--seed")) {
 			char *end;
 
 			errno = 0;
 			(void)strtoull(v, &end, 10);
 			if (errno || *end || !*v || v[0] == '-')
-				return usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
+				return cmd_usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
 			add_set(o, "seed", a, v);
 		} else if (!strcmp(a, "--kernel")) {
 			if (!kw_model_find(v))
-				return usage_error(cmd, "--kernel must be v4.9, mainline or a built "
-						   "tree:LABEL or tree:DIR, not '%s'", v);
+				return cmd_usage_error(cmd, "--kernel: no variant '%s': this kwsim has %s",
+						   v, scn_kernels_built());
 			add_set(o, "kernel", a, v);
 		} else if (!strcmp(a, "--strategy")) {
 			if (strcmp(v, "faithful") && strcmp(v, "random"))
-				return usage_error(cmd, "--strategy must be faithful or random, not '%s'", v);
+				return cmd_usage_error(cmd, "--strategy must be faithful or random, not '%s'", v);
 			add_set(o, "strategy", a, v);
 		} else if (!strcmp(a, "--set")) {
 			add_set(o, NULL, a, v);
@@ -194,17 +187,17 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			errno = 0;
 			o->max_events = strtoull(v, &end, 10);
 			if (errno || *end || !*v || v[0] == '-' || !o->max_events)
-				return usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
+				return cmd_usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
 		} else if (export && (!strcmp(a, "--trace") || !strcmp(a, "-o") ||
 				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json") ||
 				      !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit") ||
 				      !strcmp(a, "--timeline") || !strcmp(a, "--width") ||
 				      !strcmp(a, "--from") || !strcmp(a, "--to") ||
 				      !strcmp(a, "--lanes") || !strcmp(a, "--around-finding"))) {
-			return usage_error(cmd, "option %s does not apply to export", a);
+			return cmd_usage_error(cmd, "option %s does not apply to export", a);
 		} else if (!strcmp(a, "--trace")) {
 			if (strcmp(v, "text") && strcmp(v, "json"))
-				return usage_error(cmd, "--trace must be text or json, not '%s'", v);
+				return cmd_usage_error(cmd, "--trace must be text or json, not '%s'", v);
 			o->trace = v;
 		} else if (!strcmp(a, "--width")) {
 			char *end;
@@ -213,7 +206,7 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			errno = 0;
 			w = strtol(v, &end, 10);
 			if (errno || *end || !*v || w < TIMELINE_MIN_WIDTH || w > TIMELINE_MAX_WIDTH)
-				return usage_error(cmd, "--width wants a number of columns from "
+				return cmd_usage_error(cmd, "--width wants a number of columns from "
 						   STR(TIMELINE_MIN_WIDTH) " to " STR(TIMELINE_MAX_WIDTH)
 						   ", not '%s'", v);
 			o->tl.width = (int)w;
@@ -222,14 +215,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			uint64_t ns;
 
 			if (scn_parse_time(v, &ns))
-				return usage_error(cmd, !strcmp(a, "--from") ?
+				return cmd_usage_error(cmd, !strcmp(a, "--from") ?
 						   "--from wants a time such as 5ms, 100us or 0, not '%s'" :
 						   "--to wants a time such as 5ms, 100us or 0, not '%s'", v);
 			*(!strcmp(a, "--from") ? &o->tl.from : &o->tl.to) = ns;
 			tl_opts |= !strcmp(a, "--from") ? 2 : 4;
 		} else if (!strcmp(a, "--lanes")) {
 			if (strcmp(v, "cpus") && strcmp(v, "tasks") && strcmp(v, "both"))
-				return usage_error(cmd, "--lanes must be cpus, tasks or both, not '%s'", v);
+				return cmd_usage_error(cmd, "--lanes must be cpus, tasks or both, not '%s'", v);
 			o->tl.cpu_lanes = strcmp(v, "tasks") != 0;
 			o->tl.task_lanes = strcmp(v, "cpus") != 0;
 			tl_opts |= 8;
@@ -244,11 +237,11 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 			char err[256];
 
 			if (trace_filter_parse(&o->filter, v, err, sizeof(err)))
-				return usage_error(cmd, "--trace-filter: %s", err);
+				return cmd_usage_error(cmd, "--trace-filter: %s", err);
 		} else if (!strcmp(a, "--trace-limit")) {
 			/* below the header's size a limit could hold no event */
 			if (trace_limit_parse(v, &o->limit) || (o->limit && o->limit < 4096))
-				return usage_error(cmd, "--trace-limit wants a size of at least 4K "
+				return cmd_usage_error(cmd, "--trace-limit wants a size of at least 4K "
 						   "(e.g. 10M, 512K) or none, not '%s'", v);
 			o->limit_given = true;
 		} else if (!strcmp(a, "-o")) {
@@ -277,9 +270,9 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 					"[--lanes cpus|tasks|both]]");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error(cmd, "unknown option '%s'", a);
+			return cmd_usage_error(cmd, "unknown option '%s'", a);
 		} else if (o->file) {
-			return usage_error(cmd, "one scenario file at a time, not also '%s'", a);
+			return cmd_usage_error(cmd, "one scenario file at a time, not also '%s'", a);
 		} else {
 			o->file = a;
 			continue;
@@ -287,34 +280,34 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 		i++;
 	}
 	if (!o->file)
-		return usage_error(cmd, "%s", "needs a scenario file");
+		return cmd_usage_error(cmd, "%s", "needs a scenario file");
 	if (!strcmp(cmd, "export") && !o->html == !o->module)
-		return usage_error(cmd, "%s", "needs --html OUT.html (the page's file) or --module "
+		return cmd_usage_error(cmd, "%s", "needs --html OUT.html (the page's file) or --module "
 				   "DIR (a kernel module's), one of them");
 	if (o->steer && !o->module)
-		return usage_error(cmd, "%s", "--steer SCHEDULE steers a kernel module: it needs "
+		return cmd_usage_error(cmd, "%s", "--steer SCHEDULE steers a kernel module: it needs "
 				   "--module DIR");
 	if (o->module && (o->nsets || o->max_events))
-		return usage_error(cmd, "%s", "--module takes no --set, --seed, --kernel, --strategy "
+		return cmd_usage_error(cmd, "%s", "--module takes no --set, --seed, --kernel, --strategy "
 				   "or --max-events: the module runs on the kernel it is loaded into");
 	if (o->out && !o->trace)
-		return usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
+		return cmd_usage_error(cmd, "%s", "-o names the trace's file: give --trace too");
 	if ((o->filter || o->limit_given) && !o->trace)
-		return usage_error(cmd, "%s", "--trace-filter and --trace-limit shape the trace: "
+		return cmd_usage_error(cmd, "%s", "--trace-filter and --trace-limit shape the trace: "
 				   "give --trace too");
 	if (o->json && o->trace && !o->out)
-		return usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
+		return cmd_usage_error(cmd, "%s", "with --json, write the trace to a file with -o");
 	if (tl_opts && !o->timeline)
-		return usage_error(cmd, "%s", "--width, --from, --to, --around-finding and --lanes "
+		return cmd_usage_error(cmd, "%s", "--width, --from, --to, --around-finding and --lanes "
 				   "shape the timeline: give --timeline too");
 	if (o->around && (tl_opts & 6))
-		return usage_error(cmd, "%s", "--around-finding chooses the window itself: give it "
+		return cmd_usage_error(cmd, "%s", "--around-finding chooses the window itself: give it "
 				   "or --from/--to, not both");
 	if (o->timeline && o->json)
-		return usage_error(cmd, "%s", "--timeline draws for people, --json is for programs: "
+		return cmd_usage_error(cmd, "%s", "--timeline draws for people, --json is for programs: "
 				   "give one (a viewer reads --trace json -o FILE)");
 	if (o->timeline && o->tl.to && o->tl.to <= o->tl.from)
-		return usage_error(cmd, "%s", "--to must come after --from");
+		return cmd_usage_error(cmd, "%s", "--to must come after --from");
 	if (o->timeline)
 		timeline_defaults(&o->tl, tl_opts & 1);
 	/* the settings' names and values, before any file is read */

@@ -21,6 +21,7 @@
  * nothing to keep, output that could not be written.
  */
 #include "cmd_shrink.h"
+#include "cmdline.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
 #include "outfile.h"
@@ -42,14 +43,6 @@ struct shrink_opts {
 
 #define USAGE "shrink FILE [--out OUT] [--budget RUNS] [--finding KEY|N] [--json]"
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("kwsim shrink: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (try 'kwsim help')\n", stderr);
-	return 2;
-}
-
 static bool all_digits(const char *v)
 {
 	if (!*v)
@@ -68,7 +61,7 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 
 		if (!strcmp(a, "--out") || !strcmp(a, "--budget") || !strcmp(a, "--finding")) {
 			if (!v)
-				return usage_error("option %s needs a value", a);
+				return cmd_usage_error("shrink", "option %s needs a value", a);
 			i++;
 		}
 		if (!strcmp(a, "--out")) {
@@ -79,10 +72,10 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 			errno = 0;
 			o->budget = all_digits(v) ? strtoull(v, &end, 10) : 0;
 			if (errno || !o->budget)
-				return usage_error("--budget wants a number of runs, 1 or more, not '%s'", v);
+				return cmd_usage_error("shrink", "--budget wants a number of runs, 1 or more, not '%s'", v);
 		} else if (!strcmp(a, "--finding")) {
 			if (!*v)
-				return usage_error("%s", "--finding wants a finding's number or key");
+				return cmd_usage_error("shrink", "%s", "--finding wants a finding's number or key");
 			o->finding = v;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
@@ -90,17 +83,17 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 			printf("usage: kwsim " USAGE "\n(the options are explained by 'kwsim help')\n");
 			return -1;
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option '%s'", a);
+			return cmd_usage_error("shrink", "unknown option '%s'", a);
 		} else if (o->file) {
-			return usage_error("one replay file at a time, not also '%s'", a);
+			return cmd_usage_error("shrink", "one replay file at a time, not also '%s'", a);
 		} else {
 			o->file = a;
 		}
 	}
 	if (!o->file)
-		return usage_error("%s", "needs a replay file (kwsim run --save-schedule writes one)");
+		return cmd_usage_error("shrink", "%s", "needs a replay file (kwsim run --save-schedule writes one)");
 	if (o->json && !o->out)
-		return usage_error("%s", "with --json, write the shrunk file with --out");
+		return cmd_usage_error("shrink", "%s", "with --json, write the shrunk file with --out");
 	return 0;
 }
 

@@ -93,7 +93,7 @@ expect 2 "^kwsim run: --set cpus=65: cpus out of range" "" run "$race" --set cpu
 expect 2 "^kwsim run: --set time_limit=5: time_limit is a time" "" run "$race" --set time_limit=5
 expect 2 "^kwsim run: --set preempt=some: preempt must be none, voluntary or full, not 'some'" "" \
 	run "$race" --set preempt=some
-expect 2 "^kwsim run: --set kernel=tree:no-such-tree: kernel tree:no-such-tree is not built into this kwsim" "" \
+expect 2 "^kwsim run: --set kernel=tree:no-such-tree: no kernel variant 'tree:no-such-tree': this kwsim has v4.9, mainline" "" \
 	run "$race" --set kernel=tree:no-such-tree
 expect 2 "^$race:[0-9]+:[0-9]+: error: P1 is on cpu1, which does not exist: the run has 1 CPU\$" "" \
 	run "$race" --set cpus=1

@@ -154,9 +154,19 @@ usage_error "kwsim: unknown command '--frob' (try 'kwsim help')" --frob
 usage_error "kwsim run: needs a scenario file (try 'kwsim help')" run
 usage_error "kwsim replay: needs a scenario file (try 'kwsim help')" replay
 usage_error "kwsim run: unknown option '--frob' (try 'kwsim help')" run x.kws --frob
-usage_error "kwsim run: --kernel must be v4.9, mainline or a built tree:LABEL or tree:DIR, not 'v5'" \
+usage_error "kwsim run: --kernel: no variant 'v5': this kwsim has v4.9, mainline" \
 	run x.kws --kernel v5
-usage_error "not 'tree:no-such-tree'" run x.kws --kernel tree:no-such-tree
+usage_error "no variant 'tree:no-such-tree': this kwsim has v4.9, mainline" \
+	run x.kws --kernel tree:no-such-tree
+# the variants named are the ones built: every tree this build has, or how to get them
+if "$kwsim" help | grep -q "^kernel trees built in.*: none"; then
+	usage_error "(no tree: variant: tools/fetch-kernels fetches Debian's 6.1 and 6.12 sources" \
+		run x.kws --kernel tree:6.12
+else
+	for t in $("$kwsim" help | sed -n '/^kernel trees built in/,/^$/s/^  \(tree:[^ ]*\) .*/\1/p'); do
+		usage_error ", $t" run x.kws --kernel tree:no-such-tree
+	done
+fi
 usage_error "kwsim run: --seed wants a non-negative number, not '-1'" run x.kws --seed -1
 usage_error "kwsim run: option --seed needs a value" run x.kws --seed
 usage_error "kwsim run: --trace must be text or json, not 'xml'" run x.kws --trace xml

@@ -146,7 +146,7 @@ fi
 
 # --- a kernel tree this kwsim was not built with ----------------------------------------------
 sed '/^schedule/,$ s/kernel = v4.9;/kernel = tree:no-such-tree;/' "$tmp/replay/$name" >"$tmp/notree.kws"
-replay 2 "^$tmp/notree.kws:[0-9]+:[0-9]+: error: kernel tree:no-such-tree is not built into this kwsim" \
+replay 2 "^$tmp/notree.kws:[0-9]+:[0-9]+: error: no kernel variant 'tree:no-such-tree': this kwsim has v4.9, mainline" \
 	"$tmp/notree.kws"
 
 # --- an empty log: nothing to memcpy (UBSan stopped here), and nothing to follow ---------------

@@ -348,6 +348,13 @@ int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n
  */
 int scn_parse_time(const char *text, uint64_t *ns);
 
+/*
+ * The kernel variants this kwsim was built with, for an error that refuses
+ * another: "v4.9, mainline, tree:6.1, tree:6.12", or with no tree variant a
+ * hint saying how to get them (the kernel sources, then a build).
+ */
+const char *scn_kernels_built(void);
+
 /* Whether the scenario has always/never clauses, which scn_run() checks at every point. */
 bool scn_has_invariants(const struct scn *s);
 

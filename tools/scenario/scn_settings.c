@@ -148,12 +148,8 @@ static void parse_kernel(struct parser *p)
 		v[end - p->tstart] = '\0';
 		lex_advance(p, end - p->pos);
 	}
-	if (!kw_model_find(v)) {
-		if (!strncmp(v, "tree:", 5))
-			lex_fail_at(p, at, "kernel %s is not built into this kwsim ('kwsim help' lists "
-				    "the trees it has; KWSIM_KERNEL_TREES builds more)", v);
-		lex_fail_at(p, at, "kernel must be v4.9, mainline or tree:LABEL, not '%s'", v);
-	}
+	if (!kw_model_find(v))
+		lex_fail_at(p, at, "no kernel variant '%s': this kwsim has %s", v, scn_kernels_built());
 	snprintf(p->s->kernel, sizeof(p->s->kernel), "%s", v);
 	lex_next(p);
 }
@@ -548,4 +544,23 @@ int scn_set(struct scn *s, const char *cmd, const struct scn_set *sets, size_t n
 		return 2;
 	set_check_cpus(&p);
 	return 0;
+}
+
+const char *scn_kernels_built(void)
+{
+	static char text[1024];
+	size_t len = 0, nmodels = kw_model_count(), ntrees = kw_tree_count();
+
+	if (text[0])
+		return text;
+	for (size_t i = 0; i < nmodels + ntrees && len < sizeof(text); i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i ? ", " : "",
+					i < nmodels ? kw_model_get(i)->name :
+						      kw_tree_get(i - nmodels)->name);
+	/* a tree: variant is compiled from a kernel's source: without one, say where it comes from */
+	if (!ntrees && len < sizeof(text))
+		snprintf(text + len, sizeof(text) - len,
+			 " (no tree: variant: tools/fetch-kernels fetches Debian's 6.1 and 6.12 "
+			 "sources and the next build compiles them; tools/setup does both)");
+	return text;
 }

@@ -31,6 +31,7 @@
 #include "srv.h"
 #include "srv_page.h"
 
+#include "cmdline.h"
 #include "explore/strategy.h"
 #include "jobs.h"
 #include "html/html.h"
@@ -1431,14 +1432,6 @@ static uint64_t *limit_option(struct srv_limits *l, const char *opt)
 	       !strcmp(opt, "--max-sims") ? &l->max_sims : NULL;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kwsim serve: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (try 'kwsim help')\n");
-	return 2;
-}
-
 /* The repository's scenarios/: beside the binary's tree, else where it was built from. */
 static char *library_dir(void)
 {
@@ -1547,16 +1540,16 @@ int kwsim_serve(int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(a, "--port") && strcmp(a, "--bind") && strcmp(a, "--root") && !limit)
-			return usage_error("unknown option '%s'", a);
+			return cmd_usage_error("serve", "unknown option '%s'", a);
 		if (!v)
-			return usage_error("option %s needs a value", a);
+			return cmd_usage_error("serve", "option %s needs a value", a);
 		if (limit && (!parse_u64(v, 1u << 20, limit) ||
 			      (!*limit && (limit == &sv.lim.out_mb || limit == &sv.lim.max_sims))))
-			return usage_error(limit == &sv.lim.out_mb || limit == &sv.lim.max_sims
+			return cmd_usage_error("serve", limit == &sv.lim.out_mb || limit == &sv.lim.max_sims
 					   ? "%s wants a number from 1 to 1048576" :
 					   "%s wants a number from 0 (no limit) to 1048576", a);
 		if (!strcmp(a, "--port") && !parse_u64(v, 65535, &port))
-			return usage_error("--port wants a number from 0 to 65535, not '%s'", v);
+			return cmd_usage_error("serve", "--port wants a number from 0 to 65535, not '%s'", v);
 		if (!strcmp(a, "--bind"))
 			bind = v;
 		if (!strcmp(a, "--root"))
