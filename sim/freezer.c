@@ -148,6 +148,18 @@ bool __refrigerator(bool check_kthr_stop)
 	return was_frozen;
 }
 
+/*
+ * lockdep's debug_check_no_locks_held() before a freezable task freezes: 4.9
+ * checks at every call of try_to_freeze() (before its might_sleep(); here just
+ * after: a preemption there changes no lock the task holds), 6.1+ only once
+ * freezing() said yes (include/linux/freezer.h:57 in both).
+ */
+void try_to_freeze_check_locks(bool freezing)
+{
+	if (freezing == sim_era_since(6, 1) && !(current->flags & PF_NOFREEZE))
+		debug_check_no_locks_held();
+}
+
 bool set_freezable(void)
 {
 	might_sleep();

@@ -275,6 +275,15 @@ static void context_end(const char *what, const char *name, bool count_bad)
 		   c->preempt_count, c->irqs_disabled ? "off" : "on");
 }
 
+void debug_check_no_locks_held(void)
+{
+	struct sim_ctx *x = sim.cur;
+
+	if (x->nheld)
+		sim_report(SIM_F_LOCKDEP, x->held[0].site, "WARNING: %s still has locks held! (%s%s)",
+			   sim_ctx_name(x), x->held[0].cls->name, x->nheld > 1 ? " and more" : "");
+}
+
 /*
  * A task must end with nothing disabled. An interrupt frame's count includes
  * that of the context it interrupted, which may hold locks of its own: without

@@ -29,6 +29,7 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/timer.h>
 
 #include <stdio.h>
@@ -559,6 +560,55 @@ START_TEST(overlapping_suspend_is_busy)
 }
 END_TEST
 
+/* --- no lock held into the refrigerator ------------------------------------------------ */
+
+static spinlock_t held_lock;
+
+static int holder_fn(void *arg)
+{
+	(void)arg;
+	set_freezable();
+	spin_lock(&held_lock);
+	try_to_freeze();
+	spin_unlock(&held_lock);
+	return 0;
+}
+
+/*
+ * try_to_freeze() checks with lockdep that a freezable task holds no lock
+ * (debug_check_no_locks_held): 4.9 at every call, 6.1+ only when the task is
+ * to freeze. A call under a spinlock with no freeze in progress: "still has
+ * locks held" on 4.9, not on 6.12 (where only might_sleep() speaks).
+ */
+static size_t locks_held_reports(unsigned int era)
+{
+	struct sim_config cfg = h_config(1);
+
+	cfg.era = era;
+	h_init_cfg(&cfg);
+	spin_lock_init(&held_lock);
+	sim_spawn("holder", holder_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(h_count(SIM_F_MIGHT_SLEEP), 1);
+	return h_count(SIM_F_LOCKDEP);
+}
+
+START_TEST(freezable_task_holding_a_lock_v49)
+{
+	const struct sim_finding *f;
+
+	ck_assert_uint_eq(locks_held_reports(SIM_ERA(4, 9)), 1);
+	f = h_first(SIM_F_LOCKDEP);
+	ck_assert_ptr_nonnull(strstr(f->msg, "WARNING: holder still has locks held! (&held_lock)"));
+}
+END_TEST
+
+START_TEST(freezable_task_holding_a_lock_6x_unless_freezing)
+{
+	ck_assert_uint_eq(locks_held_reports(SIM_ERA(6, 12)), 0);
+}
+END_TEST
+
 /* --- the refrigerator of each era ------------------------------------------------------ */
 
 static struct {
@@ -966,6 +1016,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, uninterruptible_waiter_fails_the_suspend);
 	tcase_add_test(tc, old_loop_freezes_in_interruptible_state);
 	tcase_add_test(tc, overlapping_suspend_is_busy);
+	tcase_add_test(tc, freezable_task_holding_a_lock_v49);
+	tcase_add_test(tc, freezable_task_holding_a_lock_6x_unless_freezing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,8 +30,10 @@ static inline bool freezing(struct task_struct *p)
 static inline bool try_to_freeze(void)
 {
 	might_sleep();
+	try_to_freeze_check_locks(false);
 	if (likely(!freezing(current)))
 		return false;
+	try_to_freeze_check_locks(true);
 	return __refrigerator(false);
 }
 

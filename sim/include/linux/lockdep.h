@@ -11,6 +11,8 @@ void sim_lockdep_assert_held(const struct sim_lock *l, const struct sim_site *si
 void sim_lockdep_context_end(const char *what, const char *name);
 /* The same, where the caller knows the preempt count the context started with. */
 void sim_lockdep_context_end_count(const char *what, const char *name, unsigned int entry_count);
+/* "still has locks held!": the running context must hold none here (a task about to freeze). */
+void debug_check_no_locks_held(void);
 
 #define lockdep_set_class_and_name(lock, key, name) sim_lockdep_set_class(&(lock)->l, key, name)
 #define lockdep_set_class(lock, key) sim_lockdep_set_class(&(lock)->l, key, #key)

@@ -89,6 +89,8 @@ void sim_set_current_state(unsigned int state, bool barrier);
 /* CONFIG_DEBUG_ATOMIC_SLEEP: blocking is only legal from a running task in process context. */
 void sim_might_sleep(const struct sim_site *site);
 #define might_sleep() sim_might_sleep(SIM_HERE)
+/* try_to_freeze()'s lockdep check (linux/freezer.h; declared here to keep its lines) */
+void try_to_freeze_check_locks(bool freezing);
 
 void sim_schedule(const struct sim_site *site);
 #define schedule()	sim_schedule(SIM_HERE)
