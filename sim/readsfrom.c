@@ -24,6 +24,7 @@
  * runs with it only writes this table: no run changes.
  */
 #include "machine.h"
+#include <sim/fnv.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -195,14 +196,6 @@ const struct sim_site *sim_rf_here(void)
 	return sim_site_at(s.file ? s.file : "", s.file ? s.line : 0, s.func ? s.func : "?");
 }
 
-/* FNV-1a, then a finaliser: bytes, never addresses. */
-static uint64_t mix_bytes(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static uint64_t mix_word(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -213,14 +206,14 @@ static uint64_t mix_word(uint64_t h, uint64_t v)
 uint64_t sim_site_hash(const struct sim_site *site)
 {
 	const char *base;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = SIM_FNV_OFFSET;	/* FNV-1a, then a finaliser: bytes, never addresses */
 
 	if (!site)
 		return mix_word(h, 0);
 	base = site->file ? strrchr(site->file, '/') : NULL;
-	h = mix_bytes(h, base ? base + 1 : site->file);
+	h = sim_fnv_str(h, base ? base + 1 : site->file);
 	h = mix_word(h, (uint64_t)(int64_t)site->line);
-	h = mix_bytes(h, site->func ? sim_unprefix(site->func) : NULL);
+	h = sim_fnv_str(h, site->func ? sim_unprefix(site->func) : NULL);
 	return mix_word(h, 1);
 }
 

@@ -65,6 +65,7 @@
  */
 #include <model.h>
 #include <scenario/scn.h>
+#include <sim/fnv.h>
 #undef fail			/* the parser's, not Check's */
 #include <explore/dfs.h>
 #include <explore/finding.h>
@@ -91,15 +92,6 @@ static int section(void *arg)
 	spin_lock(l);
 	spin_unlock(l);
 	return 0;
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ULL;
-	return h;
 }
 
 struct campaign {
@@ -130,7 +122,7 @@ static void search(unsigned int k, bool sleep_sets, struct campaign *c)
 		sim_spawn("B", section, conflicting ? &la : &lb, 1, true, 0);
 		ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
 		ck_assert_uint_eq(sim_finding_count(), 0);
-		c->logs[r] = fnv(0xcbf29ce484222325ULL, sim_decisions(),
+		c->logs[r] = sim_fnv(SIM_FNV_OFFSET, sim_decisions(),
 				 sim_decision_count() * sizeof(*sim_decisions()));
 		c->traces[r] = sim_trace_hash();
 		dfs_end(d, r, sim_decisions(), sim_decision_count());

@@ -11,6 +11,7 @@
  */
 #include <model.h>
 #include <scenario/scn.h>
+#include <sim/fnv.h>
 #include <scenario/scn_lex.h>	/* the parse's arena, to hash it */
 #undef fail			/* the parser's, not Check's */
 
@@ -46,29 +47,18 @@ struct outcome {
 	uint64_t output;	/* summary, result block and JSON tail */
 };
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV0 0xcbf29ce484222325ULL
-
 static uint64_t state_of(const struct scn *s, const struct scn_run *run)
 {
-	uint64_t h = FNV0;
+	uint64_t h = SIM_FNV_OFFSET;
 
 	for (int i = 0; i < s->nobjs; i++) {
-		h = fnv(h, &run->objs[i].count, sizeof(run->objs[i].count));
-		h = fnv(h, &run->objs[i].first_start, sizeof(run->objs[i].first_start));
+		h = sim_fnv(h, &run->objs[i].count, sizeof(run->objs[i].count));
+		h = sim_fnv(h, &run->objs[i].first_start, sizeof(run->objs[i].first_start));
 	}
 	for (int p = 0; p < s->nprogs; p++)
 		for (int r = 0; r < s->progs[p]->nregs; r++) {
-			h = fnv(h, &run->progs[p].regs[r], sizeof(run->progs[p].regs[r]));
-			h = fnv(h, &run->progs[p].regset[r], sizeof(run->progs[p].regset[r]));
+			h = sim_fnv(h, &run->progs[p].regs[r], sizeof(run->progs[p].regs[r]));
+			h = sim_fnv(h, &run->progs[p].regset[r], sizeof(run->progs[p].regset[r]));
 		}
 	return h;
 }
@@ -86,7 +76,7 @@ static uint64_t output_of(const struct scn *s, const struct scn_run *run)
 	scn_print_json(mem, s, run);
 	ck_assert_int_eq(fclose(mem), 0);
 	ck_assert_uint_gt(len, 0);
-	h = fnv(FNV0, buf, len);
+	h = sim_fnv(SIM_FNV_OFFSET, buf, len);
 	free(buf);
 	return h;
 }
@@ -175,11 +165,11 @@ static void same(const char *file, const char *kernel, uint64_t seed, struct out
 /* Everything the parse holds: the scenario, its arena of nodes, its text. */
 static uint64_t parse_hash(const struct scn *s)
 {
-	uint64_t h = fnv(FNV0, s, sizeof(*s));
+	uint64_t h = sim_fnv(SIM_FNV_OFFSET, s, sizeof(*s));
 
 	for (const struct scn_chunk *c = s->arena; c; c = c->next)
-		h = fnv(h, c->data, c->used);
-	return fnv(h, s->text, s->text_len);
+		h = sim_fnv(h, c->data, c->used);
+	return sim_fnv(h, s->text, s->text_len);
 }
 
 static struct outcome fresh[MAX_SEEDS];

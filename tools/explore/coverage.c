@@ -15,22 +15,11 @@
 #include <string.h>
 
 #include <model.h>
+#include <sim/fnv.h>
 #include <sim/sim.h>
 
 #include "scenario/scn.h"
 #include "scenario/scn_contract.h"
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
-
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * FNV_PRIME;
-	return h;
-}
 
 /* A slot's start for h: the hashes are FNV already, but mix for the low bits. */
 static size_t slot(uint64_t h, size_t cap)
@@ -281,7 +270,7 @@ static bool tuple(const struct xcov *c, size_t k, uint64_t ctx, const char *work
 	/* the running context executes this work's function, another's, or none */
 	t[6] = (unsigned char)(!work_fn ? 0 : !strcmp(work_fn, o->fn->name) ? 1 : 2);
 	t[7] = (unsigned char)o->kind;
-	*out = fnv(fnv(ctx, &o->id, sizeof(o->id)), t, sizeof(t));
+	*out = sim_fnv(sim_fnv(ctx, &o->id, sizeof(o->id)), t, sizeof(t));
 	return true;
 }
 
@@ -331,7 +320,7 @@ void xcov_point(void *arg)
 	if (!c->indexed)
 		index_works(c);
 	who = sim_running(&work_fn);
-	ctx = fnv(FNV_OFFSET, who ? who : "", who ? strlen(who) : 0);
+	ctx = sim_fnv(SIM_FNV_OFFSET, who ? who : "", who ? strlen(who) : 0);
 	scn_contract_removing(c->run, mark_removing, c);
 	x = ctx_of(c, ctx, work_fn);
 	if (x->pos == SIZE_MAX) {

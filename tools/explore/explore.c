@@ -18,22 +18,12 @@
 
 #include <model.h>
 
+#include <sim/fnv.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
-
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * FNV_PRIME;
-	return h;
-}
 
 uint64_t xc_scenario_hash(const struct scn *s, const char *sets_text)
 {
@@ -42,7 +32,7 @@ uint64_t xc_scenario_hash(const struct scn *s, const char *sets_text)
 	/* as scn_write_with_schedule keeps it: the blanks before the schedule go */
 	while (keep && (s->text[keep - 1] == '\n' || s->text[keep - 1] == ' '))
 		keep--;
-	return fnv(fnv(FNV_OFFSET, s->text, keep), sets_text ? sets_text : "",
+	return sim_fnv(sim_fnv(SIM_FNV_OFFSET, s->text, keep), sets_text ? sets_text : "",
 		   sets_text ? strlen(sets_text) : 0);
 }
 
@@ -172,7 +162,7 @@ static char *finding_file(const struct xr_variant *v, const char *key, const str
 	snprintf(buf, sizeof(buf), "%s-%s%s%s-%08x.kws", v->kernel,
 		 f ? sim_finding_kind_name(f->kind) : XF_CONDITION_KEY,
 		 f && f->site.func ? "-" : "", f && f->site.func ? f->site.func : "",
-		 (unsigned int)(fnv(FNV_OFFSET, key, strlen(key)) & 0xffffffffu));
+		 (unsigned int)(sim_fnv(SIM_FNV_OFFSET, key, strlen(key)) & 0xffffffffu));
 	for (char *p = buf; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_'))

@@ -12,6 +12,7 @@
 #include "scenario/scn.h"
 
 #include <model.h>
+#include <sim/fnv.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -395,15 +396,6 @@ static void feature(struct fz *z, struct feats *fs, uint64_t h, int kind)
 		(*n)++;
 }
 
-static uint64_t fnv_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static int one_program(struct fz *z, uint64_t i, bool *go_on)
 {
 	const struct fz_opts *o = z->o;
@@ -499,7 +491,7 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 			char id[1400];
 
 			fz_identity(&z->run.findings[f], id, sizeof(id));
-			feature(z, &fs, fnv_str(id), F_FINDING);
+			feature(z, &fs, sim_fnv_str(SIM_FNV_OFFSET, id), F_FINDING);
 			rc = fz_finding_seen(z->r, &p, s, &z->run, f, id, i, j, pseed, z->m, o,
 					     z->err);
 		}

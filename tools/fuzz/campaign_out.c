@@ -10,6 +10,8 @@
 #include "json.h"
 #include "outfile.h"
 
+#include <sim/fnv.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -313,14 +315,13 @@ uint64_t fz_prog_key(const struct kp *p)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h;
 
 	if (!m)
 		abort();
 	kp_save(m, p);
 	fclose(m);
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)text[i]) * 0x100000001b3ULL;
+	h = sim_fnv(SIM_FNV_OFFSET, text, len);
 	free(text);
 	return h;
 }

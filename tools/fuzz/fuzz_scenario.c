@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "sim/fnv.h"
 
 #include "scenario/scn.h"
 #include "scenario/scn_api.h"
@@ -284,14 +285,13 @@ static void learn_snippets(const uint8_t *d, const struct span *t, size_t nt)
 			from = i + 1;
 		} else if (is_punct(d, &t[i], ';')) {
 			size_t a = t[from].start, len = t[i].start + 1 - a;
-			uint64_t h = 14695981039346656037ull;
+			uint64_t h;
 			bool seen = false;
 
 			from = i + 1;
 			if (len >= SNIP_LEN)
 				continue;
-			for (size_t k = 0; k < len; k++)
-				h = (h ^ d[a + k]) * 1099511628211ull;
+			h = sim_fnv(SIM_FNV_OFFSET, d + a, len);
 			for (size_t k = 0; k < nsnip && !seen; k++)
 				seen = snip_hash[k] == h;
 			if (seen)

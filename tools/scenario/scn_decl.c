@@ -6,6 +6,8 @@
  */
 #include "scn_parse.h"
 
+#include <sim/fnv.h>
+
 #include <ctype.h>
 #include <string.h>
 
@@ -17,11 +19,7 @@ static const char *const keywords[] = {
 
 static size_t name_hash(const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
-	return (size_t)h;
+	return (size_t)sim_fnv_str(SIM_FNV_OFFSET, name);
 }
 
 struct scn_obj *decl_find(struct parser *p, const char *name)

@@ -39,6 +39,7 @@
 #include "scenario/scn.h"
 
 #include <model.h>
+#include <sim/fnv.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -354,22 +355,13 @@ static int query_of(struct server *sv, const struct params *p, bool explore, str
 
 /* --- scenarios by name -------------------------------------------------------------------------- */
 
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* Keep an edited text (the oldest dropped past SRV_MAX_EDITS); its id. */
 static const char *keep_edit(struct server *sv, const char *text, size_t len)
 {
 	char id[20];
 	struct edit *e;
 
-	snprintf(id, sizeof(id), "e%016llx", (unsigned long long)fnv(text, len));
+	snprintf(id, sizeof(id), "e%016llx", (unsigned long long)sim_fnv(SIM_FNV_OFFSET, text, len));
 	for (size_t i = 0; i < SRV_MAX_EDITS; i++)
 		if (sv->edits[i].text && !strcmp(sv->edits[i].id, id))
 			return sv->edits[i].id;
