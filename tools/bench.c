@@ -7,6 +7,7 @@
  * Only tools/ may read the wall clock; the machine itself never does, so
  * nothing measured here can leak into a simulated run.
  */
+#include "util.h"
 #include "bench.h"
 
 #include <stdbool.h>
@@ -63,14 +64,6 @@ static const struct sizes quick_sizes = {
 	.switches = 500000, .lock_rounds = 100000, .events = 50000, .tasks = 1000,
 	.runs = 500, .fini_runs = 100,
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* 25300000 -> "25.3M": rates span k to G and only three digits matter. */
 static const char *human(double v, char *buf, size_t len)
@@ -141,9 +134,9 @@ static int bench_switches(const struct sizes *sz, double *rate)
 	coro_prepare(&co_a, co_ping, NULL);
 	coro_prepare(&co_b, co_pong, NULL);
 	co_left = sz->switches;
-	t0 = now_s();
+	t0 = host_seconds(CLOCK_MONOTONIC);
 	coro_switch(&co_host, &co_a, 0);
-	t1 = now_s();
+	t1 = host_seconds(CLOCK_MONOTONIC);
 	coro_free(&co_a);
 	coro_free(&co_b);
 	/* each round trip is two switches; entering and leaving add two more */
@@ -179,9 +172,9 @@ static int bench_decisions(const struct sizes *sz, double *rate, size_t *decisio
 		return -1;
 	sim_spawn("ping", lock_loop, &n, 0, true, 0);
 	sim_spawn("pong", lock_loop, &n, 1, true, 0);
-	t0 = now_s();
+	t0 = host_seconds(CLOCK_MONOTONIC);
 	end = sim_run();
-	t1 = now_s();
+	t1 = host_seconds(CLOCK_MONOTONIC);
 	*decisions = sim_decision_count();
 	if (check_end("spinlock ping-pong", end) || !*decisions) {
 		if (!*decisions)
@@ -217,13 +210,13 @@ static int bench_events(const struct sizes *sz, double *rate)
 	if (machine_init(&cfg))
 		return -1;
 	ev_fired = 0;
-	t0 = now_s();
+	t0 = host_seconds(CLOCK_MONOTONIC);
 	for (long i = 0; i < sz->events; i++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		sim_event_at(x >> 24, ev_fn, NULL);	/* up to ~11 virtual days */
 	}
 	end = sim_run();
-	t1 = now_s();
+	t1 = host_seconds(CLOCK_MONOTONIC);
 	sim_get_stats(&st);
 	if (check_end("event queue", end) || ev_fired != (uint64_t)sz->events) {
 		if (ev_fired != (uint64_t)sz->events)
@@ -331,7 +324,7 @@ static int loop_runs(const struct scn *s, const struct kw_model *m, long runs, b
 
 	out->held = 0;
 	getrusage(RUSAGE_SELF, &r0);
-	t0 = now_s();
+	t0 = host_seconds(CLOCK_MONOTONIC);
 	for (long i = 0; i < runs; i++) {
 		struct sim_config cfg = s->cfg;
 		struct scn_run run = { .config = &cfg };
@@ -347,7 +340,7 @@ static int loop_runs(const struct scn *s, const struct kw_model *m, long runs, b
 		if (!reset)
 			sim_fini();
 	}
-	t1 = now_s();
+	t1 = host_seconds(CLOCK_MONOTONIC);
 	getrusage(RUSAGE_SELF, &r1);
 	sim_fini();
 	user = cpu_s(&r1.ru_utime) - cpu_s(&r0.ru_utime);

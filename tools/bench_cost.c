@@ -19,6 +19,7 @@
  * 10. The target: at most 2 at every step;
  * --quick leaves out each family's largest size.
  */
+#include "util.h"
 #include "bench.h"
 
 #include <stdarg.h>
@@ -107,14 +108,6 @@ static const struct family families[] = {
 	{ "destroyed workers", "worker", gen_destroy, false, { 1000, 10000 }, 1 },
 };
 
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* runs of s: explore's campaign (portfolio, seed 1), or plain runs with seeds 1, 2, ... */
 static int measure(const struct scn *s, bool explore, long runs)
 {
@@ -171,11 +164,11 @@ static int family_rows(const struct family *f, bool quick, bool *missed)
 		if (!s)
 			return -1;
 		s->cfg.keep_trace = false;
-		w0 = clock_s(CLOCK_MONOTONIC);
-		c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		w0 = host_seconds(CLOCK_MONOTONIC);
+		c0 = host_seconds(CLOCK_PROCESS_CPUTIME_ID);
 		rc = measure(s, f->explore, runs);
-		cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-		wall = clock_s(CLOCK_MONOTONIC) - w0;
+		cpu = host_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		wall = host_seconds(CLOCK_MONOTONIC) - w0;
 		scn_free(s);
 		if (rc)
 			return -1;

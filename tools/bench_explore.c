@@ -26,6 +26,7 @@
  * rff learns across runs: its campaigns run 0, 1, 2, ... in order, as the
  * others' do here, so its figures are those of `kwsim explore --strategy rff`.
  */
+#include "util.h"
 #include "bench.h"
 
 #include <dirent.h>
@@ -93,14 +94,6 @@ struct race {
 	double runs_med[NSTRATEGIES], secs_med[NSTRATEGIES];
 	unsigned int found[NSTRATEGIES];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -283,7 +276,7 @@ static int schedules(struct race *race, const struct sizes *sz, uint64_t only,
 			continue;
 		x = strategy_for(race, k, 1);
 		uint64_t made = 0;
-		double t0 = now_s(), t;
+		double t0 = host_seconds(CLOCK_PROCESS_CPUTIME_ID), t;
 
 		long r;
 
@@ -298,7 +291,7 @@ static int schedules(struct race *race, const struct sizes *sz, uint64_t only,
 			}
 			made += race->run.ndecisions;
 		}
-		t = now_s() - t0;
+		t = host_seconds(CLOCK_PROCESS_CPUTIME_ID) - t0;
 		xs_free(x);
 		race->rate[k] = r ? (double)r / t : 0;
 		if (strategies[k].kind == XS_RANDOM) {
@@ -322,7 +315,7 @@ static int first_findings(struct race *race, const struct sizes *sz, uint64_t on
 			continue;
 		for (unsigned int i = 0; i < sz->seeds; i++) {
 			struct xs *x = strategy_for(race, k, i + 1);
-			double t0 = now_s();
+			double t0 = host_seconds(CLOCK_PROCESS_CPUTIME_ID);
 			int seen = 0;
 			long r;
 
@@ -341,7 +334,7 @@ static int first_findings(struct race *race, const struct sizes *sz, uint64_t on
 			}
 			xs_free(x);
 			runs[i] = seen ? (double)r : 1.0 / 0.0;
-			secs[i] = seen ? now_s() - t0 : 1.0 / 0.0;
+			secs[i] = seen ? host_seconds(CLOCK_PROCESS_CPUTIME_ID) - t0 : 1.0 / 0.0;
 			race->found[k] += seen;
 		}
 		race->runs_med[k] = median(runs, sz->seeds);

@@ -27,7 +27,7 @@
  * With --token the status is kwsim run's for that run.
  */
 #include "cmd_explore.h"
-#include "cmdline.h"
+#include "util.h"
 #include "cmd_run.h"
 #include "explore/explore.h"
 #include "outfile.h"
@@ -277,18 +277,10 @@ struct progress {
 	double t0, last;
 };
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress_line(struct progress *p, uint64_t runs, size_t findings, size_t traces,
 			  size_t tuples, bool final)
 {
-	double now = seconds();
+	double now = host_seconds(CLOCK_MONOTONIC);
 
 	if (final) {
 		fputs("\r\033[K", stderr);
@@ -401,7 +393,7 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 static int explore_campaign(struct explore_opts *o)
 {
 	struct scn *s = load(o);
-	struct progress prog = { seconds(), 0 };
+	struct progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	const char *hook = getenv("KWSIM_EXPLORE_SIGINT_AFTER");
 	struct xr r;
@@ -996,7 +988,7 @@ static int merge_children(struct jobs *j, const int *status, struct xr *r, struc
 static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 		    unsigned int *died)
 {
-	struct jobs j = { .o = o, .s = s, .n = o->jobs, .prog = { seconds(), 0 },
+	struct jobs j = { .o = o, .s = s, .n = o->jobs, .prog = { host_seconds(CLOCK_MONOTONIC), 0 },
 			  .tty = isatty(STDERR_FILENO) };
 	int *status = calloc(o->jobs, sizeof(*status));
 	struct xr *parts = calloc(o->jobs, sizeof(*parts));

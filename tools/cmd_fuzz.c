@@ -25,7 +25,7 @@
  * 3 stopped (SIGINT) before the programs asked were done, nothing found.
  */
 #include "cmd_fuzz.h"
-#include "cmdline.h"
+#include "util.h"
 #include "fuzz/campaign.h"
 #include "jobs.h"
 #include "scenario/scn.h"
@@ -59,14 +59,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
-}
-
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
@@ -188,7 +180,7 @@ struct progress {
 
 static void progress_line(struct progress *p, const struct fz_stats *s, bool final)
 {
-	double now = seconds(), dt = now - p->t0 > 0 ? now - p->t0 : 1;
+	double now = host_seconds(CLOCK_MONOTONIC), dt = now - p->t0 > 0 ? now - p->t0 : 1;
 
 	if (final) {
 		fputs("\r\033[K", stderr);
@@ -230,12 +222,12 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 
 static int fuzz(struct fuzz_opts *o)
 {
-	struct progress prog = { seconds(), 0 };
+	struct progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	const char *hook = getenv("KWSIM_FUZZ_SIGINT_AFTER");
 	struct fz_corpus c = { 0 };
 	struct fz_result r;
-	double t0 = seconds();
+	double t0 = host_seconds(CLOCK_MONOTONIC);
 	int rc;
 
 	sigemptyset(&sa.sa_mask);
@@ -267,7 +259,7 @@ static int fuzz(struct fuzz_opts *o)
 			fz_print_json(stdout, &r, o->fz.out_dir);
 		else
 			fz_print(stdout, &r, o->fz.out_dir);
-		rates(&r.st, seconds() - t0);
+		rates(&r.st, host_seconds(CLOCK_MONOTONIC) - t0);
 		rc = fz_status(&r);
 	}
 	fz_result_free(&r);
@@ -696,7 +688,7 @@ static int merge(struct jobs *j, struct fuzz_opts *o, struct fz_corpus *c, struc
 
 static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *r)
 {
-	struct jobs j = { .o = o, .c0 = c, .n = o->jobs, .prog = { seconds(), 0 },
+	struct jobs j = { .o = o, .c0 = c, .n = o->jobs, .prog = { host_seconds(CLOCK_MONOTONIC), 0 },
 			  .tty = isatty(STDERR_FILENO) };
 	int *status = calloc(o->jobs, sizeof(*status));
 	struct jobs_batch b;

@@ -39,7 +39,7 @@
  * from "the run did not finish" (3).
  */
 #include "cmd_run.h"
-#include "cmdline.h"
+#include "util.h"
 #include "html/html.h"
 #include "outfile.h"
 #include "kmod/kmod.h"

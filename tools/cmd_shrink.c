@@ -21,7 +21,7 @@
  * nothing to keep, output that could not be written.
  */
 #include "cmd_shrink.h"
-#include "cmdline.h"
+#include "util.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
 #include "outfile.h"

@@ -10,6 +10,7 @@
  * Wall time is read here for --time and nowhere in a run: a run is a
  * function of its token alone.
  */
+#include "util.h"
 #include "explore.h"
 #include "finding.h"
 #include "shrink.h"
@@ -294,14 +295,6 @@ static int record(struct campaign *c, const struct scn_run *run, uint64_t r)
 
 /* --- the campaign -------------------------------------------------------------------------- */
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t total_runs(const struct xr *r)
 {
 	uint64_t n = 0;
@@ -338,7 +331,7 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 		return 2;
 	}
 	for (uint64_t r = 0; !o->runs || r < o->runs; r++) {
-		if ((o->stop && *o->stop) || (deadline > 0 && seconds() >= deadline)) {
+		if ((o->stop && *o->stop) || (deadline > 0 && host_seconds(CLOCK_MONOTONIC) >= deadline)) {
 			/* a bound of time alone is the campaign's end, not a stop */
 			c->r->stopped = o->runs != 0 || (o->stop && *o->stop);
 			*go_on = false;
@@ -389,7 +382,7 @@ int xc_run(const struct scn *s, const struct xc_opts *o, struct xr *r, FILE *err
 {
 	struct campaign c = { .s = s, .o = o, .r = r, .err = err };
 	struct scn_run run = { 0 };
-	double t0 = seconds();
+	double t0 = host_seconds(CLOCK_MONOTONIC);
 	bool go_on = true;
 	int rc = 0;
 

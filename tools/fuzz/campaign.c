@@ -6,6 +6,7 @@
  */
 #include "campaign.h"
 #include "campaign_impl.h"
+#include "util.h"
 
 #include "explore/coverage.h"
 #include "explore/strategy.h"
@@ -26,14 +27,6 @@ char *fz_strdup(const char *s)
 	if (!d)
 		abort();
 	return d;
-}
-
-double fz_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void fz_opts_default(struct fz_opts *o)
@@ -547,7 +540,7 @@ static void load_entry(struct fz *z, struct fz_entry *e)
 
 int fz_run(const struct fz_opts *o, struct fz_corpus *corpus, struct fz_result *r, FILE *err)
 {
-	struct fz z = { .o = o, .r = r, .c = corpus, .err = err, .t0 = fz_seconds() };
+	struct fz z = { .o = o, .r = r, .c = corpus, .err = err, .t0 = host_seconds(CLOCK_MONOTONIC) };
 	bool go_on = true;
 	int rc = 0;
 
@@ -571,7 +564,7 @@ int fz_run(const struct fz_opts *o, struct fz_corpus *corpus, struct fz_result *
 			r->stopped = true;
 			break;
 		}
-		if (o->time_s > 0 && fz_seconds() - z.t0 >= o->time_s)
+		if (o->time_s > 0 && host_seconds(CLOCK_MONOTONIC) - z.t0 >= o->time_s)
 			break;
 		rc = one_program(&z, i, &go_on);
 		if (!rc)

@@ -11,7 +11,6 @@ struct xs;
 struct xset;
 
 char *fz_strdup(const char *s);
-double fz_seconds(void);
 
 /* A sink for the scenario layer's messages: the first one is kept for the summary. */
 struct fz_quiet {

@@ -31,7 +31,7 @@
 #include "srv.h"
 #include "srv_page.h"
 
-#include "cmdline.h"
+#include "util.h"
 #include "explore/strategy.h"
 #include "jobs.h"
 #include "html/html.h"

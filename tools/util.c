@@ -1,4 +1,4 @@
-#include "cmdline.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,4 +27,12 @@ bool cmd_parse_u64(const char *v, uint64_t *out)
 	errno = 0;
 	*out = strtoull(v, &end, 10);
 	return !*end && !errno;
+}
+
+double host_seconds(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
