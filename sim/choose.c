@@ -7,6 +7,7 @@
  */
 #include "machine.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,8 @@ unsigned int sim_ask(struct sim_question *q)
 	} else {
 		pick = strategy_pick(q);
 	}
+	/* replay_pick and strategy_pick keep a pick among the candidates; the log holds 16 bits */
+	assert(pick < n && n <= UINT16_MAX);
 	if (sim.cfg.drop_decisions) {	/* a long run's memory stays flat */
 		sim.choose.log_len++;
 		return pick;

@@ -4,6 +4,7 @@
  */
 #include "machine.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 static bool before(const struct sim_event *a, const struct sim_event *b)
@@ -82,6 +83,8 @@ static void remove_at(size_t i)
 	place(i, last);
 	sift_down(i);
 	sift_up(last->heap_idx);
+	/* the moved event sits below its parent and above its children again */
+	assert(last->heap_idx == 0 || !before(last, sim.heap[(last->heap_idx - 1) / 2]));
 }
 
 void sim_event_cancel(struct sim_event *ev)

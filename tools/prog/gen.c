@@ -27,6 +27,7 @@
  */
 #include "prog/prog.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1389,6 +1390,15 @@ static const struct mutation {
 	{ m_cpu, 6 }, { m_context, 6 }, { m_part, 8 }, { m_splice, 10 },
 };
 
+/* kp_normalize()'s promise, for assert(): a normal program is its own normal form */
+static bool __attribute__((unused)) kp_is_normal(const struct kp *p)
+{
+	struct kp again = *p;
+
+	kp_normalize(&again);
+	return !memcmp(&again, p, sizeof(*p));
+}
+
 const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 		      const struct kp_gen_opts *o)
 {
@@ -1410,6 +1420,7 @@ const char *kp_mutate(struct kp *p, struct rng *r, const struct kp *other,
 		if (!gen_ok(&trial, o) || (!o->misuse && kp_contract(&trial)))
 			continue;
 		memcpy(p, &trial, sizeof(trial));	/* its padding too (kp_normalize) */
+		assert(kp_is_normal(p));
 		return what;
 	}
 	return "none";
