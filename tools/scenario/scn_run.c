@@ -828,16 +828,24 @@ static const char *work_name(const void *w)
 	return o ? o->name : "?";
 }
 
-static void run_fn(int i, struct kthread_work *w)
+/* fn i starts, as a work or a timer callback: counted for ran() and before(), and narrated */
+static const struct scn_obj *fn_starts(int i, enum scn_ev_kind kind, const void *obj)
 {
 	const struct scn_obj *fn = S->fns[i];
 	struct scn_run_obj *run = st_of(fn);
-	struct env env = { NULL, NULL };
 
 	run->count++;
 	if (!run->first_start)
 		run->first_start = sim_now() + 1;
-	note_kind(SCN_EV_WORK, work_name(w), fn->name, NULL);
+	note_kind(kind, work_name(obj), fn->name, NULL);
+	return fn;
+}
+
+static void run_fn(int i, struct kthread_work *w)
+{
+	struct env env = { NULL, NULL };
+	const struct scn_obj *fn = fn_starts(i, SCN_EV_WORK, w);
+
 	scn_contract_exec(R, work_obj(w), true);
 	exec(&env, fn->body);
 	scn_contract_exec(R, work_obj(w), false);
@@ -851,15 +859,9 @@ static void run_fn(int i, struct kthread_work *w)
  */
 static void run_timer_fn(int i, struct timer_list *timer)
 {
-	const struct scn_obj *fn = S->fns[i];
-	struct scn_run_obj *run = st_of(fn);
 	struct env env = { NULL, NULL };
 
-	run->count++;
-	if (!run->first_start)
-		run->first_start = sim_now() + 1;
-	note_kind(SCN_EV_TIMER, work_name(timer), fn->name, NULL);
-	exec(&env, fn->body);
+	exec(&env, fn_starts(i, SCN_EV_TIMER, timer)->body);
 }
 
 /*
