@@ -4,7 +4,8 @@
  *   kwsim shrink FILE [--out OUT] [--budget RUNS] [--finding KEY|N] [--json]
  *
  * FILE is replayed as kwsim replay would (its settings, its log); what the
- * run shows is the target: its first finding, the Nth (--finding N, from
+ * run shows is the target: the finding a file of kwsim explore --out names
+ * in its comment, else its first finding, the Nth (--finding N, from
  * 1), the one whose key is given (--finding 'deadlock kthread_flush_work:319
  * P1', as tools/explore/finding.h makes keys) or the condition's witness
  * (--finding condition); with no finding, the witness. The shrinker
@@ -195,6 +196,34 @@ static int write_out(const struct shrink_opts *o, const struct xshrink_result *r
 	return 0;
 }
 
+/*
+ * The finding a file from kwsim explore --out was written for, when its run
+ * still shows it: its comment names it ("Found by kwsim explore: KEY @ where"),
+ * and its run may show others first. NULL otherwise.
+ */
+static const char *named_finding(const struct scn *s, const struct scn_run *run, char *key,
+				 size_t len)
+{
+	static const char mark[] = "(* Found by kwsim explore: ";
+	const char *at = strstr(s->text, mark), *end;
+	char bug[400];
+
+	if (!at)
+		return NULL;
+	at += sizeof(mark) - 1;
+	end = at + strcspn(at, "\n");
+	for (const char *p = at; p + 3 <= end; p++)
+		if (!strncmp(p, " @ ", 3)) {
+			end = p;
+			break;
+		}
+	snprintf(key, len, "%.*s", (int)(end - at), at);
+	for (size_t i = 0; i < run->nfindings; i++)
+		if (!strcmp(xf_bug(&run->findings[i], bug, sizeof(bug)), key))
+			return key;
+	return NULL;
+}
+
 /* Replay s as kwsim replay does, then shrink what the run shows. */
 static int shrink_file(struct shrink_opts *o)
 {
@@ -225,6 +254,8 @@ static int shrink_file(struct shrink_opts *o)
 			found.divergence);
 		goto out;
 	}
+	if (!o->finding)
+		o->finding = named_finding(s, &found, key, sizeof(key));
 	if (o->finding && all_digits(o->finding)) {
 		unsigned long n = strtoul(o->finding, NULL, 10);
 

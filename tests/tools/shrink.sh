@@ -7,7 +7,8 @@
 # condition's positive witness), as the original's replay does; two replays
 # print the same bytes and the same text trace; the bug depth and the size
 # did not grow, the deviations shrank, and the padding is gone; shrinking
-# again gives the same bytes. Then --finding, --budget, standard output, a
+# again gives the same bytes. Then a file of explore --out (its named finding
+# kept), --finding, --budget, standard output, a
 # shrunk file shrunk again, and bad input: exit 2 with
 # "file:line:col: error: ..." or "kwsim shrink: ...", nothing on stdout.
 # Usage: shrink.sh KWSIM
@@ -211,6 +212,22 @@ if "$kwsim" shrink "$lib" --finding condition --out "$tmp/cond.kws" --json >"$tm
 	shows "$tmp/cond.kws" condition || fail "--finding condition: the replay is no witness"
 else
 	fail "--finding condition: $(head -2 "$tmp/err")"
+fi
+
+# --- a file of explore --out: its own finding, though its run shows another first -----------------
+checks=$((checks + 1))
+"$kwsim" explore "$races/mod-delayed-work-vs-cancel-v4.9.kws" --kernel v4.9 --runs 30 \
+	--out "$tmp/explored" >/dev/null 2>&1
+named=$(ls "$tmp"/explored/v4.9-deadlock-kthread_flush_work-*.kws 2>/dev/null | head -1)
+if [ -z "$named" ]; then
+	fail "explore --out (30 runs) wrote no deadlock file to shrink"
+elif ! "$kwsim" shrink "$named" --out "$tmp/named.kws" --json >"$tmp/named.json" 2>"$tmp/err"; then
+	fail "shrink of explore's deadlock file: $(head -2 "$tmp/err")"
+else
+	grep -q '"target":"deadlock kthread_flush_work:319 P1"' "$tmp/named.json" ||
+		fail "shrink of explore's deadlock file kept another target: $(grep -o '"target":"[^"]*"' "$tmp/named.json")"
+	shows "$tmp/named.kws" "deadlock kthread_flush_work:319 P1" ||
+		fail "the shrunk deadlock file's replay shows no deadlock"
 fi
 
 # --- the budget bounds the runs; what it leaves still shows the target ---------------------------
