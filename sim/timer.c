@@ -434,10 +434,15 @@ static bool shut_down(const struct timer_list *timer)
 
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
 {
-	struct sim_cpu *base, *new_base = this_cpu();
+	struct sim_cpu *base, *new_base;
 	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	/*
+	 * get_target_base() under the base lock: the CPU after the point, which
+	 * may have pushed the task off a CPU going down (hotplug.c).
+	 */
+	new_base = this_cpu();
 	sim_footprint_touch(SIM_FP_TIMERS, true);
 	/* __mod_timer()'s unlocked fast path comes before the shutdown check */
 	if (shut_down(timer) && !(timer_pending(timer) && timer->expires == expires))

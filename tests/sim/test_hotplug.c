@@ -18,6 +18,7 @@
 #include <linux/sched.h>
 #include <linux/timer.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -127,6 +128,52 @@ START_TEST(woken_while_down_goes_elsewhere)
 	ck_assert_int_eq(st.sleeper_cpu_after, 0);
 	ck_assert_int_eq(st.sleeper->bound_cpu, -1);
 	ck_assert_int_eq(num_online_cpus(), 1);
+}
+END_TEST
+
+/*
+ * A task whose CPU goes down while it exits: kthread_exit()'s complete_all()
+ * is a point where preempt = full lets the stopper take the task, which is
+ * pushed to cpu0 and must make its last switch there. The exit's length
+ * against the stopper's arrival is swept in 50 ns steps until the push has
+ * landed in the exit: the task was on cpu1 after its busy-wait and ended on
+ * cpu0. Done while the CPU in the exit was the one it began on, it crashed.
+ */
+static int exiting_fn(void *arg)
+{
+	ndelay((unsigned long)(uintptr_t)arg);
+	st.busy_cpu_after = smp_processor_id();
+	return 0;
+}
+
+static int cpu1_down_fn(void *arg)
+{
+	(void)arg;
+	st.down = sim_cpu_down(1);
+	return 0;
+}
+
+START_TEST(task_pushed_off_in_its_exit_ends_on_its_new_cpu)
+{
+	unsigned int hits = 0;
+
+	for (unsigned long d = 0; d < 20000 && !hits; d += 50) {
+		struct sim_config cfg = h_config(2);
+		struct task_struct *p;
+
+		cfg.preempt = SIM_PREEMPT_FULL;
+		h_init_cfg(&cfg);
+		st.busy_cpu_after = -1;
+		p = sim_spawn("exiting", exiting_fn, (void *)(uintptr_t)d, 1, false, 0);
+		sim_spawn("control", cpu1_down_fn, NULL, 0, true, 0);
+		ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+		h_dump_findings();
+		ck_assert_uint_eq(sim_finding_count(), 0);
+		ck_assert_int_eq(st.down, 0);
+		ck_assert_int_eq(p->__state, TASK_DEAD);
+		hits += st.busy_cpu_after == 1 && p->cpu == 0;
+	}
+	ck_assert_msg(hits == 1, "no run had the push land in the exit");
 }
 END_TEST
 
@@ -248,6 +295,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, running_bound_kthread_is_pushed_and_unbound);
 	tcase_add_test(tc, sleeping_bound_kthread_keeps_its_cpu);
 	tcase_add_test(tc, woken_while_down_goes_elsewhere);
+	tcase_add_test(tc, task_pushed_off_in_its_exit_ends_on_its_new_cpu);
 	tcase_add_test(tc, timers_go_to_the_callers_cpu_on_v49);
 	tcase_add_test(tc, timers_go_to_the_first_other_cpu_since_61);
 	tcase_add_test(tc, suspend_takes_cpus_down_from_the_highest_on_612);
