@@ -89,6 +89,8 @@ void sim_hotplug_take_down(struct sim_cpu *c)
 	struct task_struct *waiter = c->hotplug_waiter;
 
 	sim.cur_cpu = c;
+	/* the stopper runs after its wake-up, whatever c's clock lagged behind */
+	sim_handover(c, c->dying_at);
 	sim_footprint_global();	/* every placement reads which CPUs are active */
 	sim_push_tasks(c);
 	sim_irqs_move(c, sim_first_active_cpu());
@@ -112,6 +114,7 @@ static int cpu_down_locked(int cpu)
 	if (c->offline)
 		return 0;
 	c->dying = true;
+	c->dying_at = sim_now();
 	sim_footprint_global();
 	/*
 	 * resched_curr(): an idle CPU takes the IPI at the waker's time, and

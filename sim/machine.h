@@ -60,6 +60,7 @@ struct sim_cpu {
 	bool stall_held;		/* held up since it was last entered: not asked again (stall.c) */
 	bool offline;			/* taken down (hotplug.c): nothing runs or is placed here */
 	bool dying;			/* going down: not active, its stopper is on its way */
+	uint64_t dying_at;		/* ... woken then, by the control task (hotplug.c) */
 	struct task_struct *hotplug_waiter;	/* the cpu_down() caller waiting for it */
 	bool suspend_frozen;		/* taken down by the suspend: up again at its resume */
 };

@@ -340,7 +340,13 @@ void sim_push_tasks(struct sim_cpu *c)
 		list_del_init(&p->run_node);
 		sim_footprint_touch(p, true);
 		sim_footprint_cpu(to);
-		p->woken_at = c->clock;
+		/*
+		 * Moved at the dying CPU's time, runnable since its wake-up:
+		 * one queued from a CPU ahead of c (within the skew) was woken
+		 * after c's clock, and may not run before that on 'to' either.
+		 */
+		if (p->woken_at < c->clock)
+			p->woken_at = c->clock;
 		p->cpu = to->id;
 		list_add_tail(&p->run_node, &to->runqueue);
 		if (to->curr->flags & PF_IDLE)
