@@ -172,6 +172,7 @@ START_TEST(task_pushed_off_in_its_exit_ends_on_its_new_cpu)
 		ck_assert_int_eq(st.down, 0);
 		ck_assert_int_eq(p->__state, TASK_DEAD);
 		hits += st.busy_cpu_after == 1 && p->cpu == 0;
+		sim_fini();
 	}
 	ck_assert_msg(hits == 1, "no run had the push land in the exit");
 }
