@@ -189,10 +189,33 @@ static void softirq_run(struct sim_cpu *c)
 	c->preempt_count -= SOFTIRQ_OFFSET;
 }
 
+/*
+ * fixup_irqs() from take_cpu_down() (kernel/cpu.c:1268 in 6.12,
+ * __cpu_disable()): a dying CPU's interrupts get an online CPU as their
+ * affinity, and one already pending there is raised again on it.
+ */
+void sim_irqs_move(struct sim_cpu *c, struct sim_cpu *to)
+{
+	while (!list_empty(&c->irqs)) {
+		struct sim_irq_req *r = list_first_entry(&c->irqs, struct sim_irq_req, node);
+
+		list_del(&r->node);
+		r->cpu = to->id;
+		sim_handover(to, c->clock);
+		list_add_tail(&r->node, &to->irqs);
+	}
+}
+
 static void irq_event(void *arg)
 {
 	struct sim_irq_req *r = arg;
 	struct sim_cpu *c = &sim.cpus[r->cpu];
+
+	/* its CPU is offline: the affinity fixup_irqs() gave it */
+	if (c->offline) {
+		c = sim_first_active_cpu();
+		r->cpu = c->id;
+	}
 
 	sim_handover(c, sim.ev_time);	/* its time: a boot-clock time, less any sleep */
 	list_add_tail(&r->node, &c->irqs);

@@ -15,8 +15,9 @@
  *    8 ms for good, until none is left or jiffies pass freeze_timeout (20 s):
  *    then "Freezing of tasks failed", thaw_kernel_threads(), thaw_processes(),
  *    and the suspend is aborted.
- *  - suspend_enter(): devices, non-boot CPUs, interrupts and timekeeping go
- *    down and the machine sleeps ("machine_suspend") until the wake-up, the
+ *  - suspend_enter(): devices, non-boot CPUs (sim/hotplug.c: tasks pushed
+ *    off, bound kthreads unbound, timers moved), interrupts and timekeeping
+ *    go down and the machine sleeps ("machine_suspend") until the wake-up, the
  *    first `resume at T` not yet taken. One already past wakes it at once (a
  *    simplification: the kernel aborts for a wake-up event it registered,
  *    and sleeps on for one it did not); with none the machine sleeps for
@@ -31,7 +32,8 @@
  *    clock's events, sim_event_add_boot()) happens as the machine wakes. An
  *    irq for the suspending CPU is taken at arch_suspend_enable_irqs(),
  *    before the thaw.
- *  - suspend_finish(): thaw_processes() thaws every frozen task in task-list
+ *  - the non-boot CPUs come back up (thaw_secondary_cpus());
+ *    suspend_finish(): thaw_processes() thaws every frozen task in task-list
  *    order, kernel threads and user space in one pass (thaw_kernel_threads()
  *    is only freeze_kernel_threads()'s way out when it fails).
  * The devices' own callbacks are not modelled: those phases take only the
@@ -68,6 +70,7 @@ void sim_freezer_init(void)
 	sim.suspend.in_transition = false;
 	sim.suspend.nwakeups = 0;
 	sim.suspend.nsleeps = 0;
+	sim.suspend.hotplug_disabled = false;
 }
 
 void sim_freezer_fini(bool keep)
@@ -231,7 +234,19 @@ static void trace_suspend_resume(const char *action, int val, bool start, uint64
 	sim_trace(REC_FREEZER, 0, (uint64_t)val, start, slept, action, NULL);
 }
 
-#define PM_SUSPEND_MEM	3
+void sim_trace_suspend_resume(const char *action, int val, bool start)
+{
+	trace_suspend_resume(action, val, start, 0);
+}
+
+#define PM_SUSPEND_TO_IDLE	1
+#define PM_SUSPEND_MEM		3
+
+/* The state a write of "mem" enters: mem_sleep_current (the mem_sleep setting). */
+static int mem_sleep_state(void)
+{
+	return sim.cfg.mem_sleep == SIM_MEM_SLEEP_S2IDLE ? PM_SUSPEND_TO_IDLE : PM_SUSPEND_MEM;
+}
 
 static int try_to_freeze_tasks(bool user_only)
 {
@@ -339,7 +354,7 @@ static void machine_suspend(void)
 {
 	uint64_t wake, now = sim_boot_now(), slept;
 
-	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, true, 0);
+	trace_suspend_resume("machine_suspend", mem_sleep_state(), true, 0);
 	if (!next_wakeup(&wake)) {
 		/* no wake-up is coming: the machine sleeps for good, the run is over */
 		sim_halt(SIM_END_QUIESCENT);
@@ -351,19 +366,20 @@ static void machine_suspend(void)
 	sim_events_slept(sim_now(), slept);
 	sim.slept_ns += slept;
 	sim.suspend.nsleeps++;
-	trace_suspend_resume("machine_suspend", PM_SUSPEND_MEM, false, sim.slept_ns);
+	trace_suspend_resume("machine_suspend", mem_sleep_state(), false, sim.slept_ns);
 	/* syscore_resume(): timekeeping_resume()'s tk_debug_account_sleep_time() */
 	printk(KERN_INFO "PM: Timekeeping suspended for %llu.%03llu seconds\n",
 	       (unsigned long long)(slept / 1000000000ULL),
 	       (unsigned long long)(slept % 1000000000ULL / 1000000ULL));
 }
 
-/* enter_state(PM_SUSPEND_MEM), its steps as 6.12 traces them. */
+/* enter_state(mem_sleep_current), its steps as 6.12 traces them. */
 static int suspend(void)
 {
+	bool s2idle = sim.cfg.mem_sleep == SIM_MEM_SLEEP_S2IDLE;
 	int error;
 
-	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, true, 0);
+	trace_suspend_resume("suspend_enter", mem_sleep_state(), true, 0);
 	/* ksys_sync_helper(): no file systems here, nothing to write back */
 	trace_suspend_resume("sync_filesystems", 0, true, 0);
 	trace_suspend_resume("sync_filesystems", 0, false, 0);
@@ -378,14 +394,25 @@ static int suspend(void)
 	trace_suspend_resume("freeze_processes", 0, false, 0);
 	if (error)
 		return error;
-	trace_suspend_resume("suspend_enter", PM_SUSPEND_MEM, false, 0);
-	local_irq_disable();	/* arch_suspend_disable_irqs() */
-	machine_suspend();
+	trace_suspend_resume("suspend_enter", mem_sleep_state(), false, 0);
 	/*
-	 * arch_suspend_enable_irqs(): an interrupt that came while the machine
-	 * slept is taken here, before any frozen task is thawed.
+	 * suspend_enter() (kernel/power/suspend.c:437 in 6.12, :438 in 6.1,
+	 * pm_sleep_disable_secondary_cpus()): the non-boot
+	 * CPUs go down (sim/hotplug.c); on failure they come back and the
+	 * suspend ends there, its tasks thawed. Suspend to idle keeps them
+	 * (s2idle_loop() first, suspend.c:431).
 	 */
-	local_irq_enable();
+	if (s2idle || !sim_freeze_secondary_cpus()) {
+		local_irq_disable();	/* arch_suspend_disable_irqs() */
+		machine_suspend();
+		/*
+		 * arch_suspend_enable_irqs(): an interrupt that came while the
+		 * machine slept is taken here, before any frozen task is thawed.
+		 */
+		local_irq_enable();
+	}
+	if (!s2idle)
+		sim_thaw_secondary_cpus();	/* pm_sleep_enable_secondary_cpus(), suspend.c:467 */
 	thaw_processes();
 	return 0;
 }

@@ -13,7 +13,6 @@
 void kthread_exit(long result)
 {
 	struct task_struct *p = current;
-	struct sim_cpu *c = this_cpu();
 
 	p->exit_code = (int)result;
 	p->flags |= PF_EXITING;
@@ -22,9 +21,14 @@ void kthread_exit(long result)
 	complete_all(&p->exited);
 	p->__state = TASK_DEAD;
 	p->on_rq = false;
-	sim_switch_task(c);
+	/*
+	 * do_task_dead()'s __schedule() on the CPU the task is on now:
+	 * complete_all() was a point, where the stopper of a CPU going down
+	 * may have pushed the task to another one (hotplug.c).
+	 */
+	sim_switch_task(this_cpu());
 	sim_exit_ctx();
-	__builtin_unreachable();	/* a dead task is never chosen again */
+	__builtin_trap();	/* a dead task chosen again: the machine's bug, stop here */
 }
 
 /* --- kthreads ----------------------------------------------------------------------- */

@@ -86,15 +86,18 @@ static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
 	struct sim_ctx *t = top_ctx(c);
 
 	*when = c->clock;
+	if (c->offline)
+		return false;
 	if (sim_irq_deliverable(c) || sim_softirq_runnable(c))
 		return true;
 	if (!t)
-		return !list_empty(&c->runqueue);
+		return !list_empty(&c->runqueue) || c->dying;	/* its stopper is due */
 	switch (t->wait) {
 	case WAIT_NONE:
 		return true;
 	case WAIT_DELAY:
-		if (t->delay_until > c->clock)
+		/* a stopper that may preempt the busy-wait comes now (hotplug.c) */
+		if (t->delay_until > c->clock && !(c->dying && sim_hotplug_can_stop(c)))
 			*when = t->delay_until;
 		return true;
 	case WAIT_SPIN:
@@ -177,7 +180,10 @@ static struct sim_ctx *switched_in(struct sim_cpu *c)
 		fire(c->tick);
 	if (sim_irq_deliverable(c))
 		return sim_enter_hardirq(c);
-	return sim_softirq_runnable(c) ? sim_enter_softirq(c) : t;
+	if (sim_softirq_runnable(c))
+		return sim_enter_softirq(c);
+	/* one preempted in a busy-wait (hotplug.c) goes on when the wait ends: cpu_ready() */
+	return t->wait == WAIT_DELAY ? NULL : t;
 }
 
 /* Decide which context of CPU c runs now; c was just chosen to advance. */
@@ -193,8 +199,17 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 	if ((irq || soft) && !(t && t->wait == WAIT_NONE && sim_choose_among(2, SIM_WHY_IRQ, about)))
 		return irq ? sim_enter_hardirq(c) : sim_enter_softirq(c);
 	if (!t) {
+		if (c->dying) {
+			sim_hotplug_take_down(c);
+			return NULL;
+		}
 		sim_switch_task(c);
 		return switched_in(c);
+	}
+	/* going down: the stopper preempts the task where the model lets it (hotplug.c) */
+	if (c->dying && sim_hotplug_can_stop(c)) {
+		sim_hotplug_take_down(c);
+		return NULL;
 	}
 	if (t->wait == WAIT_DELAY) {
 		if (c->clock < t->delay_until)

@@ -58,6 +58,11 @@ struct sim_cpu {
 	unsigned long timer_clk;	/* the timer base's clk (timer.c) */
 	bool timer_clk_set;		/* ... once the base has been used */
 	bool stall_held;		/* held up since it was last entered: not asked again (stall.c) */
+	bool offline;			/* taken down (hotplug.c): nothing runs or is placed here */
+	bool dying;			/* going down: not active, its stopper is on its way */
+	uint64_t dying_at;		/* ... woken then, by the control task (hotplug.c) */
+	struct task_struct *hotplug_waiter;	/* the cpu_down() caller waiting for it */
+	bool suspend_frozen;		/* taken down by the suspend: up again at its resume */
 };
 
 /* A ready CPU, as pick_next() sees it: from when it can go on. */
@@ -116,6 +121,7 @@ struct sim_suspend {			/* freezer.c */
 	uint64_t *wakeups;
 	size_t nwakeups, capwakeups;
 	unsigned int nsleeps;
+	bool hotplug_disabled;		/* cpu_hotplug_disabled: from the CPUs' freeze to their thaw */
 };
 
 struct sim_trace {			/* trace.c */
@@ -207,6 +213,7 @@ struct sim {
 	uint64_t spin_tickets;		/* spinners so far: the next one's ticket */
 	uint64_t slept_ns;		/* time spent suspended: boot clock - machine clock */
 	enum sim_finding_kind fault_kind;
+	struct completion hotplug_lock;	/* hotplug.c: one hotplug operation at a time */
 
 	/* statistics */
 	struct sim_stats stats;
@@ -319,6 +326,8 @@ bool sim_wake(struct task_struct *p, unsigned int state);
 void sim_block(const char *what, const void *obj, const struct sim_site *site);
 /* Preempt the running task of c: to the tail of its run queue, and switch. */
 void sim_preempt_task(struct sim_cpu *c);
+/* The dying CPU c's tasks, the running one first, go where select_fallback_rq() sends them. */
+void sim_push_tasks(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
 /* p's comm, interned for a trace record: looked up again only when it changed. */
 const char *sim_task_comm(struct task_struct *p);
@@ -361,6 +370,8 @@ struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
 /* preempt_count -= val unless that underflows its field (a warning then): true when done */
 bool sim_preempt_count_sub(struct sim_cpu *c, unsigned int val);
+/* fixup_irqs(): the interrupts pending on the dying CPU c go to 'to'. */
+void sim_irqs_move(struct sim_cpu *c, struct sim_cpu *to);
 
 /* --- stall.c ----------------------------------------------------------------- */
 /*
@@ -371,6 +382,10 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k);
 
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);
+/* timers_dead_cpu(): the dead CPU's timers move to the running CPU's base. */
+void sim_timers_dead_cpu(struct sim_cpu *dead);
+/* timers_prepare_cpu(): a CPU coming up starts with a fresh base. */
+void sim_timers_prepare_cpu(struct sim_cpu *c);
 struct timer_list;
 const char *sim_timer_fn_name(const struct timer_list *timer);
 
@@ -446,6 +461,25 @@ bool sim_slab_fake_addr(const void *p, uint64_t *out);
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
 void sim_freezer_fini(bool keep);
+/* The suspend_resume tracepoint: "CPU_OFF[1] begin" and the like. */
+void sim_trace_suspend_resume(const char *action, int val, bool start);
+
+/* --- hotplug.c ------------------------------------------------------------------ */
+void sim_hotplug_init(void);
+/* Whether tasks may be placed on c: online and not going down (cpu_active()). */
+static inline bool sim_cpu_active(const struct sim_cpu *c)
+{
+	return !c->offline && !c->dying;
+}
+/* The CPU select_fallback_rq() and the irq fix-up pick: the first active one. */
+struct sim_cpu *sim_first_active_cpu(void);
+/* enter_cpu() found c going down and able to stop (idle, or at a preemptible point). */
+bool sim_hotplug_can_stop(struct sim_cpu *c);
+/* The stopper's part on the dying CPU c, then the cpu_down() caller is woken. */
+void sim_hotplug_take_down(struct sim_cpu *c);
+/* suspend_disable_secondary_cpus() / suspend_enable_secondary_cpus(), from the suspend task. */
+int sim_freeze_secondary_cpus(void);
+void sim_thaw_secondary_cpus(void);
 
 /* --- trace.c -------------------------------------------------------------------- */
 void sim_trace_init(void);

@@ -89,6 +89,7 @@ static void build(const struct sim_config *cfg)
 	sim_rf_init();
 	sim_slab_init();
 	sim_freezer_init();
+	sim_hotplug_init();
 	sim_tasks_init();
 	sim_cpus_init();
 }

@@ -69,7 +69,12 @@ int smp_processor_id(void)
 
 int num_online_cpus(void)
 {
-	return sim.cfg.ncpus;
+	struct sim_cpu *c;
+	int n = 0;
+
+	for_each_sim_cpu(c)
+		n += !c->offline;
+	return n;
 }
 
 const char *sim_ctx_name(const struct sim_ctx *x)
@@ -150,7 +155,8 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 
 	/* c's own state is c's (the step's CPUs); the tasks are the wakers' too */
 	sim_footprint_touch(prev, true);
-	if (!list_empty(&c->runqueue)) {
+	/* a CPU going down runs its stopper first, which pushes the queue away (hotplug.c) */
+	if (!list_empty(&c->runqueue) && !c->dying) {
 		next = list_first_entry(&c->runqueue, struct task_struct, run_node);
 		list_del_init(&next->run_node);
 	}
@@ -201,16 +207,40 @@ static bool cpu_idle(const struct sim_cpu *c)
 	return (c->curr->flags & PF_IDLE) && list_empty(&c->runqueue);
 }
 
-/* select_task_rq: the preferred CPU first, then the others in order. */
+/*
+ * select_fallback_rq() (kernel/sched/core.c:3472 in 6.12, :3450 in 6.1):
+ * p may not run where it is allowed, its CPU having gone down. A kthread
+ * bound there (nr_cpus_allowed 1) finds no allowed CPU online, and
+ * do_set_cpus_allowed(p, task_cpu_possible_mask(p)) widens it to every
+ * CPU for good: "CPU affinity gets lost when it is scheduled on an offline
+ * CPU" (kernel/kthread.c:947 in 6.12, :928 in 6.1). It goes to the first
+ * active CPU of its node (all CPUs are node 0 here), and tells no one: a
+ * kthread has no mm for "no longer affine to cpu%d".
+ */
+static struct sim_cpu *fallback_cpu(struct task_struct *p)
+{
+	if (p->bound_cpu >= 0 && !sim_cpu_active(&sim.cpus[p->bound_cpu]))
+		p->bound_cpu = -1;
+	return sim_first_active_cpu();
+}
+
+/*
+ * select_task_rq: the preferred CPU first, then the others in order; only
+ * active CPUs are offered (is_cpu_allowed()), and a task whose CPUs are all
+ * gone falls back (core.c:3568 in 6.12: select_fallback_rq(task_cpu(p), p)).
+ */
 static struct sim_cpu *select_cpu(struct task_struct *p)
 {
 	int order[SIM_MAX_CPUS], n = 0, pref = p->cpu;
 
 	if (p->bound_cpu >= 0)
-		return &sim.cpus[p->bound_cpu];
+		return sim_cpu_active(&sim.cpus[p->bound_cpu]) ? &sim.cpus[p->bound_cpu] :
+								  fallback_cpu(p);
+	if (!sim_cpu_active(&sim.cpus[pref]))
+		pref = sim_first_active_cpu()->id;
 	if (!cpu_idle(&sim.cpus[pref])) {
 		for (int i = 0; i < sim.cfg.ncpus; i++) {
-			if (cpu_idle(&sim.cpus[i])) {
+			if (sim_cpu_active(&sim.cpus[i]) && cpu_idle(&sim.cpus[i])) {
 				pref = i;
 				break;
 			}
@@ -218,7 +248,7 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 	}
 	order[n++] = pref;
 	for (int i = 0; i < sim.cfg.ncpus; i++)
-		if (i != pref)
+		if (i != pref && sim_cpu_active(&sim.cpus[i]))
 			order[n++] = i;
 	return &sim.cpus[order[sim_choose_among((unsigned int)n, SIM_WHY_PLACE, order)]];
 }
@@ -281,6 +311,48 @@ static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
 	if (sim_choose_among(2, SIM_WHY_WAKE, about))
 		preempt = !preempt;
 	c->need_resched = preempt;
+}
+
+/*
+ * The dying CPU c is left with nothing to run. 6.1+ balance_push()
+ * (kernel/sched/core.c:7952 in 6.12, :9275 in 6.1) pushes the running task
+ * away once the CPU is inactive and its stopper has preempted it, and each
+ * queued task as it would come up; 4.9's migrate_tasks() moves them all
+ * from sched_cpu_dying(). Either way each lands where select_fallback_rq()
+ * sends it, queued there after what the dying CPU did (move_queued_task()
+ * then wakeup_preempt()), and a bound kthread has lost its CPU for good.
+ */
+void sim_push_tasks(struct sim_cpu *c)
+{
+	struct task_struct *p, *n;
+	LIST_HEAD(out);
+
+	list_splice_init(&c->runqueue, &out);
+	if (!(c->curr->flags & PF_IDLE)) {
+		struct task_struct *prev = c->curr;
+
+		switch_task(c, true);	/* c->dying: the idle task (the stopper's place) */
+		list_add(&prev->run_node, &out);
+	}
+	list_for_each_entry_safe(p, n, &out, run_node) {
+		struct sim_cpu *to = fallback_cpu(p);
+
+		list_del_init(&p->run_node);
+		sim_footprint_touch(p, true);
+		sim_footprint_cpu(to);
+		/*
+		 * Moved at the dying CPU's time, runnable since its wake-up:
+		 * one queued from a CPU ahead of c (within the skew) was woken
+		 * after c's clock, and may not run before that on 'to' either.
+		 */
+		if (p->woken_at < c->clock)
+			p->woken_at = c->clock;
+		p->cpu = to->id;
+		list_add_tail(&p->run_node, &to->runqueue);
+		if (to->curr->flags & PF_IDLE)
+			sim_handover(to, p->woken_at);
+		wakeup_preempt(to, p);
+	}
 }
 
 /*

@@ -337,6 +337,44 @@ static void enqueue(struct timer_list *timer, unsigned long expires, struct sim_
 			  (timer->flags | (u64)c->id) | (u64)timer->idx << 32, sim_timer_fn_name(timer));
 }
 
+/*
+ * timers_dead_cpu() (kernel/time/timer.c:2697 in 6.12, :2248 in 6.1), run
+ * by the CPU that takes another down, after it died: forward_timer_base()
+ * on its own base, then migrate_timer_list() bucket by bucket: each timer
+ * is detached (timer_cancel), its flags get the new CPU, and
+ * internal_add_timer() hashes it at the same expiry against the new base's
+ * clk (timer_start). Its callback then runs on this CPU. 6.12 does it for
+ * each of its bases (local, global, deferrable), which are one list here.
+ * The kernel walks a bucket from its head, newest first, and adds each to
+ * the head of its new bucket: the order reverses, as it does here.
+ */
+void sim_timers_dead_cpu(struct sim_cpu *dead)
+{
+	struct sim_cpu *to = this_cpu();
+
+	sim_footprint_touch(SIM_FP_TIMERS, true);
+	while (!list_empty(&dead->timers)) {
+		struct timer_list *t = list_first_entry(&dead->timers, struct timer_list, node);
+
+		detach(t);
+		enqueue(t, t->expires, to);
+	}
+	dead->softirq_pending = false;
+}
+
+/*
+ * timers_prepare_cpu(): base->clk = jiffies when the CPU comes up, no
+ * softirq pending. A timer add_timer_on() put on the base while the CPU was
+ * down is still in its bucket, and is due from now on.
+ */
+void sim_timers_prepare_cpu(struct sim_cpu *c)
+{
+	c->timer_clk_set = false;
+	c->softirq_pending = false;
+	c->running_timer = NULL;
+	rearm_tick(c);
+}
+
 static const struct sim_site enqueue_site = { __FILE__, __LINE__, "enqueue_timer" };
 
 /*
@@ -396,10 +434,15 @@ static bool shut_down(const struct timer_list *timer)
 
 static int timer_modify(struct timer_list *timer, unsigned long expires, bool pending_only)
 {
-	struct sim_cpu *base, *new_base = this_cpu();
+	struct sim_cpu *base, *new_base;
 	int ret;
 
 	sim_point(sim.cfg.costs.timer_op, POINT_PLAIN);
+	/*
+	 * get_target_base() under the base lock: the CPU after the point, which
+	 * may have pushed the task off a CPU going down (hotplug.c).
+	 */
+	new_base = this_cpu();
 	sim_footprint_touch(SIM_FP_TIMERS, true);
 	/* __mod_timer()'s unlocked fast path comes before the shutdown check */
 	if (shut_down(timer) && !(timer_pending(timer) && timer->expires == expires))

@@ -10,7 +10,9 @@
  *
  * A program: one to four CPUs; two shared workers (kthread_create_worker,
  * kthread_create_worker_on_cpu, or kthread_init_worker + kthread_run),
- * possibly freezable, with up to three suspends and resumes; works and
+ * possibly freezable, with up to three suspends and resumes (which take
+ * the other CPUs down and up again), and now and then a CPU taken down and
+ * maybe brought back by a thread of its own (cpu_down, cpu_up); works and
  * delayed works that spin, sleep, requeue themselves, queue another, or
  * call the API themselves (queue, modify, flush the other worker or a work
  * on it, cancel, sync or delayed, and have a worker of their own); threads
@@ -31,8 +33,8 @@
  *
  * The test counts what the programs reached (calls made and their results
  * from each context, timers fired from each wheel level, repeated suspends
- * that froze a worker again, victims ended after or racing their users,
- * workers stopped) and requires a minimum of each: a kind of program the
+ * that froze a worker again, CPUs taken down and brought back, victims
+ * ended after or racing their users, workers stopped) and requires a minimum of each: a kind of program the
  * generator stopped making fails it. Programs of odd seeds run with stalls
  * (cfg.stall_ns, 10 ms) on both sides alike: the random strategy holds
  * CPUs up, and the kernel's code must still behave as ours does. Each
@@ -200,6 +202,9 @@ struct program {
 	struct op timer_ops[NTIMERS][IRQ_OPS];
 	int nsuspends;
 	uint64_t suspend_at[MAX_SUSPENDS], resume_at[MAX_SUSPENDS];
+	int hp_cpu;			/* 1+: the CPU the hotplug thread takes down */
+	int hp_from;			/* the CPU the hotplug thread starts on */
+	uint64_t hp_at, hp_up_after;	/* when it starts; 0: the CPU stays down */
 	bool long_delays;		/* delays across the timer wheel's levels ... */
 	bool long_wait;			/* ... and the teardown waits until they are due */
 	struct victim v;
@@ -607,6 +612,13 @@ static void generate(struct program *p, uint64_t seed)
 	for (int i = 0; i < NDWORKS; i++)
 		p->forget[i] = p->misuse && chance(30);
 	p->cancel_works = chance(70);
+	/* drawn last: the rest of the program is what it was without it */
+	if (p->ncpus > 1 && chance(30)) {
+		p->hp_cpu = 1 + (int)rnd((unsigned int)p->ncpus - 1);
+		p->hp_from = (int)rnd((unsigned int)p->ncpus);
+		p->hp_at = rnd(30000) * NSEC_PER_USEC;
+		p->hp_up_after = chance(70) ? (1 + rnd(20000)) * NSEC_PER_USEC : 0;
+	}
 }
 
 /* --- the observation ------------------------------------------------------------------ */
@@ -804,6 +816,7 @@ static struct {
 	bool v_by_teardown;
 	bool v_raced;					/* ... while users still had uses left */
 	bool v_gone;					/* its end returned */
+	int hp_down, hp_up;		/* the hotplug thread's cpu_down and cpu_up that worked */
 } S;
 
 /* How often each call was made, and returned what, from where: the generator's reach. */
@@ -1168,6 +1181,29 @@ static int thread_fn(void *arg)
 	return 0;
 }
 
+/*
+ * A write to /sys/devices/system/cpu/cpuN/online: the CPU goes down under
+ * whatever runs there (pushed off, bound workers unbound, timers moved),
+ * and maybe comes back. A suspend in the way makes it -EBUSY.
+ */
+static int hotplug_fn(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	ret = sim_cpu_down(P->hp_cpu);
+	ev("CH cpu_down(%d) = %d", P->hp_cpu, ret);
+	S.hp_down += ret == 0;
+	if (!P->hp_up_after)
+		return 0;
+	ndelay(P->hp_up_after % 50000);
+	msleep((unsigned int)(P->hp_up_after / NSEC_PER_MSEC));
+	ret = sim_cpu_up(P->hp_cpu);
+	ev("CH cpu_up(%d) = %d", P->hp_cpu, ret);
+	S.hp_up += ret == 0;
+	return 0;
+}
+
 static void irq_fn(void *arg)
 {
 	int i = (int)(intptr_t)arg;
@@ -1327,6 +1363,8 @@ static enum sim_end run_program(const struct program *p, const struct kw_model *
 		sim_suspend_at(p->suspend_at[i]);
 		sim_resume_at(p->resume_at[i]);
 	}
+	if (p->hp_cpu)
+		sim_spawn("cpuhp", hotplug_fn, NULL, p->hp_from, false, p->hp_at);
 	return sim_run();
 }
 
@@ -1338,6 +1376,9 @@ struct reach {
 	unsigned long suspended;	/* ... suspended at least once */
 	unsigned long resuspended;	/* ... at least twice */
 	unsigned long refrozen;		/* ... where a worker froze in a second suspend */
+	unsigned long suspend_cpu_off;	/* ... whose suspend took a CPU down */
+	unsigned long cpu_down;		/* ... whose hotplug thread took a CPU down */
+	unsigned long cpu_up;		/* ... and brought it back */
 	unsigned long long_waits;	/* ... that waited for their longest delays */
 	unsigned long victims;		/* ... with a victim worker */
 	unsigned long victim_after_users;	/* ... ended by a thread once its users were done */
@@ -1362,7 +1403,7 @@ static void examine_run(const struct program *p, struct reach *r)
 		uint64_t timer;
 		int level;
 	} armed[64];
-	int narmed = 0, top_level = -1, freezes = 0, suspended = 0, stalls = 0;
+	int narmed = 0, top_level = -1, freezes = 0, suspended = 0, stalls = 0, cpu_off = 0;
 	bool refrozen = false;
 
 	for (size_t i = 0; i < sim_trace_count(); i++) {
@@ -1395,6 +1436,8 @@ static void examine_run(const struct program *p, struct reach *r)
 				freezes++;
 			else if (!strcmp(rec->s, "machine_suspend") && rec->c)
 				suspended++;
+			else if (!strcmp(rec->s, "CPU_OFF") && rec->c)
+				cpu_off++;
 			else if (!strcmp(rec->s, "frozen") && freezes >= 2 && rec->s2 &&
 				 !strncmp(rec->s2, "kw", 2))
 				refrozen = true;
@@ -1410,6 +1453,9 @@ static void examine_run(const struct program *p, struct reach *r)
 	r->suspended += suspended >= 1;
 	r->resuspended += suspended >= 2;
 	r->refrozen += refrozen;
+	r->suspend_cpu_off += cpu_off > 0;
+	r->cpu_down += S.hp_down > 0;
+	r->cpu_up += S.hp_up > 0;
 	r->long_waits += p->long_wait;
 	r->stalled += stalls > 0;
 	if (!p->v.on)
@@ -1559,9 +1605,10 @@ static void print_reach(const struct kw_model *tree, const struct kw_model *main
 			fprintf(stderr, " %s %lu", sim_end_name((enum sim_end)e), ends[e]);
 	fprintf(stderr, "\nprograms that: suspended %lu, twice or more %lu, froze a worker in "
 		"a later suspend %lu; waited for long delays %lu; fired a timer armed at wheel "
-		"level 1+ %lu, 2+ %lu, 3 %lu\n", reach.suspended, reach.resuspended,
+		"level 1+ %lu, 2+ %lu, 3 %lu; took a CPU down in a suspend %lu, by cpu_down %lu, "
+		"and up again %lu\n", reach.suspended, reach.resuspended,
 		reach.refrozen, reach.long_waits, reach.wheel_level[1], reach.wheel_level[2],
-		reach.wheel_level[3]);
+		reach.wheel_level[3], reach.suspend_cpu_off, reach.cpu_down, reach.cpu_up);
 	fprintf(stderr, "victim workers %lu: ended by a thread %lu, irq %lu, timer %lu, work %lu; "
 		"after their users %lu, racing them %lu; stopped %lu\n", reach.victims,
 		reach.victim_by[FROM_THREAD], reach.victim_by[FROM_IRQ], reach.victim_by[FROM_TIMER],
@@ -1639,6 +1686,9 @@ START_TEST(same_behaviour)
 	need(reach.stalled, 1000, "programs held up by a stall", FROM__COUNT);
 	need(reach.resuspended, 200, "programs suspended twice or more", FROM__COUNT);
 	need(reach.refrozen, 50, "programs with a worker frozen in a later suspend", FROM__COUNT);
+	need(reach.suspend_cpu_off, 300, "programs whose suspend took a CPU down", FROM__COUNT);
+	need(reach.cpu_down, 1000, "programs that took a CPU down (cpu_down)", FROM__COUNT);
+	need(reach.cpu_up, 500, "programs that brought a CPU back (cpu_up)", FROM__COUNT);
 	need(reach.victim_after_users, 200, "victims ended after their users", FROM__COUNT);
 	need(reach.victim_raced, 50, "victims ended while users were at them", FROM__COUNT);
 	need(reach.victim_stopped, 50, "victims stopped", FROM__COUNT);

@@ -286,6 +286,22 @@ bad "worker on cpu -1 (at run time)" "cpu -1 does not exist" \
 	run "$(scn cpu5 'P0 { W = kthread_create_worker_on_cpu(-1, 0, "kw"); }')"
 bad "too many cpus" "cpus out of range" \
 	run "$(scn cpu6 'P0 { }' 'cpus = 65;')"
+# CPU hotplug (issue 19.3): errors in the file, remove_cpu()/add_cpu()'s answers at run time
+bad "cpu_down of the boot cpu" "cpu_down\(0\): the boot CPU cannot go offline" \
+	run "$(scn cpu7 'cpu_down(0) at 1ms;')"
+bad "cpu_down of a missing cpu" "cpu_down\(2\): the machine has cpu0 to cpu1" \
+	run "$(scn cpu8 'cpu_down(2) at 1ms;')"
+bad "cpu_up of a missing cpu" "cpu_up\(9\): the machine has cpu0 to cpu1" \
+	run "$(scn cpu9 'cpu_up(9) at 1ms;')"
+bad "cpu_down without a time" "expected 'at' and a time after cpu_down\(1\)" \
+	run "$(scn cpu10 'cpu_down(1);')"
+bad "cpu_down of a missing cpu (at run time)" "cpu 3 does not exist \(cpus = 2\)" \
+	run "$(scn cpu11 'P0 { r0 = cpu_down(3); }')"
+checks=$((checks + 1))
+scn cpu12 'P0 { r0 = cpu_down(0); r1 = cpu_down(1); r2 = cpu_down(1); r3 = cpu_up(1); r4 = cpu_up(1); }
+forall (0:r0 + 1 == 0 /\ 0:r1 == 0 /\ 0:r2 == 1 /\ 0:r3 == 0 /\ 0:r4 == 1)'
+kw run "$tmp/cpu12.kws"
+[ "$rc" -eq 0 ] || fail "cpu_down/cpu_up's answers (-EPERM for cpu0, 1 when already so): exit $rc"
 
 # --- run-time misuse the interpreter catches ---------------------------------------------------
 cat >"$tmp/legacy.kws" <<'EOF'

@@ -200,6 +200,11 @@ refuse unfair 3:3 "queued" '{
   spinlock = unfair;
 }
 P0 { }'
+refuse cpu-down-statement 11:1 "CPUs down" "$pre
+P0 { }
+cpu_down(1) at 1ms;"
+refuse cpu-down-call 10:6 "CPUs down" "$pre
+P0 { cpu_down(1); }"
 
 # the absence of a memory error may be exported; a finding is unobserved, not refused
 printf 'KW absence\n%s\nP0 { kthread_queue_work(W, A); kthread_destroy_worker(W); }\nforall (~uaf /\\ uaf == 0 /\\ ran(f) == 1 /\\ ~warn)\n' \

@@ -81,6 +81,39 @@ for file in "$races"/*.kws; do
 done
 echo "$pairs runs of $(ls "$races"/*.kws | wc -l) races on ${variants[*]} replayed"
 
+# --- CPU hotplug (issue 19.3): the probes, and statements at ranged times -----------------------
+# Which CPU goes down when, where its tasks and timers go, and the times
+# drawn for `cpu_down(1) at LO..HI;`: the schedule carries them all.
+cat >"$tmp/run/hotplug-ranges.kws" <<'EOF'
+KW hotplug-ranges
+{
+  cpus = 3; hz = 250;
+  int c = -1; int r = -9;
+  fn f { c = smp_processor_id(); }
+  fn g { r++; }
+  worker W = kthread_create_worker_on_cpu(2, 0, "kw");
+  work A = f;
+  timer T = g;
+}
+cpu_down(2) at 1ms..3ms;
+P1 @cpu1 { mod_timer(T, jiffies + 2); kthread_queue_work(W, A); cpu_down(1); }
+cpu_up(2) at 4ms..9ms;
+exists (c == 0)
+EOF
+for file in "$here"/../../scenarios/kernel/cpu-down-*.kws "$tmp/run/hotplug-ranges.kws"; do
+	name=$(basename "$file")
+	# (a file with its own era prints it in the header roundtrip() reads)
+	grep -q 'era[[:space:]]*=' "$file" && continue
+	[ -f "$tmp/run/$name" ] || cp "$file" "$tmp/run/$name"
+	pinned=$(grep -oE 'kernel[[:space:]]*=[[:space:]]*(v4\.9|mainline)[[:space:]]*;' "$file" |
+		 head -1 | sed -E 's/.*=[[:space:]]*//; s/[[:space:]]*;//')
+	for variant in ${pinned:-"${variants[@]}"}; do
+		for seed in 1 7; do
+			roundtrip "$name" "$variant" "$seed"
+		done
+	done
+done
+
 # --- the case that diverged: a v4.9 race found with a seed replays on v4.9 ----------------------
 name=queue-vs-flush-running.kws
 if roundtrip "$name" v4.9 7; then

@@ -89,7 +89,7 @@ static bool sleeps(enum scn_api_id id)
 	case API_KTHREAD_RUN: case API_KTHREAD_STOP: case API_FLUSH_WORK: case API_FLUSH_WORKER:
 	case API_CANCEL_WORK_SYNC: case API_CANCEL_DELAYED_WORK_SYNC: case API_DESTROY_WORKER:
 	case API_MSLEEP: case API_MSLEEP_INTERRUPTIBLE: case API_USLEEP_RANGE:
-	case API_COND_RESCHED: case API_WAIT_FOR_COMPLETION:
+	case API_COND_RESCHED: case API_WAIT_FOR_COMPLETION: case API_CPU_DOWN: case API_CPU_UP:
 		return true;
 	default:
 		return false;
@@ -143,6 +143,12 @@ static void call(struct check *c, const struct scn_expr *e)
 			refuse(c, e->loc, what, "worker %s was never allocated ('worker %s;' is the "
 			       "module's memory): kthread_destroy_worker() would kfree() it",
 			       w->name, w->name);
+		break;
+	case API_CPU_DOWN:
+	case API_CPU_UP:
+		refuse(c, e->loc, what, "a module that runs its test many times would take the "
+		       "guest's CPUs down and up (remove_cpu(), add_cpu()) once a run: the export "
+		       "does not do that yet");
 		break;
 	case API_DEL_TIMER_SYNC:
 		if (c->timer_fn && w && w->fn == c->timer_fn)
@@ -256,6 +262,9 @@ static void bodies(struct check *c)
 		if (p->kind == PROG_SUSPEND || p->kind == PROG_RESUME)
 			refuse(c, p->loc, p->kind == PROG_SUSPEND ? "suspend" : "resume", "a module "
 			       "cannot suspend the machine it runs on and come back to report");
+		if (p->kind == PROG_CPU_DOWN || p->kind == PROG_CPU_UP)
+			refuse(c, p->loc, p->name, "the export does not take the guest's CPUs "
+			       "down and up (remove_cpu(), add_cpu()) yet");
 		snprintf(who, sizeof(who), "program %s", p->name);
 		body(c, p->body, who, p->kind == PROG_IRQ ? "a hard irq" : NULL);
 	}

@@ -142,6 +142,9 @@ static bool value_call(struct kgen *g, const struct scn_expr *e)
 	case API_HZ:
 		fputs("(long)HZ", out);
 		return true;
+	case API_SMP_PROCESSOR_ID:	/* preemptible: smp_processor_id() would complain */
+		fputs("(long)raw_smp_processor_id()", out);
+		return true;
 	case API_MOD_TIMER:
 		fprintf(out, "(long)mod_timer(&kw.timer_%s, kw_expires(", a[0]->obj->name);
 		arg(g, e, 1);

@@ -213,7 +213,7 @@ struct scn_stmt {
 
 /* --- programs: threads, interrupts, system events ---------------------------------- */
 
-enum scn_prog_kind { PROG_THREAD, PROG_IRQ, PROG_SUSPEND, PROG_RESUME };
+enum scn_prog_kind { PROG_THREAD, PROG_IRQ, PROG_SUSPEND, PROG_RESUME, PROG_CPU_DOWN, PROG_CPU_UP };
 
 #define SCN_MAX_REGS 16
 

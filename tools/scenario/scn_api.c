@@ -56,6 +56,10 @@ static const struct scn_api apis[] = {
 	{ "mod_timer", API_MOD_TIMER, RET_BOOL, 2, { ARG_TIMER, ARG_INT } },
 	{ "del_timer", API_DEL_TIMER, RET_BOOL, 1, { ARG_TIMER } },
 	{ "del_timer_sync", API_DEL_TIMER_SYNC, RET_BOOL, 1, { ARG_TIMER } },
+	/* CPU hotplug: remove_cpu() and add_cpu()'s answers (sim/hotplug.c) */
+	{ "cpu_down", API_CPU_DOWN, RET_INT, 1, { ARG_INT } },
+	{ "cpu_up", API_CPU_UP, RET_INT, 1, { ARG_INT } },
+	{ "smp_processor_id", API_SMP_PROCESSOR_ID, RET_INT, 0, { 0 } },
 };
 
 const struct scn_api *scn_api_find(const char *name)

@@ -27,6 +27,7 @@ enum scn_api_id {
 	API_COMPLETE, API_COMPLETE_ALL, API_WAIT_FOR_COMPLETION, API_MSECS_TO_JIFFIES,
 	API_JIFFIES, API_MOD_TIMER, API_DEL_TIMER, API_DEL_TIMER_SYNC,
 	API_HZ,		/* the run's HZ (the hz setting): a constant, named as the kernel's macro */
+	API_CPU_DOWN, API_CPU_UP, API_SMP_PROCESSOR_ID,
 };
 
 struct scn_api {

@@ -255,6 +255,26 @@ static bool is_invariant(struct parser *p)
  * block, the block's '}' is missing. Said so, with the line that opened the
  * block, rather than as an unknown statement.
  */
+static bool is_hotplug(struct parser *p)
+{
+	return lex_is_word(p, "cpu_down") || lex_is_word(p, "cpu_up");
+}
+
+/*
+ * `cpu_down(1) at 5ms;` starts a part of its own; `cpu_down(1);` in a block
+ * is a call: the word after the closing bracket tells them apart.
+ */
+static bool hotplug_at(struct parser *p)
+{
+	const char *close;
+
+	if (!is_hotplug(p))
+		return false;
+	/* a CPU number's worth of text: "(63)", spaces aside */
+	close = memchr(p->text + p->tend, ')', p->len - p->tend < 32 ? p->len - p->tend : 32);
+	return close && word_at(p, (size_t)(close - p->text) + 1, "at");
+}
+
 static bool starts_part(struct parser *p)
 {
 	size_t after;
@@ -266,8 +286,8 @@ static bool starts_part(struct parser *p)
 	if (p->tok != T_IDENT || decl_find(p, p->ident))
 		return false;
 	if (lex_is_word(p, "irq") || lex_is_word(p, "suspend") || lex_is_word(p, "resume") ||
-	    lex_is_word(p, "exists") || lex_is_word(p, "forall") || lex_is_word(p, "schedule") ||
-	    is_invariant(p))
+	    hotplug_at(p) || lex_is_word(p, "exists") || lex_is_word(p, "forall") ||
+	    lex_is_word(p, "schedule") || is_invariant(p))
 		return true;
 	/* P1 { ..., P1 @cpu1 ..., P1 at 5ms ... */
 	after = p->tend;
@@ -487,11 +507,48 @@ static struct scn_prog *new_prog(struct parser *p, enum scn_prog_kind kind, cons
 	return prog;
 }
 
+/*
+ * `cpu_down(1) at 5ms;` and `cpu_up(1) at 9ms;`: a write to
+ * /sys/devices/system/cpu/cpu1/online at that time, by a task of its own
+ * (sim/hotplug.c). The CPU must be one the machine has; the boot CPU
+ * cannot go down (remove_cpu(0) answers -EPERM, which a statement on its
+ * own could not show, so it is an error here).
+ */
+static void parse_hotplug(struct parser *p, struct scn_prog *prog)
+{
+	lex_next(p);
+	lex_expect(p, T_LPAREN, "'('");
+	if (p->tok != T_INT)
+		fail(p, "%s takes a CPU number, found %s", prog->name, lex_tok_text(p));
+	if (p->num < 0 || p->num >= p->s->cfg.ncpus)
+		fail(p, "%s(%ld): the machine has cpu0 to cpu%d (cpus = %d)", prog->name, p->num,
+		     p->s->cfg.ncpus - 1, p->s->cfg.ncpus);
+	if (p->num == 0 && prog->kind == PROG_CPU_DOWN)
+		fail(p, "cpu_down(0): the boot CPU cannot go offline (cpu0 is not hotpluggable: "
+		     "remove_cpu(0) returns -EPERM)");
+	prog->cpu = (int)p->num;
+	lex_next(p);
+	lex_expect(p, T_RPAREN, "')'");
+	if (!lex_is_word(p, "at"))
+		fail(p, "expected 'at' and a time after %s(%d)", prog->name, prog->cpu);
+	lex_next(p);
+	parse_time_range(p, &prog->at, &prog->at_hi);
+	lex_expect(p, T_SEMI, "';'");
+}
+
 static void parse_program(struct parser *p)
 {
 	struct scn_prog *prog;
 	size_t start = p->tstart;
 
+	if (is_hotplug(p)) {
+		prog = new_prog(p, lex_is_word(p, "cpu_down") ? PROG_CPU_DOWN : PROG_CPU_UP, "");
+		snprintf(prog->name, sizeof(prog->name), "%.15s", p->ident);
+		parse_hotplug(p, prog);
+		prog->start = start;
+		prog->end = p->pend;
+		return;
+	}
 	if (lex_is_word(p, "suspend") || lex_is_word(p, "resume")) {
 		prog = new_prog(p, lex_is_word(p, "suspend") ? PROG_SUSPEND : PROG_RESUME, "");
 		snprintf(prog->name, sizeof(prog->name), "%.15s", p->ident);
@@ -648,9 +705,10 @@ static void parse_file(struct parser *p)
 	while (p->tok == T_IDENT && !lex_is_word(p, "exists") && !lex_is_word(p, "forall") &&
 	       !lex_is_word(p, "schedule") && !is_invariant(p)) {
 		if (!decl_is_thread(p->ident) && !lex_is_word(p, "irq") && !lex_is_word(p, "suspend") &&
-		    !lex_is_word(p, "resume"))
-			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume, an "
-			     "invariant (always, never) or the condition, found %s", lex_tok_text(p));
+		    !lex_is_word(p, "resume") && !is_hotplug(p))
+			fail(p, "expected a program (P0 { ... }), an irq, suspend, resume, cpu_down, "
+			     "cpu_up, an invariant (always, never) or the condition, found %s",
+			     lex_tok_text(p));
 		parse_program(p);
 	}
 	/* invariants, any number, before or after the one condition */

@@ -401,7 +401,7 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 	case API_CREATE_WORKER_ON_CPU: {
 		long cpu = eval(env, a[0]);
 
-		if (cpu < 0 || cpu >= num_online_cpus()) {
+		if (cpu < 0 || cpu >= nr_cpu_ids) {
 			runtime_error(&a[0]->loc, "cpu %ld does not exist", cpu);
 			return 0;
 		}
@@ -510,6 +510,21 @@ static long call_api(struct env *env, const struct scn_expr *e, long *delay)
 		return 0;
 	case API_MSLEEP_INTERRUPTIBLE:
 		return (long)msleep_interruptible((unsigned int)t);
+	case API_CPU_DOWN:
+	case API_CPU_UP: {
+		long cpu = eval(env, a[0]);
+		char cb[24], rb[24];
+
+		if (cpu < 0 || cpu >= nr_cpu_ids) {
+			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
+			return 0;
+		}
+		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
+		note_call(SCN_EV_CALL, api->name, num(rb, sizeof(rb), v), 1, num(cb, sizeof(cb), cpu));
+		return v;
+	}
+	case API_SMP_PROCESSOR_ID:
+		return smp_processor_id();
 	case API_USLEEP_RANGE:
 		usleep_range((unsigned long)t0, (unsigned long)t);
 		return 0;
@@ -940,7 +955,7 @@ static int setup_main(void *arg)
 		/* in the file's order, every run: the decision log's order is the same */
 		run->at = time_of(prog->at, prog->at_hi, run->said, sizeof(run->said));
 		at = run->at > sim_now() ? run->at : sim_now();
-		if (run->said[0] && (prog->kind == PROG_SUSPEND || prog->kind == PROG_RESUME))
+		if (run->said[0] && prog->kind >= PROG_SUSPEND)
 			note_kind(SCN_EV_POWER, prog->name, NULL, run->said);
 
 		switch (prog->kind) {
@@ -962,6 +977,12 @@ static int setup_main(void *arg)
 			break;
 		case PROG_RESUME:
 			sim_resume_at(at);
+			break;
+		case PROG_CPU_DOWN:
+			sim_cpu_down_at(prog->cpu, at);
+			break;
+		case PROG_CPU_UP:
+			sim_cpu_up_at(prog->cpu, at);
 			break;
 		}
 	}

@@ -27,6 +27,7 @@ static const char *const spinlock_names[] = { "fifo", "unfair", NULL };
 static const char *const strategy_names[] = { "faithful", "random", NULL };
 static const char *const unbounded_names[] = { "unbounded", NULL };
 static const char *const off_on_names[] = { "off", "on", NULL };
+static const char *const mem_sleep_names[] = { "deep", "s2idle", NULL };
 
 #define CFG(field) offsetof(struct sim_config, field), sizeof(((struct sim_config *)0)->field)
 
@@ -49,6 +50,7 @@ static const struct setting {
 	{ "hung_task", NULL, SET_TIME, CFG(hung_task_ns), 0, LONG_MAX, NULL },
 	{ "watchdog_thresh", NULL, SET_TIME, CFG(watchdog_thresh_ns), 0, LONG_MAX, NULL },
 	{ "debug_objects", NULL, SET_NAME, CFG(debug_objects), 0, 0, off_on_names },
+	{ "mem_sleep", NULL, SET_NAME, CFG(mem_sleep), 0, 0, mem_sleep_names },
 	{ "time_limit", NULL, SET_TIME, CFG(time_limit_ns), 0, LONG_MAX, NULL },
 	{ "max_decisions", NULL, SET_NUMBER, CFG(max_decisions), 0, LONG_MAX, NULL },
 	{ "max_steps", NULL, SET_NUMBER, CFG(max_steps), 0, LONG_MAX, NULL },
@@ -72,6 +74,7 @@ static const struct setting {
 
 _Static_assert(sizeof(enum sim_preempt) == sizeof(unsigned int) &&
 	       sizeof(enum sim_spinlock) == sizeof(unsigned int) &&
+	       sizeof(enum sim_mem_sleep) == sizeof(unsigned int) &&
 	       sizeof(enum sim_strategy) == sizeof(unsigned int),
 	       "named settings are stored as unsigned int");
 

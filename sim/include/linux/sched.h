@@ -111,8 +111,10 @@ bool task_curr(const struct task_struct *p);
 int smp_processor_id(void);
 #define raw_smp_processor_id() smp_processor_id()
 int num_online_cpus(void);
-#define nr_cpu_ids num_online_cpus()
-static inline bool cpu_online(int cpu) { return cpu >= 0 && cpu < num_online_cpus(); }
+int sim_possible_cpus(void);	/* <sim/sim.h> */
+bool sim_cpu_online(int cpu);
+#define nr_cpu_ids sim_possible_cpus()
+#define cpu_online(cpu) sim_cpu_online(cpu)
 #define NUMA_NO_NODE	(-1)
 static inline int cpu_to_node(int cpu) { (void)cpu; return 0; }
 

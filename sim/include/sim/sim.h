@@ -23,6 +23,14 @@ enum sim_preempt { SIM_PREEMPT_NONE, SIM_PREEMPT_VOLUNTARY, SIM_PREEMPT_FULL };
  */
 enum sim_spinlock { SIM_SPINLOCK_FIFO, SIM_SPINLOCK_UNFAIR };
 
+/*
+ * What a suspend to RAM is (/sys/power/mem_sleep): "deep" (S3) takes the
+ * non-boot CPUs down before the machine sleeps; "s2idle" (suspend to idle)
+ * does not (kernel/power/suspend.c:431 in 6.12: s2idle_loop() comes before
+ * pm_sleep_disable_secondary_cpus()).
+ */
+enum sim_mem_sleep { SIM_MEM_SLEEP_DEEP, SIM_MEM_SLEEP_S2IDLE };
+
 /* skew_ns: no bound at all. */
 #define SIM_SKEW_UNBOUNDED	UINT64_MAX
 /* The default skew, 20 us: the reasons are in machine.c. */
@@ -80,6 +88,7 @@ struct sim_config {
 	unsigned int hz;		/* jiffies per second */
 	enum sim_preempt preempt;
 	enum sim_spinlock spinlock;
+	enum sim_mem_sleep mem_sleep;
 	enum sim_strategy strategy;
 	uint64_t seed;
 	/*
@@ -211,6 +220,23 @@ void sim_resume_at(uint64_t at);
 bool sim_suspended(void);
 /* How many times the machine has slept (sim_slept_ns(): for how long in all). */
 unsigned int sim_sleeps(void);
+
+/*
+ * CPU hotplug (sim/hotplug.c), from a task: remove_cpu() and add_cpu() of
+ * kernel/cpu.c with their answers: 0 done, 1 already so (device_offline(),
+ * device_online()), -EPERM for the boot CPU (its device is not hotpluggable),
+ * -EINVAL for a CPU the machine does not have, -EBUSY while a suspend has
+ * the hotplug disabled. They sleep until the CPU is down or up.
+ */
+int sim_cpu_down(int cpu);
+int sim_cpu_up(int cpu);
+/* The same from a task of their own that starts at boot-clock time 'at'. */
+void sim_cpu_down_at(int cpu, uint64_t at);
+void sim_cpu_up_at(int cpu, uint64_t at);
+/* Whether the CPU exists and is online. */
+bool sim_cpu_online(int cpu);
+/* The CPUs the machine was given (nr_cpu_ids), online or not. */
+int sim_possible_cpus(void);
 
 /* --- time ---------------------------------------------------------------- */
 
