@@ -217,13 +217,12 @@ static struct sim_ctx *enter_cpu(struct sim_cpu *c)
 		t->wait = WAIT_NONE;
 	}
 	/*
-	 * The scheduler tick: a task that has run a whole tick while others
-	 * wait is due to yield (check_preempt_tick), so a task that never
+	 * The scheduler tick: a task that has had its share while others wait
+	 * is due to yield (the era's rule, sched_fair.c), so a task that never
 	 * sleeps cannot starve the run queue. Where it may yield still depends
 	 * on the preemption model.
 	 */
-	if (t->kind == CTX_TASK && !list_empty(&c->runqueue) &&
-	    c->clock - c->slice_start >= 1000000000ULL / sim.cfg.hz)
+	if (t->kind == CTX_TASK && sim_fair_tick_resched(c))
 		c->need_resched = true;
 	if (t->kind == CTX_TASK && c->need_resched && c->preemptible_point &&
 	    !list_empty(&c->runqueue)) {

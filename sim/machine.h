@@ -42,6 +42,7 @@ struct sim_cpu {
 	bool irqs_disabled;
 	bool need_resched;
 	uint64_t slice_start;		/* when curr was switched in */
+	uint64_t fair_vtime;		/* time tasks ran here, to the last switch (sched_fair.c) */
 	bool preemptible_point;		/* the top task stopped where it may be preempted */
 	bool softirq_pending;
 	struct list_head runqueue;
@@ -525,6 +526,18 @@ void sim_rf_write(const void *obj, const struct sim_site *site);
 void sim_rf_read(const void *obj, const struct sim_site *site, enum sim_rf_via via);
 /* The running context's function as a site (sim_ctx_site), for calls that take none. */
 const struct sim_site *sim_rf_here(void);
+
+/* --- sched_fair.c: the fair class's preemption rules, era by era ------------------ */
+/* sysctl_sched_base_slice as scaled for the machine's CPUs. */
+uint64_t sim_fair_base_slice(void);
+/* p goes on c's run queue at 'now': woken (placed anew) or preempted. */
+void sim_fair_enqueue(struct sim_cpu *c, struct task_struct *p, bool woken, uint64_t now);
+/* prev, a task, leaves c (at c's clock, before the switch): preempted, or to sleep. */
+void sim_fair_put_prev(struct sim_cpu *c, struct task_struct *prev, bool preempted);
+/* The usual answer to whether p, woken onto c at 'now', preempts c's task. */
+bool sim_fair_wakeup_preempt(const struct sim_cpu *c, const struct task_struct *p, uint64_t now);
+/* Whether a scheduler tick by c's clock has rescheduled its running task. */
+bool sim_fair_tick_resched(const struct sim_cpu *c);
 
 /* --- clock.c -------------------------------------------------------------------- */
 unsigned long sim_jiffies(void);

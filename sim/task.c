@@ -155,6 +155,8 @@ static void switch_task(struct sim_cpu *c, bool preempted)
 
 	/* c's own state is c's (the step's CPUs); the tasks are the wakers' too */
 	sim_footprint_touch(prev, true);
+	if (!(prev->flags & PF_IDLE))
+		sim_fair_put_prev(c, prev, preempted);
 	/* a CPU going down runs its stopper first, which pushes the queue away (hotplug.c) */
 	if (!list_empty(&c->runqueue) && !c->dying) {
 		next = list_first_entry(&c->runqueue, struct task_struct, run_node);
@@ -198,6 +200,7 @@ void sim_switch_task(struct sim_cpu *c)
 
 void sim_preempt_task(struct sim_cpu *c)
 {
+	sim_fair_enqueue(c, c->curr, false, c->clock);
 	list_add_tail(&c->curr->run_node, &c->runqueue);
 	switch_task(c, true);
 }
@@ -254,41 +257,27 @@ static struct sim_cpu *select_cpu(struct task_struct *p)
 }
 
 /*
- * sysctl_sched_base_slice as the kernel scales it for the CPUs it has
- * (update_sysctl(): 0.7 ms times 1 + ilog2(min(cpus, 8))); 4.9's
- * sched_min_granularity is the same 0.75 ms scaled alike.
- */
-static uint64_t base_slice(void)
-{
-	unsigned int cpus = sim.cfg.ncpus < 8 ? (unsigned int)sim.cfg.ncpus : 8, factor = 1;
-
-	while (cpus >>= 1)
-		factor++;
-	return 700000ULL * factor;
-}
-
-/*
  * wakeup_preempt(): whether p, just queued on c, preempts the task running
  * there. The idle task always yields. Between two tasks of the fair class
  * the kernel can go either way, and which way rests on state the machine
  * does not keep (each task's lag and virtual deadline, or vruntime), so it
  * is a decision. Its first answer is the kernel's usual one for equal-weight
- * nice-0 tasks, by how long the running task has had the CPU:
+ * nice-0 tasks, by the era's rule (sched_fair.c):
  * - 6.6+ (EEVDF, check_preempt_wakeup_fair): with RUN_TO_PARITY the running
- *   task keeps the CPU while it is eligible and inside the slice it was
- *   picked for (protect_slice), and a wakee that slept with zero lag leaves
- *   it eligible: within the base slice, no preemption; after it, the
- *   wakee's earlier deadline wins. Zero lag is the common case: a task that
+ *   task keeps the CPU until the deadline it was picked with is reached
+ *   (protect_slice); after it, a wakee that slept with zero lag has the
+ *   earlier deadline and wins. Zero lag is the common case: a task that
  *   ran alone on its CPU has none, and one that ran more than its share
  *   stays queued until it is eligible and then leaves with none
- *   (DELAY_DEQUEUE, DELAY_ZERO).
- *   The other answer is the wakee that slept with lag in hand (it preempts
- *   at once), or a running task whose deadline still comes first.
- * - 4.9 (CFS, check_preempt_wakeup): the wakee preempts when the running
- *   task's vruntime leads its own by more than the wakeup granularity
- *   (1 ms, scaled as above); a wakee that slept long gets sleeper credit
- *   (half a latency period), and a freshly forked task starts a slice behind
- *   (START_DEBIT), so there the other answer is the common one early on.
+ *   (DELAY_DEQUEUE, DELAY_ZERO). The other answer is the wakee that slept
+ *   with lag in hand (it preempts at once), or a running task whose
+ *   deadline still comes first.
+ * - 4.9 and 6.1 (CFS, check_preempt_wakeup): the wakee preempts when the
+ *   running task's vruntime leads its own by more than the wakeup
+ *   granularity; a wakee that slept gets sleeper credit (up to half a
+ *   latency period), and a task that never ran starts a slice behind
+ *   (START_DEBIT). The other answer covers what the machine approximates
+ *   (min_vruntime's progress while the wakee slept).
  * The answer sets need_resched (resched_curr) or not; when it is honoured is
  * the preemption model's business (enter_cpu): under full at the next point
  * with preemption enabled (preempt_enable, the irq exit), under voluntary
@@ -307,7 +296,7 @@ static void wakeup_preempt(struct sim_cpu *c, const struct task_struct *p)
 		c->need_resched = true;
 		return;
 	}
-	preempt = now - c->slice_start >= base_slice();
+	preempt = sim_fair_wakeup_preempt(c, p, now);
 	if (sim_choose_among(2, SIM_WHY_WAKE, about))
 		preempt = !preempt;
 	c->need_resched = preempt;
@@ -385,6 +374,7 @@ bool sim_wake(struct task_struct *p, unsigned int state)
 	sim_footprint_cpu(c);		/* its run queue, need_resched */
 	if (p->on_rq)
 		return true;
+	sim_fair_enqueue(c, p, true, p->woken_at);	/* p->cpu: where it slept */
 	p->cpu = c->id;
 	p->on_rq = true;
 	list_add_tail(&p->run_node, &c->runqueue);

@@ -67,6 +67,10 @@ struct task_struct {
 	unsigned int preempt_saved;	/* preempt count while switched out */
 	uint64_t blocked_since;		/* when it last left the CPU asleep */
 	uint64_t woken_at;		/* the waker's clock at its last wake-up */
+	uint64_t queued_at;		/* when it was last put on its run queue */
+	uint64_t slice_used;		/* EEVDF: of its request, when switched in (sched_fair.c) */
+	int64_t vlead;			/* CFS: min_vruntime - vruntime when queued (sched_fair.c) */
+	uint64_t slept_vtime;		/* CFS: its CPU's fair_vtime when it went to sleep */
 	const char *comm_interned;	/* comm as the trace holds it (sim_task_comm) */
 	unsigned int sleep_seq;		/* counts sleeps, for the hung-task check */
 	const void *wait_obj;		/* what it sleeps on, for deadlock reports */
