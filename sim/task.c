@@ -338,6 +338,8 @@ void sim_push_tasks(struct sim_cpu *c)
 			p->woken_at = c->clock;
 		p->cpu = to->id;
 		list_add_tail(&p->run_node, &to->runqueue);
+		/* migrated, not woken: its place on the new CPU's timeline, its request kept */
+		sim_fair_enqueue(to, p, false, p->woken_at);
 		if (to->curr->flags & PF_IDLE)
 			sim_handover(to, p->woken_at);
 		wakeup_preempt(to, p);
