@@ -135,9 +135,9 @@ same "$tmp/jobs3/found" "$tmp/par3/found" "fuzz: 3 shards merged, files differ f
 same "$tmp/jobs3/corpus" "$tmp/par3/corpus" "fuzz: 3 shards merged, corpus differs from --jobs 3"
 check
 ls "$tmp/jobs3/corpus"/*.kwp >/dev/null 2>&1 || fail "fuzz --jobs 3 saved no corpus"
-# the merge's own JSON is --jobs's
-(cd "$tmp/jobs3" && kwsim fuzz "${F[@]}" --jobs 3 --json >json.txt 2>/dev/null)
-(cd "$tmp/par3" && kwsim merge --json shard-0 shard-1 shard-2 >json.txt 2>/dev/null)
+# the merge's JSON is --jobs's (without --out, merge names the files where they are)
+(cd "$tmp/jobs3" && kwsim fuzz "${F[@]}" --jobs 3 --out found-j --json >json.txt 2>/dev/null)
+(cd "$tmp/par3" && kwsim merge --json --out found-j shard-0 shard-1 shard-2 >json.txt 2>/dev/null)
 same "$tmp/jobs3/json.txt" "$tmp/par3/json.txt" "fuzz: 3 shards merged, --json differs from --jobs 3"
 
 # from a starting corpus (the one above): 2 shards go on from it as --jobs 2 does
