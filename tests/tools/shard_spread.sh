@@ -18,7 +18,7 @@
 set -uo pipefail
 kwsim=${1:?usage: shard_spread.sh KWSIM README SCENARIOS}
 readme=${2:?usage: shard_spread.sh KWSIM README SCENARIOS}
-scenarios=${3:?usage: shard_spread.sh KWSIM README SCENARIOS}
+scenarios=$(cd "${3:?usage: shard_spread.sh KWSIM README SCENARIOS}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 ctld_pid="" slurmd_pid=""
@@ -102,6 +102,9 @@ if ! command -v parallel >/dev/null; then
 	exit 77
 fi
 export PATH="$tmp/bin:$PATH"
+# parallel's own files (~/.parallel by default) under the temp dir too
+export PARALLEL_HOME=$tmp/parallel-home TMPDIR=$tmp
+mkdir -p "$PARALLEL_HOME"
 mkdir -p "$tmp/bin" && ln -s "$(cd "$(dirname "$kwsim")" && pwd)/$(basename "$kwsim")" "$tmp/bin/kwsim"
 
 # --- GNU parallel, local jobs: explore's 3 shards merged = one process --------------------
