@@ -591,8 +591,14 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 			rc = 2;
 		}
 	}
-	if (!rc && o->shard_given)
-		rc = write_shard(&j);
+	if (!rc && o->shard_given && !(rc = write_shard(&j))) {
+		fprintf(stderr, "kwsim fuzz: shard %u/%u, stream%s", o->shard, o->nshards,
+			j.n > 1 ? "s" : "");
+		for (unsigned int i = 0; i < j.n; i++)
+			fprintf(stderr, "%s %u", i ? "," : "", j.c[i].stream);
+		fprintf(stderr, " of %u, in %s/result.txt (kwsim merge takes the shards' --out "
+			"DIRs)\n", o->nshards * o->jobs, o->fz.out_dir);
+	}
 	if (!rc)
 		rc = merge(&j, o, c, r);
 	if (!rc && (stop_flag || b.interrupted) && r->st.programs < r->programs_asked)
@@ -746,7 +752,7 @@ static int read_shard(const char *dir, struct shard_in *s, const char *expect,
 			if (!(*dirs)[a])
 				abort();
 			k = sprintf((*dirs)[a], "%s/stream-%u", dir, a);
-			sprintf((*dirs)[a] + k + 1, "%s/corpus", (*dirs)[a]);
+			sprintf((*dirs)[a] + k + 1, "%s/stream-%u/corpus", dir, a);
 			cur->dir = (*dirs)[a];
 			cur->corpus = (*dirs)[a] + k + 1;
 		} else {
