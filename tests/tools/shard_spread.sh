@@ -12,7 +12,8 @@
 # which streams are missing; bad --shard values are exit 2.
 # Without `parallel` (tools/setup installs it) the script skips (77); without
 # slurm-wlm, or when its daemons do not come up, the array scripts' bodies
-# run once per index with the variables Slurm sets. Work is bounded by runs
+# run once per index with the variables Slurm sets (KWSIM_TEST_NO_SLURM=1 asks
+# for that path where Slurm would come up). Work is bounded by runs
 # and programs; the only wait is for Slurm's daemons (at most 60 polls).
 # Usage: shard_spread.sh KWSIM README SCENARIOS
 set -uo pipefail
@@ -181,6 +182,7 @@ chmod +x "$tmp/explore.sh" "$tmp/fuzz.sh"
 # A single-node Slurm on localhost: its files under $tmp, ports of its own, no munge.
 slurm_up() {
 	local s=$tmp/slurm host cpus
+	[[ -z ${KWSIM_TEST_NO_SLURM:-} ]] || { why="KWSIM_TEST_NO_SLURM is set"; return 1; }
 	command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v sbatch >/dev/null ||
 		{ why="slurm-wlm is not installed"; return 1; }
 	((EUID == 0)) || { why="slurmd must run as root"; return 1; }
