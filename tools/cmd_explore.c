@@ -28,6 +28,7 @@
  */
 #include "cmd_explore.h"
 #include "util.h"
+#include "cmd_fuzz.h"
 #include "cmd_run.h"
 #include "explore/explore.h"
 #include "outfile.h"
@@ -205,11 +206,8 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			o->jobs = (unsigned int)n;
 		} else if (!strcmp(a, "--shard")) {
 			unsigned int si, sn;
-			char tail;
 
-			if (sscanf(v, "%u/%u%c", &si, &sn, &tail) != 2 || v[0] == '-' ||
-			    !strchr(v, '/') || strchr(v, '-') || strchr(v, '+') || strchr(v, ' ') ||
-			    !sn || si >= sn || sn > 1000000)
+			if (!jobs_parse_shard(v, &si, &sn))
 				return cmd_usage_error(cmd, "--shard wants I/N with 0 <= I < N, not '%s'", v);
 			o->xc.shard = si;
 			o->xc.nshards = sn;
@@ -652,12 +650,24 @@ int kwsim_merge(int argc, char **argv)
 	int ndirs = 0, rc = 0;
 	char err[256];
 
+	/* the shards of kwsim fuzz: their own merge (tools/cmd_fuzz.c), by the first's result */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--corpus")) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] != '-' || !argv[i][1]) {
+			if (kwsim_fuzz_shard_dir(argv[i]))
+				return kwsim_merge_fuzz(argc, argv);
+			break;
+		}
+	}
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: kwsim merge DIR... [--json]\n(the options are explained by "
-			       "'kwsim help')\n");
+			printf("usage: kwsim merge DIR... [--json] [--out DIR] [--corpus DIR]\n"
+			       "(the options are explained by 'kwsim help')\n");
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return cmd_usage_error("merge", "unknown option '%s'", argv[i]);

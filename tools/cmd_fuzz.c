@@ -29,6 +29,7 @@
 #include "fuzz/campaign.h"
 #include "jobs.h"
 #include "scenario/scn.h"
+#include "outfile.h"
 
 #include <model.h>
 
@@ -48,8 +49,9 @@
 
 struct fuzz_opts {
 	struct fz_opts fz;
-	bool runs_given, time_given, json, kernel_given;
+	bool runs_given, time_given, json, kernel_given, shard_given;
 	unsigned int jobs;
+	unsigned int shard, nshards;	/* --shard I/N: streams I + N j of N J */
 	const char *corpus;
 };
 
@@ -67,6 +69,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 	fz_opts_default(&o->fz);
 	o->fz.programs = 1000;
 	o->jobs = 1;
+	o->nshards = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,7 +78,8 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			     !strcmp(a, "--corpus") || !strcmp(a, "--schedules") ||
 			     !strcmp(a, "--max-steps") || !strcmp(a, "--corpus-max") ||
 			     !strcmp(a, "--cross-runs") || !strcmp(a, "--shrink-runs") ||
-			     !strcmp(a, "--cpus") || !strcmp(a, "--save-every");
+			     !strcmp(a, "--cpus") || !strcmp(a, "--save-every") ||
+			     !strcmp(a, "--shard");
 		uint64_t n;
 
 		if (takes && !v)
@@ -109,6 +113,10 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			if (!cmd_parse_u64(v, &n) || !n || n > MAX_JOBS)
 				return cmd_usage_error("fuzz", "--jobs wants 1 to 64 processes, not '%s'", v);
 			o->jobs = (unsigned int)n;
+		} else if (!strcmp(a, "--shard")) {
+			if (!jobs_parse_shard(v, &o->shard, &o->nshards))
+				return cmd_usage_error("fuzz", "--shard wants I/N with 0 <= I < N, not '%s'", v);
+			o->shard_given = true;
 		} else if (!strcmp(a, "--out")) {
 			o->fz.out_dir = v;
 		} else if (!strcmp(a, "--corpus")) {
@@ -154,7 +162,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 			       " [--json]\n"
 			       "                  [--max-steps N] [--corpus-max N] [--cross-runs N]"
 			       " [--shrink-runs N] [--cpus N]\n"
-			       "                  [--save-every N]\n"
+			       "                  [--save-every N] [--shard I/N]\n"
 			       "(the options are explained by 'kwsim help')\n");
 			return -1;
 		} else if (a[0] == '-') {
@@ -168,6 +176,12 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		return cmd_usage_error("fuzz", "%s", "needs --kernel V: the variant to fuzz");
 	if (o->time_given && !o->runs_given)
 		o->fz.programs = 0;	/* --time alone: as many programs as fit */
+	if (o->shard_given && !o->fz.out_dir)
+		return cmd_usage_error("fuzz", "%s", "--shard writes its result to --out DIR (kwsim merge reads "
+				   "it): give --out");
+	/* a stream's index is 16 bits of its programs' seeds */
+	if ((uint64_t)o->nshards * o->jobs > 65536)
+		return cmd_usage_error("fuzz", "%s", "--shard N times --jobs J is more than 65,536 streams");
 	o->fz.corpus_dir = o->corpus;
 	return 0;
 }
@@ -247,12 +261,13 @@ static int fuzz(struct fuzz_opts *o)
 	if (hook)
 		(void)cmd_parse_u64(hook, &o->fz.raise_sigint_at);
 	memset(&r, 0, sizeof(r));
-	if (o->jobs > 1)
+	if (o->jobs > 1 || o->shard_given)
 		rc = run_jobs(o, &c, &r);
 	else
 		rc = fz_run(&o->fz, &c, &r, stderr);
 	sigaction(SIGINT, &old, NULL);
-	if (!rc && o->corpus)
+	/* a shard's streams keep theirs in DIR/stream-S: kwsim merge --corpus writes the campaign's */
+	if (!rc && o->corpus && !o->shard_given)
 		rc = fz_corpus_save(o->corpus, &c, stderr);
 	if (!rc) {
 		if (o->json)
@@ -277,96 +292,15 @@ int kwsim_fuzz(int argc, char **argv)
 	return rc < 0 ? 0 : rc;
 }
 
-/* --- --jobs: child processes, multiplexed with libevent ------------------------------------- */
+/* --- --jobs and --shard: streams as child processes, multiplexed with libevent ---------------- */
 
-/* A string on one line of the pipe: backslash, tab and newline escaped. */
-static void put_str(FILE *out, const char *v)
-{
-	fputc('\t', out);
-	if (!v) {
-		fputs("\\0", out);
-		return;
-	}
-	for (; *v; v++) {
-		if (*v == '\\')
-			fputs("\\\\", out);
-		else if (*v == '\t')
-			fputs("\\t", out);
-		else if (*v == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*v, out);
-	}
-}
-
-/* The next field of line (tabs between), unescaped in place; NULL for "\0". */
-static char *get_str(char **line)
-{
-	char *f = *line, *o, *p;
-
-	if (!f)
-		return NULL;
-	p = strchr(f, '\t');
-	*line = p ? p + 1 : NULL;
-	if (p)
-		*p = '\0';
-	if (!strcmp(f, "\\0"))
-		return NULL;
-	for (o = p = f; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-			*o++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = '\0';
-	return f;
-}
-
-static uint64_t get_u64(char **line)
-{
-	char *f = get_str(line);
-
-	return f ? strtoull(f, NULL, 10) : 0;
-}
-
-static void write_result(FILE *out, const struct fz_result *r)
-{
-	const struct fz_stats *s = &r->st;
-
-	fprintf(out, "result\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%"
-		PRIu64 "\t%" PRIu64 "\t%zu\t%zu\t%zu\t%zu\t%d", s->programs, s->runs, s->generated,
-		s->mutated, s->spliced, s->rejected, s->cut_short, s->corpus, s->features, s->tuples,
-		s->rf_pairs, r->stopped);
-	put_str(out, r->first_error);
-	fputc('\n', out);
-	for (size_t i = 0; i < r->nf; i++) {
-		const struct fz_finding *f = &r->f[i];
-
-		fputs("finding", out);
-		put_str(out, f->id);
-		put_str(out, f->what);
-		put_str(out, f->file);
-		fprintf(out, "\t%d\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%zu\t%zu\t%d\t%d\n",
-			f->misuse, f->rules, f->program, f->schedules, f->count, f->stmts_before,
-			f->stmts_after, f->depth, f->schedule_shrunk);
-		for (size_t k = 0; k < f->ncross; k++) {
-			fputs("cross", out);
-			put_str(out, f->cross[k].kernel);
-			fprintf(out, "\t%" PRIu64 "\t%d\t%d\n", f->cross[k].runs, f->cross[k].shown,
-				f->cross[k].error);
-		}
-	}
-	fputs("end\n", out);
-}
-
-/* A job's part, as it sent it (--jobs: tools/jobs.h runs them). */
+/* A stream's part, as its child sent it (--jobs: tools/jobs.h runs them). */
 struct job {
 	bool ended;		/* it sent its "end" line */
 	struct fz_stats progress;
 	struct fz_result r;	/* what it sent */
-	char out[4096], corpus[4096];	/* its --out and --corpus directories */
+	unsigned int stream;	/* its stream of the campaign's */
+	char out[4096], corpus[4200];	/* its findings' files and its corpus, or "" */
 };
 
 struct jobs {
@@ -409,93 +343,27 @@ static void jobs_progress(struct jobs *j, bool final)
 	progress_line(&j->prog, &t, final);
 }
 
-static void take_line(struct jobs *j, struct job *c, char *line)
+static void child_line(void *arg, unsigned int i, char *line)
 {
-	char *p = line, *kind = get_str(&p);
-	struct fz_result *r = &c->r;
+	struct jobs *j = arg;
+	struct job *c = &j->c[i];
+	char *p = line;
 
-	if (!kind)
-		return;
-	if (!strcmp(kind, "progress")) {
-		c->progress.programs = get_u64(&p);
-		c->progress.runs = get_u64(&p);
-		c->progress.corpus = (size_t)get_u64(&p);
-		c->progress.features = (size_t)get_u64(&p);
-		c->progress.findings = (size_t)get_u64(&p);
-		c->progress.misuse_findings = (size_t)get_u64(&p);
+	if (!strncmp(line, "progress\t", 9)) {
+		(void)fz_get_str(&p);
+		c->progress.programs = fz_get_u64(&p);
+		c->progress.runs = fz_get_u64(&p);
+		c->progress.corpus = (size_t)fz_get_u64(&p);
+		c->progress.features = (size_t)fz_get_u64(&p);
+		c->progress.findings = (size_t)fz_get_u64(&p);
+		c->progress.misuse_findings = (size_t)fz_get_u64(&p);
 		jobs_progress(j, false);
-	} else if (!strcmp(kind, "result")) {
-		struct fz_stats *s = &r->st;
-		char *e;
-
-		s->programs = get_u64(&p);
-		s->runs = get_u64(&p);
-		s->generated = get_u64(&p);
-		s->mutated = get_u64(&p);
-		s->spliced = get_u64(&p);
-		s->rejected = get_u64(&p);
-		s->cut_short = get_u64(&p);
-		s->corpus = (size_t)get_u64(&p);
-		s->features = (size_t)get_u64(&p);
-		s->tuples = (size_t)get_u64(&p);
-		s->rf_pairs = (size_t)get_u64(&p);
-		r->stopped = get_u64(&p) != 0;
-		e = get_str(&p);
-		snprintf(r->first_error, sizeof(r->first_error), "%s", e ? e : "");
-	} else if (!strcmp(kind, "finding")) {
-		struct fz_finding *f;
-		char *v;
-
-		if (r->nf == r->capf) {
-			r->capf = r->capf ? 2 * r->capf : 8;
-			r->f = realloc(r->f, r->capf * sizeof(*r->f));
-			if (!r->f)
-				abort();
-		}
-		f = &r->f[r->nf++];
-		memset(f, 0, sizeof(*f));
-		v = get_str(&p);
-		f->id = strdup(v ? v : "");
-		v = get_str(&p);
-		f->what = strdup(v ? v : "");
-		v = get_str(&p);
-		f->file = v ? strdup(v) : NULL;
-		if (!f->id || !f->what)
-			abort();
-		f->misuse = get_u64(&p) != 0;
-		f->rules = get_u64(&p);
-		f->program = get_u64(&p);
-		f->schedules = get_u64(&p);
-		f->count = get_u64(&p);
-		f->stmts_before = (size_t)get_u64(&p);
-		f->stmts_after = (size_t)get_u64(&p);
-		v = get_str(&p);
-		f->depth = v ? atoi(v) : -1;
-		f->schedule_shrunk = get_u64(&p) != 0;
-	} else if (!strcmp(kind, "cross") && r->nf) {
-		struct fz_finding *f = &r->f[r->nf - 1];
-		char *v = get_str(&p);
-
-		f->cross = realloc(f->cross, (f->ncross + 1) * sizeof(*f->cross));
-		if (!f->cross)
-			abort();
-		f->cross[f->ncross].kernel = strdup(v ? v : "");
-		f->cross[f->ncross].runs = get_u64(&p);
-		f->cross[f->ncross].shown = get_u64(&p) != 0;
-		f->cross[f->ncross++].error = get_u64(&p) != 0;
-	} else if (!strcmp(kind, "end")) {
+	} else if (fz_result_line(&c->r, line) == 1) {
 		c->ended = true;
 	}
 }
 
-static void child_line(void *arg, unsigned int i, char *line)
-{
-	struct jobs *j = arg;
-
-	take_line(j, &j->c[i], line);
-}
-
-/* Child i: stream i of the campaign, its result to out. */
+/* Child i: its stream of the campaign, its result to out. */
 static int child_main(void *arg, unsigned int i, FILE *out)
 {
 	struct jobs *j = arg;
@@ -507,10 +375,10 @@ static int child_main(void *arg, unsigned int i, FILE *out)
 	struct fz_result r;
 	int rc;
 
-	fo.job = i;
-	fo.njobs = o->jobs;
+	fo.job = me->stream;
+	fo.njobs = o->nshards * o->jobs;
 	fo.out_dir = o->fz.out_dir ? me->out : NULL;
-	fo.corpus_dir = o->corpus ? me->corpus : NULL;	/* its save points: DIR/.job-I */
+	fo.corpus_dir = me->corpus[0] ? me->corpus : NULL;	/* its save points */
 	fo.progress = child_progress;
 	fo.progress_arg = out;
 	if (c0->n) {
@@ -521,63 +389,12 @@ static int child_main(void *arg, unsigned int i, FILE *out)
 		c.n = c.cap = c0->n;
 	}
 	rc = fz_run(&fo, &c, &r, stderr);
-	if (!rc && o->corpus)
+	if (!rc && me->corpus[0])
 		rc = fz_corpus_save(me->corpus, &c, stderr);
 	if (!rc)
-		write_result(out, &r);
+		fz_result_write(out, &r);
 	fz_result_free(&r);
 	fz_corpus_free(&c);
-	return rc;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0, n;
-	char buf[8192];
-	FILE *m;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&text, &len);
-	if (!m)
-		abort();
-	while ((n = fread(buf, 1, sizeof(buf), f)))
-		fwrite(buf, 1, n, m);
-	fclose(f);
-	fclose(m);
-	return text;
-}
-
-/* Job i's file of finding f as DIR/NNN-... of the merged numbering (its name in its text too). */
-static int move_file(const struct job *c, struct fz_finding *f, size_t n, const char *dir)
-{
-	char from[8300], to[8300], name[300], *text, *at;
-	FILE *out;
-	int rc = 0;
-
-	snprintf(from, sizeof(from), "%s/%s", c->out, f->file);
-	snprintf(name, sizeof(name), "%03zu%s", n, f->file + strspn(f->file, "0123456789"));
-	snprintf(to, sizeof(to), "%s/%s", dir, name);
-	text = read_file(from);
-	if (!text) {
-		fprintf(stderr, "kwsim fuzz: cannot read %s: %s\n", from, strerror(errno));
-		return 2;
-	}
-	out = fopen(to, "w");
-	/* "replay: kwsim replay NAME" in its comment */
-	at = strstr(text, f->file);
-	if (!out || (at ? fprintf(out, "%.*s%s%s", (int)(at - text), text, name,
-				  at + strlen(f->file)) < 0 : fputs(text, out) == EOF) || fclose(out)) {
-		fprintf(stderr, "kwsim fuzz: cannot write %s: %s\n", to, strerror(errno));
-		rc = 2;
-	}
-	free(text);
-	free(f->file);
-	f->file = strdup(name);
-	if (!f->file)
-		abort();
 	return rc;
 }
 
@@ -599,89 +416,125 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* The jobs' results as one: counts summed, findings by identity, the first in job order. */
+/* The starting corpus's name: FNV-1a 64 over its programs' keys, in load order. */
+static uint64_t corpus_hash(const struct fz_corpus *c)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		for (int b = 0; b < 64; b += 8)
+			h = (h ^ ((c->e[i].key >> b) & 0xff)) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * A shard's DIR/result.txt: the campaign's settings (each a field; merge
+ * takes only shards of one campaign), the shard, and each stream's result
+ * as its child sent it, its files in DIR/stream-S, its corpus in
+ * DIR/stream-S/corpus.
+ */
+#define SHARD_MAGIC "kwsim-fuzz-result\t1"
+static const char *const setting_name[] = {
+	"--kernel", "--seed", "--runs", "--time", "--schedules", "--max-steps", "--misuse",
+	"--cpus", "--corpus-max", "--shrink-runs", "--cross-runs", "--corpus (the starting "
+	"corpus's programs)", "--corpus (the starting corpus's size)", "the number of streams "
+	"(--shard N times --jobs J)",
+};
+#define NSETTINGS (sizeof(setting_name) / sizeof(setting_name[0]))
+
+static void campaign_line(FILE *out, const struct fuzz_opts *o, const struct fz_corpus *c0)
+{
+	fputs("campaign", out);
+	fz_put_str(out, o->fz.kernel);
+	fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%.17g\t%u\t%" PRIu64 "\t%d\t%u\t%zu\t%" PRIu64 "\t%"
+		PRIu64 "\t%016" PRIx64 "\t%zu\t%u\n", o->fz.seed, o->fz.programs, o->fz.time_s,
+		o->fz.schedules, o->fz.max_steps, o->fz.misuse, o->fz.max_cpus, o->fz.corpus_max,
+		o->fz.shrink_runs, o->fz.cross_runs, corpus_hash(c0), c0->n, o->nshards * o->jobs);
+}
+
+static int write_shard(const struct jobs *j)
+{
+	const struct fuzz_opts *o = j->o;
+	char path[4200];
+	struct outfile of;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/result.txt", o->fz.out_dir);
+	f = outfile_open(&of, path);
+	if (f) {
+		fprintf(f, "%s\n", SHARD_MAGIC);
+		campaign_line(f, o, j->c0);
+		fprintf(f, "shard\t%u\t%u\t%u\t%" PRIu64 "\n", o->shard, o->nshards, o->jobs,
+			o->fz.save_every);
+		for (unsigned int i = 0; i < j->n; i++) {
+			fprintf(f, "stream\t%u\n", j->c[i].stream);
+			fz_result_write(f, &j->c[i].r);
+		}
+	}
+	if (!f || outfile_close(&of, !ferror(f))) {
+		fprintf(stderr, "kwsim fuzz: cannot write %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* The campaign's head of a result: what fz_print's first line says. */
+static void result_head(struct fz_result *r, const struct fz_opts *fz, uint64_t streams)
+{
+	r->kernel = strdup(fz->kernel);
+	if (!r->kernel)
+		abort();
+	r->seed = fz->seed;
+	r->programs_asked = fz->programs * streams;
+	r->schedules = fz->schedules;
+	r->misuse = fz->misuse;
+}
+
+/* The jobs' results as one (tools/fuzz/campaign_merge.c). */
 static int merge(struct jobs *j, struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *r)
+{
+	struct fz_part *p = calloc(j->n, sizeof(*p));
+	char (*dir)[32] = calloc(j->n, sizeof(*dir));
+	int rc;
+
+	if (!p || !dir)
+		abort();
+	result_head(r, &o->fz, j->n);
+	for (unsigned int i = 0; i < j->n; i++) {
+		p[i].r = j->c[i].r;
+		memset(&j->c[i].r, 0, sizeof(j->c[i].r));
+		/* a shard's files stay in DIR/stream-S: the summary names them there */
+		snprintf(dir[i], sizeof(dir[i]), "stream-%u", j->c[i].stream);
+		p[i].dir = o->shard_given ? dir[i] : j->c[i].out;
+		p[i].corpus = j->c[i].corpus[0] ? j->c[i].corpus : NULL;
+	}
+	rc = fz_merge(p, j->n, o->shard_given ? NULL : o->fz.out_dir,
+		      o->corpus && !o->shard_given ? c : NULL, o->fz.corpus_max, r, "fuzz", stderr);
+	for (unsigned int i = 0; i < j->n; i++)
+		fz_result_free(&p[i].r);
+	free(p);
+	free(dir);
+	return rc;
+}
+
+/* Job i's stream and directories: --jobs, DIR/.job-I (gone at the end); --shard, DIR/stream-S. */
+static int job_dirs(struct fuzz_opts *o, struct job *cj, unsigned int i)
 {
 	int rc = 0;
 
-	r->kernel = strdup(o->fz.kernel);
-	if (!r->kernel)
-		abort();
-	r->seed = o->fz.seed;
-	r->programs_asked = o->fz.programs * o->jobs;
-	r->schedules = o->fz.schedules;
-	r->misuse = o->fz.misuse;
-	for (unsigned int i = 0; i < j->n; i++) {
-		struct fz_result *p = &j->c[i].r;
-
-		r->st.programs += p->st.programs;
-		r->st.runs += p->st.runs;
-		r->st.generated += p->st.generated;
-		r->st.mutated += p->st.mutated;
-		r->st.spliced += p->st.spliced;
-		r->st.rejected += p->st.rejected;
-		r->st.cut_short += p->st.cut_short;
-		r->st.corpus += p->st.corpus;
-		r->st.features = r->st.features > p->st.features ? r->st.features : p->st.features;
-		r->st.tuples = r->st.tuples > p->st.tuples ? r->st.tuples : p->st.tuples;
-		r->st.rf_pairs = r->st.rf_pairs > p->st.rf_pairs ? r->st.rf_pairs : p->st.rf_pairs;
-		r->stopped |= p->stopped;
-		if (!r->first_error[0])
-			memcpy(r->first_error, p->first_error, sizeof(r->first_error));
-		for (size_t k = 0; k < p->nf; k++) {
-			struct fz_finding *f = &p->f[k];
-			bool seen = false;
-
-			for (size_t m = 0; m < r->nf && !seen; m++) {
-				if (!strcmp(r->f[m].id, f->id)) {
-					r->f[m].count += f->count;
-					seen = true;
-				}
-			}
-			if (seen)
-				continue;
-			if (r->nf == r->capf) {
-				r->capf = r->capf ? 2 * r->capf : 8;
-				r->f = realloc(r->f, r->capf * sizeof(*r->f));
-				if (!r->f)
-					abort();
-			}
-			r->f[r->nf++] = *f;
-			memset(f, 0, sizeof(*f));	/* moved */
-			if (r->f[r->nf - 1].misuse)
-				r->st.misuse_findings++;
-			else
-				r->st.findings++;
-			if (o->fz.out_dir && r->f[r->nf - 1].file && !rc)
-				rc = move_file(&j->c[i], &r->f[r->nf - 1], r->nf, o->fz.out_dir);
-		}
+	cj->stream = o->shard + o->nshards * i;
+	if (o->shard_given) {
+		snprintf(cj->out, sizeof(cj->out), "%s/stream-%u", o->fz.out_dir, cj->stream);
+		snprintf(cj->corpus, sizeof(cj->corpus), "%s/corpus", cj->out);
+		return make_dir(cj->out);
+	}
+	if (o->fz.out_dir) {
+		snprintf(cj->out, sizeof(cj->out), "%s/.job-%u", o->fz.out_dir, i);
+		rc = make_dir(cj->out);
 	}
 	if (o->corpus && !rc) {
-		/* the jobs' corpora in turn, up to the bound */
-		struct fz_corpus part[MAX_JOBS] = { { 0 } };
-		bool more = true;
-
-		fz_corpus_free(c);
-		for (unsigned int i = 0; i < j->n && !rc; i++)
-			rc = fz_corpus_load(j->c[i].corpus, &part[i], o->fz.corpus_max, stderr);
-		for (size_t k = 0; more && !rc; k++) {
-			more = false;
-			for (unsigned int i = 0; i < j->n && c->n < o->fz.corpus_max; i++) {
-				if (k >= part[i].n)
-					continue;
-				more = true;
-				if (c->n == c->cap) {
-					c->cap = c->cap ? 2 * c->cap : 64;
-					c->e = realloc(c->e, c->cap * sizeof(*c->e));
-					if (!c->e)
-						abort();
-				}
-				c->e[c->n++] = part[i].e[k];
-			}
-		}
-		for (unsigned int i = 0; i < j->n; i++)
-			fz_corpus_free(&part[i]);
-		r->st.corpus = c->n;
+		rc = make_dir(o->corpus);
+		snprintf(cj->corpus, sizeof(cj->corpus), "%s/.job-%u", o->corpus, i);
 	}
 	return rc;
 }
@@ -697,18 +550,8 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 	j.c = calloc(j.n, sizeof(*j.c));
 	if (!j.c || !status)
 		abort();
-	for (unsigned int i = 0; i < j.n && !rc; i++) {
-		struct job *cj = &j.c[i];
-
-		if (o->fz.out_dir) {
-			snprintf(cj->out, sizeof(cj->out), "%s/.job-%u", o->fz.out_dir, i);
-			rc = make_dir(cj->out);
-		}
-		if (o->corpus && !rc) {
-			rc = make_dir(o->corpus);
-			snprintf(cj->corpus, sizeof(cj->corpus), "%s/.job-%u", o->corpus, i);
-		}
-	}
+	for (unsigned int i = 0; i < j.n && !rc; i++)
+		rc = job_dirs(o, &j.c[i], i);
 	b = (struct jobs_batch){ .n = j.n, .status = status,
 		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = on_sigint } };
 	if (!rc && jobs_batch_run(&b, "kwsim fuzz"))
@@ -725,12 +568,22 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 			rc = 2;
 		}
 	}
+	if (!rc && o->shard_given && !(rc = write_shard(&j))) {
+		fprintf(stderr, "kwsim fuzz: shard %u/%u, stream%s", o->shard, o->nshards,
+			j.n > 1 ? "s" : "");
+		for (unsigned int i = 0; i < j.n; i++)
+			fprintf(stderr, "%s %u", i ? "," : "", j.c[i].stream);
+		fprintf(stderr, " of %u, in %s/result.txt (kwsim merge takes the shards' --out "
+			"DIRs)\n", o->nshards * o->jobs, o->fz.out_dir);
+	}
 	if (!rc)
 		rc = merge(&j, o, c, r);
 	if (!rc && (stop_flag || b.interrupted) && r->st.programs < r->programs_asked)
 		r->stopped = true;
 	for (unsigned int i = 0; i < j.n; i++) {
 		fz_result_free(&j.c[i].r);
+		if (o->shard_given)
+			continue;
 		if (j.c[i].out[0])
 			remove_dir(j.c[i].out);
 		if (j.c[i].corpus[0])
@@ -738,5 +591,273 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 	}
 	free(status);
 	free(j.c);
+	return rc;
+}
+
+/* --- kwsim merge of fuzz shards ------------------------------------------------------------------ */
+
+bool kwsim_fuzz_shard_dir(const char *dir)
+{
+	char path[4200], line[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/result.txt", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return !strncmp(line, "kwsim-fuzz-result\t", 18);
+}
+
+struct shard_in {
+	char *campaign;		/* the campaign line, as written */
+	unsigned int shard, nshards, jobs;
+	struct fz_opts fz;	/* its settings, from the campaign line */
+	uint64_t streams;
+};
+
+/* The campaign line's settings into s->fz (the strings in s->campaign's copy). */
+static bool read_campaign(struct shard_in *s, char *line)
+{
+	char *p = line, *f[NSETTINGS + 1], *end;
+	size_t n = 0;
+
+	while (p && n < NSETTINGS + 1)
+		f[n++] = fz_get_str(&p);
+	if (n != NSETTINGS + 1 || p || !f[1] || strcmp(f[0], "campaign") || !kw_model_find(f[1]))
+		return false;
+	s->fz.kernel = kw_model_find(f[1])->name;
+	s->fz.seed = strtoull(f[2], NULL, 10);
+	s->fz.programs = strtoull(f[3], NULL, 10);
+	s->fz.time_s = strtod(f[4], &end);
+	s->fz.schedules = (unsigned int)strtoul(f[5], NULL, 10);
+	s->fz.max_steps = strtoull(f[6], NULL, 10);
+	s->fz.misuse = atoi(f[7]) != 0;
+	s->fz.max_cpus = (unsigned int)strtoul(f[8], NULL, 10);
+	s->fz.corpus_max = (size_t)strtoull(f[9], NULL, 10);
+	s->streams = strtoull(f[NSETTINGS], NULL, 10);
+	return s->fz.corpus_max && s->streams;
+}
+
+/* The first setting two campaign lines differ in, or NULL. */
+static const char *differs(const char *a, const char *b)
+{
+	size_t k = 0;
+
+	for (; *a && *a == *b; a++, b++)
+		k += *a == '\t';
+	if (!*a && !*b)
+		return NULL;
+	return k >= 1 && k <= NSETTINGS ? setting_name[k - 1] : "the campaign line";
+}
+
+/* DIR/result.txt into s and its streams into parts (at their stream index). */
+static int read_shard(const char *dir, struct shard_in *s, const char *expect,
+		      struct fz_part **parts, char ***dirs)
+{
+	const char *what;
+	char path[4200], *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	struct fz_part *cur = NULL;
+	FILE *f;
+	int rc = 2;
+
+	snprintf(path, sizeof(path), "%s/result.txt", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "kwsim merge: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		unsigned int a, b, c;
+		unsigned long long se;
+		char tail;
+		int k;
+
+		lineno++;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, SHARD_MAGIC))
+				goto bad;
+		} else if (lineno == 2) {
+			s->campaign = strdup(line);
+			if (!s->campaign)
+				abort();
+			if (!read_campaign(s, line))
+				goto bad;
+			/* another campaign's shard is refused before its streams are taken */
+			if (expect && (what = differs(expect, s->campaign))) {
+				fprintf(stderr, "kwsim merge: %s: a shard of another campaign (%s "
+					"differs): merge takes the shards of one campaign\n", dir, what);
+				goto out;
+			}
+		} else if (lineno == 3) {
+			if (sscanf(line, "shard\t%u\t%u\t%u\t%llu%c", &a, &b, &c, &se, &tail) != 4 ||
+			    !b || a >= b || !c || (uint64_t)b * c != s->streams)
+				goto bad;
+			s->shard = a;
+			s->nshards = b;
+			s->jobs = c;
+			if (!*parts) {
+				*parts = calloc(s->streams, sizeof(**parts));
+				*dirs = calloc(s->streams, sizeof(**dirs));
+				if (!*parts || !*dirs)
+					abort();
+			}
+		} else if (cur) {
+			int k = fz_result_line(&cur->r, line);
+
+			if (k < 0)
+				goto bad;
+			if (k == 1)
+				cur = NULL;
+		} else if (sscanf(line, "stream\t%u%c", &a, &tail) == 1 && *parts &&
+			   a < s->streams && a % s->nshards == s->shard) {
+			if ((*parts)[a].dir) {
+				fprintf(stderr, "kwsim merge: %s: stream %u of %" PRIu64 " is there "
+					"twice (shard %u/%u given twice?)\n", dir, a, s->streams,
+					s->shard, s->nshards);
+				goto out;
+			}
+			cur = &(*parts)[a];
+			/* its files' directory, then its corpus's, in one block */
+			(*dirs)[a] = malloc(2 * strlen(dir) + 64);
+			if (!(*dirs)[a])
+				abort();
+			k = sprintf((*dirs)[a], "%s/stream-%u", dir, a);
+			sprintf((*dirs)[a] + k + 1, "%s/stream-%u/corpus", dir, a);
+			cur->dir = (*dirs)[a];
+			cur->corpus = (*dirs)[a] + k + 1;
+		} else {
+			goto bad;
+		}
+	}
+	if (lineno >= 3 && !cur) {
+		rc = 0;
+		goto out;
+	}
+bad:
+	fprintf(stderr, "kwsim merge: %s: not a whole kwsim fuzz --shard result (line %zu)\n", path,
+		lineno);
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+struct merge_opts {
+	bool json;
+	const char *out, *corpus;
+};
+
+static int merge_args(int argc, char **argv, struct merge_opts *m, int *ndirs)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json")) {
+			m->json = true;
+		} else if (!strcmp(a, "--out") || !strcmp(a, "--corpus")) {
+			if (i + 1 >= argc)
+				return cmd_usage_error("fuzz", "option %s needs a value", a);
+			*(!strcmp(a, "--out") ? &m->out : &m->corpus) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "kwsim merge: unknown option '%s' (try 'kwsim help')\n", a);
+			return 2;
+		} else {
+			(*ndirs)++;
+		}
+	}
+	if (!*ndirs) {
+		fprintf(stderr, "kwsim merge: needs the --out DIR of each shard (try 'kwsim help')\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* The shards' streams as the campaign of them all: what --jobs of as many streams prints. */
+static int merge_streams(struct merge_opts *m, const struct shard_in *first, struct fz_part *p,
+			 struct fz_result *r)
+{
+	struct fz_corpus c = { 0 };
+	struct fz_part *given = calloc(first->streams, sizeof(*given));
+	unsigned int n = 0;
+	int rc = 0;
+
+	if (!given)
+		abort();
+	result_head(r, &first->fz, first->streams);
+	for (uint64_t s = 0; s < first->streams; s++) {
+		if (p[s].dir) {
+			given[n++] = p[s];
+			memset(&p[s].r, 0, sizeof(p[s].r));	/* moved */
+		} else {
+			r->stopped = true;
+		}
+	}
+	if (n < first->streams)
+		fprintf(stderr, "kwsim merge: %" PRIu64 " of the %" PRIu64 " streams are missing: the "
+			"summary covers those given\n", first->streams - n, first->streams);
+	if (m->out && mkdir(m->out, 0777) && errno != EEXIST) {
+		fprintf(stderr, "kwsim merge: cannot make %s: %s\n", m->out, strerror(errno));
+		rc = 2;
+	}
+	if (!rc)
+		rc = fz_merge(given, n, m->out, m->corpus ? &c : NULL, first->fz.corpus_max, r,
+			      "merge", stderr);
+	if (!rc && m->corpus)
+		rc = fz_corpus_save(m->corpus, &c, stderr);
+	for (unsigned int i = 0; i < n; i++)
+		fz_result_free(&given[i].r);
+	free(given);
+	fz_corpus_free(&c);
+	return rc;
+}
+
+int kwsim_merge_fuzz(int argc, char **argv)
+{
+	struct merge_opts m = { 0 };
+	struct shard_in first = { 0 };
+	struct fz_part *parts = NULL;
+	char **dirs = NULL;
+	struct fz_result r = { 0 };
+	int ndirs = 0, rc = merge_args(argc, argv, &m, &ndirs);
+	bool have = false;
+
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *d = argv[i];
+		struct shard_in one = { 0 };
+
+		if (!strcmp(d, "--out") || !strcmp(d, "--corpus")) {
+			i++;
+			continue;
+		}
+		if (d[0] == '-' && d[1])
+			continue;
+		rc = read_shard(d, have ? &one : &first, have ? first.campaign : NULL, &parts, &dirs);
+		have = true;
+		free(one.campaign);
+	}
+	if (!rc)
+		rc = merge_streams(&m, &first, parts, &r);
+	if (!rc) {
+		if (m.json)
+			fz_print_json(stdout, &r, m.out);
+		else
+			fz_print(stdout, &r, m.out);
+		rc = fz_status(&r);
+	}
+	for (uint64_t s = 0; parts && s < first.streams; s++) {
+		fz_result_free(&parts[s].r);
+		free(dirs[s]);
+	}
+	free(parts);
+	free(dirs);
+	free(first.campaign);
+	fz_result_free(&r);
 	return rc;
 }

@@ -297,3 +297,18 @@ int jobs_batch_run(struct jobs_batch *b, const char *cmd)
 	event_base_free(r.base);
 	return rc;
 }
+
+bool jobs_parse_shard(const char *v, unsigned int *i, unsigned int *n)
+{
+	char tail;
+
+	const char *slash = strchr(v, '/');
+
+	/* digits only, one slash, no number longer than 1,000,000's (sscanf would wrap) */
+	if (!slash || strspn(v, "0123456789/") != strlen(v) || slash != strrchr(v, '/') ||
+	    slash - v > 7 || strlen(slash + 1) > 7)
+		return false;
+	if (sscanf(v, "%u/%u%c", i, n, &tail) != 2 || !*n || *i >= *n || *n > 1000000)
+		return false;
+	return true;
+}

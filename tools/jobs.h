@@ -65,4 +65,10 @@ int jobs_batch_run(struct jobs_batch *b, const char *cmd);
 /* From a line callback: stop every job as a SIGINT would (explore's --stop-on-first). */
 void jobs_batch_stop(struct jobs_batch *b);
 
+/*
+ * --shard I/N of explore and fuzz: "I/N", decimal, 0 <= I < N <= 1,000,000,
+ * nothing else (no sign, space or tail). Returns false for anything else.
+ */
+bool jobs_parse_shard(const char *v, unsigned int *i, unsigned int *n);
+
 #endif

@@ -37,7 +37,8 @@ static const struct command commands[] = {
 	{ "replay", "FILE [options]", "replay a scenario's recorded schedule exactly", kwsim_replay },
 	{ "explore", "FILE [options]", "search a scenario's interleavings for races; see below",
 	  kwsim_explore },
-	{ "merge", "DIR... [--json]", "merge explore's shards (their --out DIRs)",
+	{ "merge", "DIR... [options]",
+	  "merge explore's or fuzz's shards (their --out DIRs)",
 	  kwsim_merge },
 	{ "fuzz", "--kernel V [options]", "generate programs and search them for races; see below",
 	  kwsim_fuzz },
@@ -120,6 +121,8 @@ static void usage(FILE *f)
 		"  --out DIR                a shrunk replay file per distinct finding\n"
 		"  --corpus DIR             load the corpus from DIR, save it back: a campaign goes on\n"
 		"  --jobs J                 J processes, each its own stream of programs\n"
+		"  --shard I/N              streams I + N j of N J (J: --jobs), result in --out DIR\n"
+		"                           (needed); kwsim merge of the N shards is --jobs N J\n"
 		"  --json                   the summary as one JSON object\n"
 		"  --max-steps N            a run's step limit (default 200000)\n"
 		"  --corpus-max N           the corpus's bound (default 256 programs)\n"
@@ -129,6 +132,10 @@ static void usage(FILE *f)
 		"                           1000; 0: no cross-variant report)\n"
 		"  --shrink-runs N          runs shrinking a finding's program (default 300)\n"
 		"  --cpus N                 at most N CPUs in a program (default 4)\n");
+	fprintf(f, "\nmerge options (DIR: each shard's --out; explore's or fuzz's, not both):\n"
+		"  --json                   the summary as one JSON object\n"
+		"  --out DIR                fuzz: the findings' files, numbered as one campaign's\n"
+		"  --corpus DIR             fuzz: the streams' corpora merged, saved to DIR\n");
 	fprintf(f, "\nshrink options (FILE: a replay file, as --save-schedule writes):\n"
 		"  --out OUT                write the shrunk replay file to OUT (default: stdout,\n"
 		"                           the summary then to stderr)\n"
@@ -175,7 +182,7 @@ static void usage(FILE *f)
 		"explore:    0 nothing found, 1 findings, 2 bad input or usage, 3 stopped\n"
 		"              (SIGINT, --time) before the runs asked were done, nothing found,\n"
 		"            4 --jobs: a job died; the summary covers the others' runs\n"
-		"            merge: as explore, 3 also when shards are missing\n"
+		"            merge: as explore, 3 also when shards (fuzz: streams) are missing\n"
 		"fuzz:       as explore (3: SIGINT before the programs asked were done)\n");
 }
 

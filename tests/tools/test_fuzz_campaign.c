@@ -210,6 +210,106 @@ START_TEST(corpus_files)
 }
 END_TEST
 
+/* A stream's result with findings named ids (misuse when the name starts with 'm'). */
+static void stream_result(struct fz_result *r, uint64_t programs, size_t features, const char *ids)
+{
+	memset(r, 0, sizeof(*r));
+	r->st.programs = programs;
+	r->st.runs = 10 * programs;
+	r->st.corpus = 3;
+	r->st.features = features;
+	for (const char *c = ids; *c; c++) {
+		struct fz_finding *f;
+		char id[32], file[32];
+
+		r->f = realloc(r->f, (r->nf + 1) * sizeof(*r->f));
+		ck_assert_ptr_nonnull(r->f);
+		f = &r->f[r->nf++];
+		memset(f, 0, sizeof(*f));
+		snprintf(id, sizeof(id), "warn f:%c\tworker", *c);
+		snprintf(file, sizeof(file), "%03zu-warn-%c.kws", r->nf, *c);
+		f->id = strdup(id);
+		f->what = strdup("a what\nwith a newline \\ and a backslash");
+		f->file = strdup(file);
+		f->misuse = *c == 'm';
+		f->program = programs + (uint64_t)(c - ids);
+		f->count = 2;
+		f->depth = -1;
+		f->cross = calloc(1, sizeof(*f->cross));
+		f->cross[0].kernel = strdup("mainline");
+		f->cross[0].runs = 7;
+		f->cross[0].shown = true;
+		f->ncross = 1;
+	}
+}
+
+/* Written as lines and read back: the same lines again. */
+static void round_trip(const struct fz_result *r, struct fz_result *back)
+{
+	char *text = NULL, *again = NULL, *line, *save = NULL, *copy;
+	size_t len = 0, alen = 0;
+	FILE *f = open_memstream(&text, &len);
+	int last = 0;
+
+	ck_assert_ptr_nonnull(f);
+	fz_result_write(f, r);
+	fclose(f);
+	memset(back, 0, sizeof(*back));
+	copy = strdup(text);
+
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		ck_assert_int_ge(last = fz_result_line(back, line), 0);
+	ck_assert_int_eq(last, 1);	/* it ended with "end" */
+	f = open_memstream(&again, &alen);
+	fz_result_write(f, back);
+	fclose(f);
+	ck_assert_str_eq(text, again);
+	free(copy);
+	free(text);
+	free(again);
+}
+
+START_TEST(streams_merged)
+{
+	struct fz_result a, b, c, r = { 0 };
+	struct fz_part p[3] = { { .dir = "s-0" }, { .dir = "s-1" }, { .dir = "s-2" } };
+	char bad[] = "bogus\t1";
+
+	stream_result(&a, 5, 40, "xy");
+	stream_result(&b, 9, 55, "ym");
+	stream_result(&c, 7, 30, "");
+	round_trip(&a, &p[0].r);
+	round_trip(&b, &p[1].r);
+	round_trip(&c, &p[2].r);
+	ck_assert_int_eq(fz_result_line(&r, bad), -1);
+	ck_assert_int_eq(fz_merge(p, 3, NULL, NULL, 256, &r, "fuzz", stderr), 0);
+	ck_assert_uint_eq(r.st.programs, 21);
+	ck_assert_uint_eq(r.st.runs, 210);
+	ck_assert_uint_eq(r.st.corpus, 9);	/* no corpus merged: the streams' summed */
+	ck_assert_uint_eq(r.st.features, 55);	/* coverage overlaps: the most any reached */
+	/* by identity, in stream order: x, y (stream 0's, counted twice), m */
+	ck_assert_uint_eq(r.nf, 3);
+	ck_assert_str_eq(r.f[0].id, "warn f:x\tworker");
+	ck_assert_str_eq(r.f[1].id, "warn f:y\tworker");
+	ck_assert_uint_eq(r.f[1].count, 4);
+	ck_assert_uint_eq(r.f[1].program, 6);	/* stream 0's (stream 1's is 9) */
+	ck_assert_str_eq(r.f[1].file, "s-0/002-warn-y.kws");
+	ck_assert_str_eq(r.f[2].id, "warn f:m\tworker");
+	ck_assert_str_eq(r.f[2].file, "s-1/002-warn-m.kws");
+	ck_assert_str_eq(r.f[0].what, "a what\nwith a newline \\ and a backslash");
+	ck_assert_uint_eq(r.f[2].ncross, 1);
+	ck_assert_str_eq(r.f[2].cross[0].kernel, "mainline");
+	ck_assert_uint_eq(r.st.findings, 2);
+	ck_assert_uint_eq(r.st.misuse_findings, 1);
+	for (int i = 0; i < 3; i++)
+		fz_result_free(&p[i].r);
+	fz_result_free(&a);
+	fz_result_free(&b);
+	fz_result_free(&c);
+	fz_result_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fuzz_campaign");
@@ -219,6 +319,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, corpus_bounded);
 	tcase_add_test(tc, corpus_files);
+	tcase_add_test(tc, streams_merged);
 	suite_add_tcase(s, tc);
 	return s;
 }

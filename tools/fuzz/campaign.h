@@ -204,4 +204,39 @@ int fz_corpus_save(const char *dir, const struct fz_corpus *c, FILE *err);
 int fz_corpus_checkpoint(const struct fz_opts *o, const struct fz_corpus *c, uint64_t programs,
 			 FILE *err);
 
+/*
+ * Streams (campaign_merge.c). A campaign of T streams is T campaigns, stream
+ * s's programs seeded from (seed, s, program) (fz_opts.job, njobs), each
+ * from the same starting corpus; --jobs T runs them as processes, --shard
+ * I/N (with --jobs J) streams I + N j of N J on a machine. fz_merge makes
+ * the streams' results one, in stream order: counts summed (coverage: the
+ * most any stream reached), findings by identity (the first in stream
+ * order kept, its count the sum; its file, named in p[i].dir, copied to
+ * out renumbered NNN in the merged order, or, out NULL, named
+ * p[i].dir/FILE), and, c not NULL, the streams' corpora (each loaded from
+ * p[i].corpus) taken in turn up to corpus_max into c. r holds the
+ * campaign's head (kernel, seed, ...), its counts zero; the streams'
+ * findings are moved out of p. Returns 0, or 2 with "kwsim CMD: why" on err
+ * (a file not read or written).
+ */
+struct fz_part {
+	struct fz_result r;	/* the stream's */
+	const char *dir;	/* where its findings' files are, or NULL */
+	const char *corpus;	/* its corpus directory, or NULL */
+};
+int fz_merge(struct fz_part *p, unsigned int n, const char *out, struct fz_corpus *c,
+	     size_t corpus_max, struct fz_result *r, const char *cmd, FILE *err);
+/*
+ * A stream's result as lines: "result ...", "finding ...", "cross ...",
+ * "end" (fields tab-separated, strings escaped). fz_result_line takes one
+ * line (its newline gone, changed in place) into r: 0, 1 for "end", -1 not
+ * a line of a result.
+ */
+void fz_result_write(FILE *out, const struct fz_result *r);
+int fz_result_line(struct fz_result *r, char *line);
+/* The lines' fields: a tab, then s escaped ("\\0" for NULL); and back, in place. */
+void fz_put_str(FILE *out, const char *s);
+char *fz_get_str(char **line);
+uint64_t fz_get_u64(char **line);
+
 #endif

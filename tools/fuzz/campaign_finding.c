@@ -547,7 +547,8 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		(unsigned long long)o->max_steps, o->max_cpus, o->corpus_max,
 		o->misuse ? " --misuse" : "");
 	if (o->njobs > 1)
-		fprintf(mem, "   (job %u of --jobs %u)\n", o->job, o->njobs);
+		fprintf(mem, "   (stream %u of %u: job %u of --jobs %u, or --shard %u/%u)\n",
+			o->job, o->njobs, o->job, o->njobs, o->job, o->njobs);
 	fprintf(mem, "   other variants: %s", ct[0] ? ct : "none built in");
 	fclose(mem);
 	comment_safe(comment);
