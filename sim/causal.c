@@ -188,11 +188,6 @@ static bool held_here(struct sim_causal *cc, const struct sim_rec *r)
 	return s && s->n && s->cpu[s->head] == r->cpu;
 }
 
-static bool is_event(const struct sim_rec *r, const char *name)
-{
-	return r->type == REC_MODEL && r->s && !strcmp(r->s, name);
-}
-
 void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 {
 	/*
@@ -244,9 +239,10 @@ void sim_causal_feed(struct sim_causal *cc, const struct sim_rec *r)
 				  (unsigned long long)r->c);
 		break;
 	case REC_MODEL:
-		if (is_event(r, "sched_kthread_work_queue_work"))
+		/* the kernel's tracepoints, or kwsim's own records where it had none */
+		if (sim_rec_work_step(r) == SIM_WORK_QUEUE)
 			cause(cc, CAUSE_QUEUE, r->a, r);
-		else if (is_event(r, "sched_kthread_work_execute_start"))
+		else if (sim_rec_work_step(r) == SIM_WORK_START)
 			effect(cc, CAUSE_QUEUE, r->a, r, "execute_start");
 		break;
 	default:

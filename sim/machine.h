@@ -125,6 +125,13 @@ struct sim_suspend {			/* freezer.c */
 	bool hotplug_disabled;		/* cpu_hotplug_disabled: from the CPUs' freeze to their thaw */
 };
 
+/* Open addressing over pointer values: lookups only, never iterated. */
+struct trace_unknowns {
+	struct trace_unknown *v;
+	size_t n, cap;
+	uint64_t next_id;
+};
+
 struct sim_trace {			/* trace.c */
 	struct sim_rec *recs;
 	size_t nrecs, caprecs;
@@ -143,10 +150,12 @@ struct sim_trace {			/* trace.c */
 	size_t nsyms, capsyms;
 	const char *prefixes[8];
 	size_t nprefixes;
-	/* Open addressing over pointer values: lookups only, never iterated. */
-	struct trace_unknown *unknown;
-	size_t nunknown, capunknown;
-	uint64_t next_unknown_id;
+	/*
+	 * Objects numbered by sight: those the kernel's records name, and apart
+	 * those only kwsim's own records (trace/events/kwsim.h) name, so that
+	 * these leave the kernel's records' addresses as they would be without.
+	 */
+	struct trace_unknowns unknown, unknown_own;
 };
 
 struct sim_rf_table {			/* readsfrom.c: each object's last writer */
@@ -488,6 +497,11 @@ void sim_trace_fini(bool keep);
 void sim_objects_fini(bool keep);
 
 const char *sim_intern(const char *s);
+/*
+ * sim_fake_addr() or, fresh, sim_fake_addr_new() for a record of kwsim's own:
+ * an object known to no one is numbered apart, from 0xffffc98000000000.
+ */
+uint64_t sim_fake_addr_own(const void *p, bool fresh);
 /* Record on behalf of CPU c (which need not be running). */
 void sim_trace_on(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c2,
 		  uint64_t d, const char *s, const char *s2);

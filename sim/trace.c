@@ -125,25 +125,34 @@ void sim_trace_fini(bool keep)
 	sim.trace.nstrs = sim.trace.capstrs = 0;
 }
 
-void sim_objects_fini(bool keep)
+static void unknowns_fini(struct trace_unknowns *t, bool keep)
 {
-	sim.trace.nobjs = sim.trace.nsyms = sim.trace.nunknown = 0;
-	sim.trace.next_unknown_id = 0;
-	sim.trace.nprefixes = 0;
+	t->n = 0;
+	t->next_id = 0;
 	if (keep) {
-		if (sim.trace.unknown)	/* open addressing: an empty table is all empty slots */
-			memset(sim.trace.unknown, 0, sim.trace.capunknown * sizeof(*sim.trace.unknown));
+		if (t->v)	/* open addressing: an empty table is all empty slots */
+			memset(t->v, 0, t->cap * sizeof(*t->v));
 		return;
 	}
+	free(t->v);
+	t->v = NULL;
+	t->cap = 0;
+}
+
+void sim_objects_fini(bool keep)
+{
+	sim.trace.nobjs = sim.trace.nsyms = 0;
+	sim.trace.nprefixes = 0;
+	unknowns_fini(&sim.trace.unknown, keep);
+	unknowns_fini(&sim.trace.unknown_own, keep);
+	if (keep)
+		return;
 	free(sim.trace.objs);
 	sim.trace.objs = NULL;
 	sim.trace.capobjs = 0;
 	free(sim.trace.syms);
 	sim.trace.syms = NULL;
 	sim.trace.capsyms = 0;
-	free(sim.trace.unknown);
-	sim.trace.unknown = NULL;
-	sim.trace.capunknown = 0;
 }
 
 const char *sim_intern(const char *s)
@@ -303,6 +312,33 @@ const char *sim_rec_type_name(enum sim_rec_type type)
 	return type < REC__COUNT ? names[type] : "?";
 }
 
+enum sim_work_step sim_rec_work_step(const struct sim_rec *r)
+{
+	static const struct {
+		const char *name;
+		enum sim_work_step step;
+	} steps[] = {
+		{ "sched_kthread_work_queue_work", SIM_WORK_QUEUE },
+		{ "sched_kthread_work_execute_start", SIM_WORK_START },
+		{ "sched_kthread_work_execute_end", SIM_WORK_END },
+		{ "kwsim_work_queue_work", SIM_WORK_QUEUE },
+		{ "kwsim_work_execute_start", SIM_WORK_START },
+		{ "kwsim_work_execute_end", SIM_WORK_END },
+	};
+
+	if (r->type != REC_MODEL || !r->s)
+		return SIM_WORK_NONE;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (!strcmp(r->s, steps[i].name))
+			return steps[i].step;
+	return SIM_WORK_NONE;
+}
+
+bool sim_rec_kwsim_own(const struct sim_rec *r)
+{
+	return r->type == REC_MODEL && r->s && !strncmp(r->s, "kwsim_", 6);
+}
+
 /* --- stable names ------------------------------------------------------------------ */
 
 static struct trace_object *find_object(const void *p)
@@ -325,42 +361,41 @@ static struct trace_object *find_object(const void *p)
 }
 
 
-static uint64_t unknown_id(const void *p, bool fresh)
+static uint64_t unknown_id(struct trace_unknowns *t, const void *p, bool fresh)
 {
-	struct sim_trace *t = &sim.trace;
 	uint64_t h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	size_t i;
 
-	if (2 * (t->nunknown + 1) > t->capunknown) {
-		struct trace_unknown *old = t->unknown;
-		size_t oldcap = t->capunknown;
+	if (2 * (t->n + 1) > t->cap) {
+		struct trace_unknown *old = t->v;
+		size_t oldcap = t->cap;
 
-		t->capunknown = t->capunknown ? 2 * t->capunknown : 64;
-		t->unknown = calloc(t->capunknown, sizeof(*t->unknown));
-		if (!t->unknown)
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = calloc(t->cap, sizeof(*t->v));
+		if (!t->v)
 			abort();
 		for (size_t j = 0; j < oldcap; j++) {
 			if (!old[j].p)
 				continue;
 			h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)old[j].p);
-			for (i = h & (t->capunknown - 1); t->unknown[i].p; i = (i + 1) & (t->capunknown - 1))
+			for (i = h & (t->cap - 1); t->v[i].p; i = (i + 1) & (t->cap - 1))
 				;
-			t->unknown[i] = old[j];
+			t->v[i] = old[j];
 		}
 		free(old);
 		h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	}
-	for (i = h & (t->capunknown - 1); t->unknown[i].p; i = (i + 1) & (t->capunknown - 1)) {
-		if (t->unknown[i].p != p)
+	for (i = h & (t->cap - 1); t->v[i].p; i = (i + 1) & (t->cap - 1)) {
+		if (t->v[i].p != p)
 			continue;
 		if (fresh)
-			t->unknown[i].id = t->next_unknown_id++;
-		return t->unknown[i].id;
+			t->v[i].id = t->next_id++;
+		return t->v[i].id;
 	}
-	t->unknown[i].p = p;
-	t->unknown[i].id = t->next_unknown_id++;
-	t->nunknown++;
-	return t->unknown[i].id;
+	t->v[i].p = p;
+	t->v[i].id = t->next_id++;
+	t->n++;
+	return t->v[i].id;
 }
 
 bool sim_registered_addr(const void *p, uint64_t *out)
@@ -398,7 +433,7 @@ void sim_register_object(const void *p, size_t size, const char *name)
  * sim_fake_addr_new() at each birth (a timer set up, a work queued) gives a
  * stack address a fresh number, and later sightings find it.
  */
-static uint64_t fake_addr(const void *p, bool fresh)
+static uint64_t fake_addr(const void *p, bool fresh, bool own)
 {
 	struct trace_object *o;
 	uint64_t fake;
@@ -410,17 +445,26 @@ static uint64_t fake_addr(const void *p, bool fresh)
 	o = find_object(p);
 	if (o)
 		return o->fake + (uint64_t)((const char *)p - (const char *)o->p);
-	return 0xffffc90000000000ULL + unknown_id(p, fresh && sim_on_stack(p)) * 0x100ULL;
+	if (own)
+		return 0xffffc98000000000ULL +
+		       unknown_id(&sim.trace.unknown_own, p, fresh && sim_on_stack(p)) * 0x100ULL;
+	return 0xffffc90000000000ULL +
+	       unknown_id(&sim.trace.unknown, p, fresh && sim_on_stack(p)) * 0x100ULL;
 }
 
 uint64_t sim_fake_addr(const void *p)
 {
-	return fake_addr(p, false);
+	return fake_addr(p, false, false);
 }
 
 uint64_t sim_fake_addr_new(const void *p)
 {
-	return fake_addr(p, true);
+	return fake_addr(p, true, false);
+}
+
+uint64_t sim_fake_addr_own(const void *p, bool fresh)
+{
+	return fake_addr(p, fresh, true);
 }
 
 const char *sim_object_name(const void *p)

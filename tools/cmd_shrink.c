@@ -6,7 +6,7 @@
  * FILE is replayed as kwsim replay would (its settings, its log); what the
  * run shows is the target: the finding a file of kwsim explore --out names
  * in its comment, else its first finding, the Nth (--finding N, from
- * 1), the one whose key is given (--finding 'deadlock kthread_flush_work:319
+ * 1), the one whose key is given (--finding 'deadlock kthread_flush_work:326
  * P1', as tools/explore/finding.h makes keys) or the condition's witness
  * (--finding condition); with no finding, the witness. The shrinker
  * (tools/explore/shrink.h) lowers its schedule's deviations, preemptions,

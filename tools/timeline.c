@@ -462,16 +462,16 @@ static void on_switch(struct trace_timeline *t, const struct sim_rec *r)
 
 static void on_work(struct trace_timeline *t, const struct sim_rec *r)
 {
-	const char *ev = trace_view_str(r->s);
 	struct task *k = task_get(t, (uint64_t)r->pid);
 	struct cpu *c = cpu_get(t, r->cpu);
-	bool start = !strcmp(ev, "sched_kthread_work_execute_start");
+	enum sim_work_step step = sim_rec_work_step(r);
+	bool start = step == SIM_WORK_START;
 
-	if (!strcmp(ev, "sched_kthread_work_queue_work")) {
+	if (step == SIM_WORK_QUEUE) {
 		mark(t, c->cells, r->time, 'q');
 		return;
 	}
-	if (!k || (!start && strcmp(ev, "sched_kthread_work_execute_end")))
+	if (!k || (!start && step != SIM_WORK_END))
 		return;
 	cpu_close(t, c, r->time);
 	task_close(t, k, r->time);

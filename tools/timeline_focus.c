@@ -145,7 +145,7 @@ static void on_event(void *arg, const struct scn_event *ev)
 
 static bool starts_work(const struct sim_rec *r)
 {
-	return r->type == REC_MODEL && r->s && !strcmp(r->s, "sched_kthread_work_execute_start");
+	return sim_rec_work_step(r) == SIM_WORK_START;
 }
 
 static void on_record(void *arg, const struct sim_rec *r)

@@ -10,7 +10,17 @@
  *    and held, its timers, wake-ups and printk. A task keeps one track wherever it
  *    runs, so a work that migrates mid-execution is still one slice;
  *  - flow arrows from each sched_kthread_work_queue_work to the execution
- *    that consumed it; findings as global instants.
+ *    that consumed it; findings as global instants. Where the kernel has no
+ *    work tracepoints (4.9), kwsim's own kwsim_work_* records stand in for
+ *    them (trace/events/kwsim.h): the same slices and arrows, under the
+ *    category "kwsim" instead of "kthread_work".
+ *
+ * A queueing is a slice, not a point, so that its arrow's start has a
+ * slice to bind to whatever else happens at that time: the queueing call's
+ * critical section, from where its context took the lock the queue_work was
+ * made under (worker->lock) to where it lets go of it (the worker's wake-up
+ * included), or the part of it in the lock's piece (below). The arrow
+ * starts where the slice does.
  *
  * A lock held is a slice from lock_acquire to lock_release on the holder's
  * track (its task's, or its CPU's irq thread). Slices on a track must nest,
@@ -76,10 +86,11 @@ enum jev_kind {
 
 /*
  * Within one timestamp: slices first, longest first, so that a parent is
- * open before its children; then flow ends, which bind to the slice just
- * opened on their track; then instants and flow starts in emission order
- * (each flow start right after the marker it binds to). A flow end whose
- * start has the same timestamp comes last, after its start.
+ * open before its children (each flow start sorts as a slice as long as
+ * the queueing's marker, right after it: emit_queue()); then flow ends,
+ * which bind to the slice just opened on their track; then instants in
+ * emission order. A flow end whose start has the same timestamp comes
+ * last, after its start.
  */
 enum jev_rank { RANK_SLICE, RANK_FLOW_END, RANK_OTHER, RANK_FLOW_END_LATE };
 
@@ -145,6 +156,10 @@ struct open_hold {
 	struct sim_rec acq;
 	uint64_t from, seq;	/* as in struct held */
 	bool continued;
+	/* a queue_work made under it: its slice, from qfrom, is open until the lock's ends */
+	struct sim_rec q;
+	uint64_t qfrom, qflow, qcancelled;
+	bool queued;
 };
 
 struct jcpu {
@@ -332,6 +347,7 @@ static struct jev *emit(struct trace_json *w, enum jev_kind kind, uint64_t ts, u
 	switch (kind) {
 	case JK_RUN: case JK_WORK: case JK_IRQ: case JK_SOFTIRQ: case JK_TIMER_CB: case JK_LOCK:
 	case JK_HOLD: case JK_STALL:
+	case JK_QUEUE: case JK_FLOW_S:	/* a flow start sorts as its marker, right after it */
 		e->rank = RANK_SLICE;
 		break;
 	case JK_FLOW_F:
@@ -426,6 +442,34 @@ static void split_held(struct trace_json *w, struct held *h, enum jev_kind kind,
 	h->seq = w->seq;
 }
 
+/*
+ * A queueing's marker, from `from` to `end`, and its flow's start: one
+ * after the other, with the same time and length, so the start sorts right
+ * after the marker it binds to (jev_cmp), before any shorter slice that
+ * starts with it.
+ */
+static void emit_queue(struct trace_json *w, const struct sim_rec *r, uint64_t from, uint64_t end,
+		       uint64_t flow, uint64_t cancelled)
+{
+	struct jev *e = emit_ctx(w, JK_QUEUE, from, end, r);
+
+	e->flow = flow;
+	e->cancelled = cancelled;
+	e = emit_ctx(w, JK_FLOW_S, from, end, r);
+	e->flow = flow;
+	e->q = *r;
+	e->has_q = true;
+}
+
+/* The queueing made under a lock's hold ends at t: after the hold's slice, so inside it. */
+static void close_queue(struct trace_json *w, struct open_hold *h, uint64_t t)
+{
+	if (!h->queued)
+		return;
+	emit_queue(w, &h->q, h->qfrom, t, h->qflow, h->qcancelled);
+	h->queued = false;
+}
+
 /* Cut the holdings open on a track at t (from index `above` on): they go on in new pieces. */
 static void split_holds(struct trace_json *w, uint32_t pid, uint32_t tid, size_t above, uint64_t t)
 {
@@ -439,6 +483,7 @@ static void split_holds(struct trace_json *w, uint32_t pid, uint32_t tid, size_t
 		e->continued = h->continued;
 		e->continues = true;
 		e->end_type = REC_LOCK_RELEASE;
+		close_queue(w, h, t);
 		h->from = t;
 		h->seq = w->seq;
 		h->continued = true;
@@ -518,11 +563,24 @@ static void on_switch(struct trace_json *w, const struct sim_rec *r)
 	c->run = hold(w, r);
 }
 
+/* The lock taken last, and still held, on r's track; NULL: none. */
+static struct open_hold *innermost_hold(struct trace_json *w, const struct sim_rec *r)
+{
+	uint32_t pid, tid;
+
+	ctx_track(r, &pid, &tid);
+	for (size_t k = w->nholds; k-- > 0;)
+		if (w->holds[k].pid == pid && w->holds[k].tid == tid)
+			return &w->holds[k];
+	return NULL;
+}
+
 static void on_queue(struct trace_json *w, const struct sim_rec *r)
 {
 	struct aent *wk = amap_get(&w->works, r->a, true);
 	uint64_t cancelled = wk->rec.on ? wk->count : 0;
-	struct jev *e;
+	struct open_hold *h = innermost_hold(w, r);
+	uint64_t from;
 
 	/*
 	 * A work is queued once until it runs: a new queueing replaces a
@@ -532,13 +590,18 @@ static void on_queue(struct trace_json *w, const struct sim_rec *r)
 	 */
 	wk->rec = hold(w, r);
 	wk->count = ++w->queueings;
-	e = emit_ctx(w, JK_QUEUE, r->time, r->time, r);
-	e->flow = wk->count;
-	e->cancelled = cancelled;
-	e = emit_ctx(w, JK_FLOW_S, r->time, r->time, r);
-	e->flow = wk->count;
-	e->q = *r;
-	e->has_q = true;
+	if (!h) {	/* made under no lock (the kernel's always hold worker->lock) */
+		emit_queue(w, r, r->time, r->time, wk->count, cancelled);
+		return;
+	}
+	/* two under one lock: one after the other */
+	from = h->queued ? r->time : h->from;
+	close_queue(w, h, r->time);
+	h->qfrom = from;
+	h->q = *r;
+	h->qflow = wk->count;
+	h->qcancelled = cancelled;
+	h->queued = true;
 }
 
 static void on_exec_start(struct trace_json *w, const struct sim_rec *r)
@@ -603,16 +666,20 @@ static void on_exec_end(struct trace_json *w, const struct sim_rec *r)
 
 static void on_model(struct trace_json *w, const struct sim_rec *r)
 {
-	const char *ev = trace_view_str(r->s);
-
-	if (!strcmp(ev, "sched_kthread_work_queue_work"))
+	switch (sim_rec_work_step(r)) {
+	case SIM_WORK_QUEUE:
 		on_queue(w, r);
-	else if (!strcmp(ev, "sched_kthread_work_execute_start"))
+		break;
+	case SIM_WORK_START:
 		on_exec_start(w, r);
-	else if (!strcmp(ev, "sched_kthread_work_execute_end"))
+		break;
+	case SIM_WORK_END:
 		on_exec_end(w, r);
-	else
+		break;
+	default:
 		emit_ctx(w, JK_INSTANT, r->time, r->time, r);
+		break;
+	}
 }
 
 /* Handlers open on entry (a slot per kind) and close on exit, on the CPU's irq track. */
@@ -666,6 +733,7 @@ static void on_lock_release(struct trace_json *w, const struct sim_rec *r)
 	e->r2 = *r;
 	e->has_r2 = true;
 	e->continued = w->holds[k].continued;
+	close_queue(w, &w->holds[k], r->time);
 	memmove(&w->holds[k], &w->holds[k + 1], (w->nholds - k - 1) * sizeof(*w->holds));
 	w->nholds--;
 }
@@ -761,6 +829,7 @@ static void close_all(struct trace_json *w)
 		struct open_hold *h = &w->holds[i];
 
 		emit(w, JK_HOLD, h->from, w->end, h->pid, h->tid, &h->acq)->continued = h->continued;
+		close_queue(w, h, w->end);
 	}
 	w->nholds = 0;
 }
@@ -810,11 +879,17 @@ static void write_run(FILE *out, const struct jev *e)
 	fputs("}}", out);
 }
 
+/* A work's events: the kernel's tracepoints' category, or kwsim's for its own records. */
+static const char *work_cat(const struct sim_rec *r)
+{
+	return sim_rec_kwsim_own(r) ? "kwsim" : "kthread_work";
+}
+
 static void write_work(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
 	json_vstr(out, e->r.s2);
-	json_head(out, "kthread_work", 'X', e);
+	json_head(out, work_cat(&e->r), 'X', e);
 	json_addr(out, "work", e->r.a);
 	fputs(",\"function\":", out);
 	json_vstr(out, e->r.s2);
@@ -842,7 +917,7 @@ static void write_queue(FILE *out, const struct jev *e)
 {
 	fputs("{\"name\":", out);
 	json_str2(out, "queue_work: ", e->r.s2);
-	json_head(out, "kthread_work", 'X', e);
+	json_head(out, work_cat(&e->r), 'X', e);
 	json_addr(out, "work", e->r.a);
 	fputs(",\"function\":", out);
 	json_vstr(out, e->r.s2);
@@ -861,7 +936,7 @@ static void write_queue(FILE *out, const struct jev *e)
  */
 static void write_flow(FILE *out, const struct jev *e)
 {
-	fprintf(out, "{\"name\":\"queue_work\",\"cat\":\"kthread_work\",\"ph\":\"%c\"",
+	fprintf(out, "{\"name\":\"queue_work\",\"cat\":\"%s\",\"ph\":\"%c\"", work_cat(&e->q),
 		e->kind == JK_FLOW_S ? 's' : 'f');
 	if (e->kind == JK_FLOW_F)
 		fputs(",\"bp\":\"e\"", out);
@@ -970,7 +1045,7 @@ static const char *rec_cat(const struct sim_rec *r)
 	case REC_IRQ_ENTRY: case REC_IRQ_EXIT: case REC_SOFTIRQ_ENTRY: case REC_SOFTIRQ_EXIT:
 		return "irq";
 	case REC_MODEL:
-		return "kthread_work";
+		return sim_rec_kwsim_own(r) ? "kwsim" : "kthread_work";
 	case REC_PRINTK:
 		return "printk";
 	case REC_LOCK_ACQUIRE: case REC_LOCK_RELEASE:
@@ -1265,8 +1340,9 @@ static bool shown(const struct trace_json *w, struct jev *e)
 
 		end.type = e->end_type;
 		end.time = e->kind == JK_FLOW_F ? e->r.time : e->ts + e->dur;
-		if (end.type == REC_MODEL)
-			end.s = "sched_kthread_work_execute_end";
+		if (end.type == REC_MODEL)	/* the kernel's, or kwsim's own in its place */
+			end.s = sim_rec_kwsim_own(&e->r) ? "kwsim_work_execute_end"
+							 : "sched_kthread_work_execute_end";
 		if (!trace_filter_pass(f, &end))
 			return false;
 	}

@@ -562,8 +562,12 @@ struct trace_text *trace_text_begin(const struct trace_view_opts *o)
 
 void trace_text_record(struct trace_text *t, const struct sim_rec *r)
 {
-	/* a filtered event never reaches the kernel's buffer: it is not counted either */
-	if (!trace_filter_pass(t->filter, r))
+	/*
+	 * a filtered event never reaches the kernel's buffer: it is not counted
+	 * either; nor is a record of kwsim's own that stands in for a kernel's
+	 * missing tracepoint (4.9's work records), which no tracefs shows
+	 */
+	if (!trace_filter_pass(t->filter, r) || sim_rec_kwsim_own(r))
 		return;
 	if (r->cpu >= t->ncpus)
 		t->ncpus = r->cpu + 1;

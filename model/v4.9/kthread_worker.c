@@ -65,8 +65,12 @@ repeat:
 	spin_unlock_irq(&worker->lock);
 
 	if (work) {
+		/* kwsim: func and the kwsim_trace_* records are kwsim's, not 4.9's */
+		kthread_work_func_t func = work->func;
 		__set_current_state(TASK_RUNNING);
+		kwsim_trace_work_execute_start(work);
 		work->func(work);
+		kwsim_trace_work_execute_end(work, func);
 	} else if (!freezing(current))
 		schedule();
 
@@ -168,6 +172,9 @@ static void kthread_insert_work(struct kthread_worker *worker,
 				struct list_head *pos)
 {
 	kthread_insert_work_sanity_check(worker, work);
+
+	/* kwsim: not a 4.9 tracepoint, kwsim's record where 5.11 traces queue_work */
+	kwsim_trace_work_queue_work(worker, work);
 
 	list_add_tail(&work->node, pos);
 	work->worker = worker;

@@ -10,6 +10,11 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/string.h>
+/*
+ * kwsim's own records of a work's queueing and execution: 4.9 has no
+ * sched_kthread_work_* tracepoints (5.11 added them), see the header.
+ */
+#include <trace/events/kwsim.h>
 
 struct kthread_work;
 typedef void (*kthread_work_func_t)(struct kthread_work *work);

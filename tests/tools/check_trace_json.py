@@ -20,11 +20,19 @@ Chrome's Trace Event Format and of Perfetto's JSON importer strictly:
   not earlier in time; an "s" binds to the innermost slice open on its track
   at its ts, an "f" with "bp":"e" to the innermost slice enclosing it. kwsim's
   rule on top: the "s" binds to the queueing's marker and the "f" to the
-  execution of that queueing (args.queueing == the id).
+  execution of that queueing (args.queueing == the id), both of the flow's
+  category (kthread_work for the kernel's tracepoints, kwsim for kwsim's own
+  records where the kernel has none, as 4.9);
+- a flow starts where its queueing's marker ("queue_work: ...", the
+  queueing call's section under the worker's lock) starts, and comes right
+  after it: the "s" binds to it by containment when the section took time,
+  and by the marker being the slice read last when it took none (counted in
+  the summary as zero_marks).
 
 Prints one JSON object: events, slices, flows started and ended, the ids of
-flows that never end (queueings no execution consumed), otherData's cut and
-filter. Exits 1 on the first broken rule.
+flows that never end (queueings no execution consumed), the categories of
+the work slices and flows (work_cats), otherData's cut and filter. Exits 1
+on the first broken rule.
 """
 import decimal
 import json
@@ -80,6 +88,8 @@ def main():
     starts, ends = {}, {}
     last_ts = None
     nslices = nevents = 0
+    marks = []
+    work_cats = set()
     for i, e in enumerate(doc["traceEvents"]):
         for k in ("name", "ph", "ts", "pid", "tid"):
             if k not in e:
@@ -110,6 +120,10 @@ def main():
                      "on its track without nesting")
             track.stack.append(e)
             nslices += 1
+            if e["name"].startswith("queue_work: "):
+                marks.append((i, e))
+            if "queueing" in e.get("args", {}):
+                work_cats.add(e.get("cat"))
         elif ph == "i":
             if e.get("s") not in ("g", "p", "t"):
                 fail(f"event {i}: instant scope {e.get('s')!r}")
@@ -122,12 +136,19 @@ def main():
                 fail(f"event {i}: flow {ph} id {e['id']} at {ts} has no slice to bind to")
             want = int(e["id"], 16)
             got = bound.get("args", {}).get("queueing")
+            work_cats.add(e.get("cat"))
+            if bound.get("cat") != e.get("cat"):
+                fail(f"event {i}: flow {ph} id {e['id']} of category {e.get('cat')!r} binds to "
+                     f"{bound['name']!r} of category {bound.get('cat')!r}")
             if ph == "s":
                 if key in starts:
                     fail(f"event {i}: a second flow start with id {e['id']}")
                 if not bound["name"].startswith("queue_work: ") or got != want:
                     fail(f"event {i}: flow start {e['id']} binds to {bound['name']!r} "
                          f"(queueing {got})")
+                if bound["ts"] != ts:
+                    fail(f"event {i}: flow start {e['id']} at {ts}, not where its marker "
+                         f"starts ({bound['ts']})")
                 starts[key] = e
             else:
                 if e.get("bp") != "e":
@@ -149,6 +170,8 @@ def main():
         "flows_started": len(starts),
         "flows_ended": len(ends),
         "unended": sorted(int(k[2], 16) for k in starts if k not in ends),
+        "work_cats": sorted(work_cats),
+        "zero_marks": sum(1 for _, m in marks if m["dur"] <= 0),
         "cut": other.get("cut"),
         "filter": other.get("filter"),
     }, sort_keys=True))

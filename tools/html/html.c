@@ -443,14 +443,18 @@ static const char *ctx_name(uint8_t flags)
 										  : "task";
 }
 
-/* The kernel function that fires a model tracepoint. */
-static const char *tp_func(const char *ev)
+/* The kernel function that fires a model tracepoint (or makes kwsim's record in its place). */
+static const char *tp_func(const struct sim_rec *r)
 {
-	if (!strcmp(ev, "sched_kthread_work_queue_work"))
+	switch (sim_rec_work_step(r)) {
+	case SIM_WORK_QUEUE:
 		return "kthread_insert_work";
-	if (!strncmp(ev, "sched_kthread_work_execute_", 27))
+	case SIM_WORK_START:
+	case SIM_WORK_END:
 		return "kthread_worker_fn";
-	return NULL;
+	default:
+		return NULL;
+	}
 }
 
 static void write_rec_fields(FILE *out, const struct html_doc *d, const struct sim_rec *r)
@@ -532,7 +536,7 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 		doc_addr(out, "work", r->a);
 		doc_addr(out, "worker", r->b);
 		doc_kv(out, "function", trace_view_str(r->s2));
-		name = tp_func(trace_view_str(r->s));
+		name = tp_func(r);
 		if (name)
 			doc_kfunc(out, d, name, strlen(name));
 		return;

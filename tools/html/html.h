@@ -40,7 +40,9 @@
  *   suspend_resume      action val start slept_ns   (the system's steps)
  *   frozen, thawed      task_pid task_comm
  *   sched_kthread_work_queue_work, sched_kthread_work_execute_start,
- *   sched_kthread_work_execute_end, and any other model tracepoint:
+ *   sched_kthread_work_execute_end, kwsim's own kwsim_work_queue_work,
+ *   kwsim_work_execute_start, kwsim_work_execute_end in their place where
+ *   the kernel has none (4.9), and any other model tracepoint:
  *                       work worker function kfunc kfile kline
  *                       (kfunc..: the kernel function that fires it)
  *   console             level text   (printk)

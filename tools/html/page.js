@@ -141,15 +141,18 @@
           held.delete(r.lock + ':' + r.cpu);
           break;
         case 'sched_kthread_work_execute_start':
+        case 'kwsim_work_execute_start': // kwsim's own, where the kernel has no tracepoint (4.9)
           works.set(r.pid + ':' + r.work, add(taskLane(r.pid),
             { kind: 'work', t0: r.t, t1: null, r: i, label: r.function, hue: hue(r.function) }));
           break;
-        case 'sched_kthread_work_execute_end': {
+        case 'sched_kthread_work_execute_end':
+        case 'kwsim_work_execute_end': {
           const k = r.pid + ':' + r.work;
           close(works.get(k), r.t, i); works.delete(k);
           break;
         }
         case 'sched_kthread_work_queue_work':
+        case 'kwsim_work_queue_work':
           add(r.ctx === 'task' && r.pid ? taskLane(r.pid) : lane('irq:' + r.cpu, 'CPU ' + r.cpu + ' irq', r.cpu * 2 + 1),
             { kind: 'queue', t0: r.t, t1: r.t, r: i, label: 'queue ' + r.function });
           break;
@@ -419,7 +422,8 @@
     const open = new Map();
     for (let i = 0; i < k && i < doc.records.length; i++) {
       const r = doc.records[i];
-      const starts = begins(r) || r.ev === 'timer_expire_entry' || r.ev === 'sched_kthread_work_execute_start';
+      const starts = begins(r) || r.ev === 'timer_expire_entry' || r.ev === 'sched_kthread_work_execute_start' ||
+        r.ev === 'kwsim_work_execute_start';
       if (stopAtOverlap && starts && [...open.values()].some((c) => c.cpu !== r.cpu)) return i;
       if (r.ev === 'scn_say' && r.pid > 0) {
         if (begins(r)) open.set(r.pid, { cpu: r.cpu, t: r.t });

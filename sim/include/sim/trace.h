@@ -5,6 +5,7 @@
 #ifndef SIM_TRACE_H
 #define SIM_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -28,7 +29,8 @@ enum sim_rec_type {
 				   or a task's ("frozen", "thawed": a: its pid, s2: its comm) */
 	REC_TASK_NEW,		/* a: pid; s: comm */
 	REC_TASK_EXIT,		/* a: pid, b: exit code */
-	REC_MODEL,		/* model tracepoints: s: event name, a..d its fields, s2: function */
+	REC_MODEL,		/* model tracepoints, the kernel's or kwsim's own (kwsim_*):
+				   s: event name, a..d its fields, s2: function */
 	REC_PRINTK,		/* a: log level (4 with no KERN_ prefix); s: the line, no newline */
 	REC_LOCK_ACQUIRE,	/* the lock taken: a: lock, b: TRACE_LOCK_TRY | TRACE_LOCK_READ; s: name */
 	REC_LOCK_RELEASE,	/* a: lock; s: lock name */
@@ -64,6 +66,23 @@ struct sim_rec {
 #define TRACE_FLAG_HARDIRQ	0x04
 #define TRACE_FLAG_SOFTIRQ	0x08	/* serving a softirq */
 #define TRACE_FLAG_BH_OFF	0x10	/* bottom halves disabled (local_bh_disable) */
+
+/*
+ * A work's life as the trace records it (REC_MODEL): the kernel's
+ * sched_kthread_work_* tracepoints (5.11 on), or where the kernel had none
+ * (4.9) kwsim's own kwsim_work_* records at the same places, with the same
+ * fields (trace/events/kwsim.h). The views draw both alike, but for the
+ * ftrace text view, which shows only the kernel's.
+ */
+enum sim_work_step {
+	SIM_WORK_NONE,		/* not a work's record */
+	SIM_WORK_QUEUE,		/* queue_work: a: work, b: worker; s2: function */
+	SIM_WORK_START,		/* execute_start: a: work; s2: function */
+	SIM_WORK_END,		/* execute_end: a: work; s2: function */
+};
+enum sim_work_step sim_rec_work_step(const struct sim_rec *r);
+/* A model record that is kwsim's, not a kernel tracepoint (its name begins "kwsim_"). */
+bool sim_rec_kwsim_own(const struct sim_rec *r);
 
 /* Append a record stamped with the running context. */
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
