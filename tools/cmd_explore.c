@@ -14,7 +14,7 @@
  * replay tokens, --jobs (child processes whose pipes and signals the parent
  * multiplexes with libevent) and merge.
  *
- * Exit status (README "Exit codes", 'kwsim help'):
+ * Exit status (docs/commands.md "Exit codes", 'kwsim help'):
  *   0  nothing found: every run asked was done and none showed a finding
  *      (nor what the condition asks about)
  *   1  findings

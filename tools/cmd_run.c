@@ -24,7 +24,7 @@
  * result block; "What ran" stays, since it says what each call returned.
  * It is for people: with --json it is a usage error.
  *
- * Exit status (README "Exit codes", 'kwsim help'):
+ * Exit status (docs/commands.md "Exit codes", 'kwsim help'):
  *   0  the expectations hold: the condition's verdict is Ok (without a
  *      condition: nothing was found)
  *   1  they do not: the verdict is No (without a condition: findings)
@@ -626,8 +626,9 @@ static int export_scn(struct scn *s, const struct run_opts *o)
 		rc = 2;
 	}
 	if (!rc)
-		printf("kwsim export: wrote %s: %zu records, %zu findings, end %s at %llu ns\n",
-		       o->html, ro.st.records, run.nfindings, sim_end_name(run.end),
+		printf("kwsim export: wrote %s: %zu records, %zu finding%s, end %s at %llu ns\n",
+		       o->html, ro.st.records, run.nfindings, run.nfindings == 1 ? "" : "s",
+		       sim_end_name(run.end),
 		       (unsigned long long)run.end_time);
 	html_doc_free(ro.html);
 	sim_fini();

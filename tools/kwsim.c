@@ -86,13 +86,13 @@ static void usage(FILE *f)
 		"  --save-schedule FILE     write the scenario with every setting of this run and its\n"
 		"                           decisions (run); replay runs that file exactly\n"
 		"  --timeline               draw the run in the terminal after the summary: lanes per\n"
-		"                           CPU (context, works, timers, findings), README \"Timeline\"\n"
+		"                           CPU (context, works, timers, findings), docs/commands.md \"Timeline\"\n"
 		"  --width N                the timeline's width (default: the terminal's, else 100)\n"
 		"  --from T1, --to T2       only [T1, T2) of the timeline (times as 5ms, 100us, 0)\n"
 		"  --around-finding         only the first finding's neighbourhood (else the first\n"
 		"                           overlap of a call on one CPU and activity on another)\n"
 		"  --lanes cpus|tasks|both  lanes per CPU (default), per task, or both\n");
-	fprintf(f, "\nexplore options (README \"kwsim explore\"):\n"
+	fprintf(f, "\nexplore options (docs/explore.md \"kwsim explore\"):\n"
 		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default), rff,\n"
 		"                           tpct, delay, pair (these three aim with stalls)\n"
 		"  --runs N                 runs per kernel (default 10000)\n"
@@ -110,7 +110,7 @@ static void usage(FILE *f)
 		"  --set NAME=VALUE         a setting, as for run\n"
 		"  --token TOKEN            print the run a finding's replay token names, as run\n"
 		"                           would (--save-schedule FILE: as a replay file)\n");
-	fprintf(f, "\nfuzz options (README \"kwsim fuzz\"; no scenario: it writes its own programs):\n"
+	fprintf(f, "\nfuzz options (docs/fuzz.md \"kwsim fuzz\"; no scenario: it writes its own programs):\n"
 		"  --kernel V               the variant to fuzz (required)\n"
 		"  --runs N                 programs to make (default 1000)\n"
 		"  --time S                 stop after S s of wall time (alone: no program bound)\n"
@@ -154,7 +154,7 @@ static void usage(FILE *f)
 		"  --steer SCHEDULE         (with --module) enforce the orderings of SCHEDULE's run\n"
 		"                           (a replay file of FILE) between the scenario's statements\n",
 		HTML_MAX_RECORDS);
-	fprintf(f, "\nserve options (README \"kwsim serve\"):\n"
+	fprintf(f, "\nserve options (docs/browser.md \"kwsim serve\"):\n"
 		"  --port P                 listen on port P (default 8080; 0: any free port, the\n"
 		"                           address is the first line on standard output)\n"
 		"  --bind ADDR              listen on ADDR (default 127.0.0.1: this machine only)\n"

@@ -449,7 +449,7 @@ accepted() {
 	fi
 }
 
-# --- ranges (README "Ranges"): bounds checked where they are written -------------------------------
+# --- ranges (docs/machine.md "Ranges"): bounds checked where they are written -------------------------------
 bad "an empty range of a start" "rgstart.kws:11:7: error: empty range '3ms..2ms': its lower bound is above its upper bound" \
 	run "$(scn rgstart 'P0 at 3ms..2ms { n++; }')"
 bad "an empty range of an irq" "rgirq.kws:11:17: error: empty range '2ms..1999us'" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ranges (README "Ranges"): times written as ranges round-trip. The
+# Ranges (docs/machine.md "Ranges"): times written as ranges round-trip. The
 # time-faithful run takes every lower bound and says so in "What ran"; a
 # run with a seed draws values, its saved schedule holds them as 'r'
 # decisions and replays byte for byte (stdout and text trace), and the JSON

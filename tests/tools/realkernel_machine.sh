@@ -2,7 +2,7 @@
 # The machine against Debian's real 6.1.192 and 6.12.118 (issue 19, "How to
 # check it against the kernel itself"), from the serial logs tools/realkernel
 # saved (realkernel_machine/serial-*.log: its modules' lines, 100 iterations
-# each under QEMU TCG; README "The machine on the real kernels"), no boot:
+# each under QEMU TCG; docs/real-kernels.md "The machine on the real kernels"), no boot:
 #  - every state the kernels showed for the wake-up order probes (preempt =
 #    none, voluntary, full) and the timer-CPU probes is one kwsim explore
 #    produces on tree:6.1 / tree:6.12 (the runner's comparison, its defaults);

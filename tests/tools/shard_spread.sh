@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Shards spread as README "Scale-out" and "kwsim fuzz" show: kwsim explore
+# Shards spread as docs/explore.md "Scale-out" and docs/fuzz.md show: kwsim explore
 # --shard and kwsim fuzz --shard run by GNU parallel (local jobs) and by a
-# Slurm array job (the README's array scripts, through sbatch --wait, on a
+# Slurm array job (the docs' array scripts, through sbatch --wait, on a
 # single-node Slurm this script starts on localhost with a slurm.conf of its
 # own under its temp dir), then kwsim merge. What must hold: explore's N
 # shards merged print the one-process summary byte for byte; fuzz's N shards
@@ -15,11 +15,11 @@
 # run once per index with the variables Slurm sets (KWSIM_TEST_NO_SLURM=1 asks
 # for that path where Slurm would come up). Work is bounded by runs
 # and programs; the only wait is for Slurm's daemons (at most 60 polls).
-# Usage: shard_spread.sh KWSIM README SCENARIOS
+# Usage: shard_spread.sh KWSIM DOCS SCENARIOS (DOCS: the docs/ folder, whose pages hold the scripts)
 set -uo pipefail
-kwsim=${1:?usage: shard_spread.sh KWSIM README SCENARIOS}
-readme=${2:?usage: shard_spread.sh KWSIM README SCENARIOS}
-scenarios=$(cd "${3:?usage: shard_spread.sh KWSIM README SCENARIOS}" && pwd)
+kwsim=${1:?usage: shard_spread.sh KWSIM DOCS SCENARIOS}
+docs=${2:?usage: shard_spread.sh KWSIM DOCS SCENARIOS}
+scenarios=$(cd "${3:?usage: shard_spread.sh KWSIM DOCS SCENARIOS}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 ctld_pid="" slurmd_pid=""
@@ -161,11 +161,12 @@ expect 0 "" fuzz "${small[@]}" --corpus "$tmp/start-a" --shard 1/2 --out "$tmp/m
 expect 2 "a shard of another campaign \(--corpus \(the starting corpus's programs\) differs\)" \
 	merge "$tmp/m0" "$tmp/m1c"
 
-# --- Slurm: the README's array scripts, through sbatch --wait ---------------------------------
-# The README's script: its block after the line naming it; the test's sizes put in.
+# --- Slurm: the docs' array scripts, through sbatch --wait -------------------------------------
+# A page's script: its block after the line naming it (in docs/explore.md or docs/fuzz.md); the
+# test's sizes put in.
 script() {
 	awk -v mark="$1" 'index($0, mark) { on = 1; next } on && /^ *```$/ { if (n++) exit; next }
-		on && n == 1 { sub(/^  /, ""); print }' "$readme"
+		on && n == 1 { sub(/^  /, ""); print }' "$docs"/explore.md "$docs"/fuzz.md
 }
 script "sbatch --array=0-63 explore.sh" | sed -e 's/--runs 10000000/--runs 300 --strategy random --kernel v4.9,mainline/' \
 	-e 's/--jobs 4/--jobs 2/' -e 's/cpus-per-task=4/cpus-per-task=1/' -e "s|race.kws|$race|" >"$tmp/explore.sh"
@@ -173,10 +174,10 @@ script "sbatch --array=0-1 fuzz.sh" | sed -e 's/--kernel tree:6.12 --seed 1 --ru
 	-e 's/--jobs 4/--jobs 2/' -e 's/cpus-per-task=4/cpus-per-task=1/' >"$tmp/fuzz.sh"
 check
 grep -q -- '--runs 300 --strategy random' "$tmp/explore.sh" && grep -q 'SLURM_ARRAY_TASK_ID' "$tmp/explore.sh" ||
-	fail "README's explore array script is not where or what this test expects: $(cat "$tmp/explore.sh")"
+	fail "docs/explore.md's array script is not where or what this test expects: $(cat "$tmp/explore.sh")"
 check
 grep -q -- '--runs 12 --schedules 6' "$tmp/fuzz.sh" && grep -q 'SLURM_ARRAY_TASK_COUNT' "$tmp/fuzz.sh" ||
-	fail "README's fuzz array script is not where or what this test expects: $(cat "$tmp/fuzz.sh")"
+	fail "docs/fuzz.md's array script is not where or what this test expects: $(cat "$tmp/fuzz.sh")"
 chmod +x "$tmp/explore.sh" "$tmp/fuzz.sh"
 
 # A single-node Slurm on localhost: its files under $tmp, ports of its own, no munge.

@@ -15,7 +15,7 @@
  * its members' chances, which is how it was chosen, from each member's
  * measured chance per run on the library's races and on their off-window
  * copies (tools/off-window: starts moved 1-10 ms from the windows; kwsim
- * bench, README "Strategies that aim"). random is best on most of them, in
+ * bench, docs/explore.md "Strategies that aim"). random is best on most of them, in
  * the window and off it: its runs hold CPUs up at a rate of their own
  * (sim_stall_odds()), a random walk of time; pos next in the window (best
  * on one race), little off it (measured when it held no CPU up); pct(d=1) shows what

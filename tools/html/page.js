@@ -777,7 +777,7 @@
       document.title = doc.title + ' - kwsim timeline';
       $('kw-title').textContent = doc.title;
       const r = doc.run;
-      $('kw-run').textContent = doc.scenario.path + ' | kernel ' + r.kernel + ', ' + r.cpus + ' cpus, HZ=' + r.hz +
+      $('kw-run').textContent = doc.scenario.path + ' | kernel ' + r.kernel + ', ' + r.cpus + (r.cpus === 1 ? ' cpu' : ' cpus') + ', HZ=' + r.hz +
         ', preempt ' + r.preempt + ', strategy ' + r.strategy + (r.strategy === 'random' ? ', seed ' + r.seed : '') +
         (r.replay ? ' (replay)' : '');
       showSource();

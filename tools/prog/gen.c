@@ -215,7 +215,7 @@ static uint32_t draw_msleep(struct rng *r)
 }
 
 /*
- * Ranges (README "Ranges"): a time a program gives may be a range, each
+ * Ranges (docs/machine.md "Ranges"): a time a program gives may be a range, each
  * run of the scenario taking a value of it, so that a campaign searches
  * time as well as order. One in 3 of each kind: a udelay's up to 50 µs
  * wider in atomic context, else up to 2 ms; an msleep's up to 20 ms; a
@@ -1451,7 +1451,7 @@ static const char *const where_names[] = { "ctx", "work", "timer" };
  *   teardown 0|1
  *   worker I FREEZABLE LEGACY CPU            (CPU -1: any)
  *   work I DELAYED WORKER
- *   ctx I thread|irq CPU AT_US [AT_HI_US]     (AT_HI_US: a range, README "Ranges")
+ *   ctx I thread|irq CPU AT_US [AT_HI_US]     (AT_HI_US: a range, docs/machine.md "Ranges")
  *   stmt ctx|work|timer I OP A B ARG [HI]     (in body order; HI: a range)
  *   end
  * The ranges' upper bounds are written only where there is a range, so a

@@ -305,7 +305,7 @@ struct scn {
 
 /*
  * The stall bound kwsim explore and kwsim fuzz give a scenario that names
- * none (README "Stalls: time as a decision" says why 10 ms); kwsim run's
+ * none (docs/explore.md "Stalls: time as a decision" says why 10 ms); kwsim run's
  * is 0, the faithful machine. scn_stall_default() gives it to s.
  */
 #define SCN_STALL_DEFAULT_NS 10000000ULL

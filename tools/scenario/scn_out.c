@@ -418,7 +418,8 @@ struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
 		/* a machine not of the variant's own era says so */
 		if (s->era)
 			fprintf(out, " (era %u.%u)", s->era >> 8, s->era & 0xff);
-		fprintf(out, ", %d cpus, HZ=%u, preempt %s, strategy %s", s->cfg.ncpus, s->cfg.hz, preempt_name(s->cfg.preempt),
+		fprintf(out, ", %d cpu%s, HZ=%u, preempt %s, strategy %s", s->cfg.ncpus,
+			s->cfg.ncpus == 1 ? "" : "s", s->cfg.hz, preempt_name(s->cfg.preempt),
 			strategy_name(s->cfg.strategy));
 		/* only the random strategy draws from the seed */
 		if (s->cfg.strategy == SIM_STRATEGY_RANDOM)

@@ -1,5 +1,5 @@
 /*
- * kwsim serve: the HTTP side (README "kwsim serve").
+ * kwsim serve: the HTTP side (docs/browser.md "kwsim serve").
  *
  *   GET  /                      the library's index (HTML)
  *   GET  /api/scenarios         the library, the variants and strategies (JSON)
@@ -1528,7 +1528,7 @@ int kwsim_serve(int argc, char **argv)
 			       "[--time-limit S] [--cpu-limit S]\n"
 			       "                   [--mem-limit MB] [--output-limit MB] "
 			       "[--max-sims N]\n"
-			       "(README \"kwsim serve\" lists its pages, limits and bounds)\n");
+			       "(docs/browser.md \"kwsim serve\" lists its pages, limits and bounds)\n");
 			return 0;
 		}
 		if (strcmp(a, "--port") && strcmp(a, "--bind") && strcmp(a, "--root") && !limit)

@@ -1,6 +1,6 @@
 /*
  * kwsim serve: the scenario library over HTTP on libevent's evhttp, for a
- * browser on the same machine (README "kwsim serve").
+ * browser on the same machine (docs/browser.md "kwsim serve").
  *
  *   kwsim serve [--port P] [--bind ADDR] [--root DIR] [--time-limit S]
  *               [--cpu-limit S] [--mem-limit MB] [--output-limit MB] [--max-sims N]
