@@ -8,6 +8,7 @@
  * run's time.
  */
 #include "machine.h"
+#include <sim/fnv.h>
 #include <linux/preempt.h>
 
 #include <stdio.h>
@@ -20,9 +21,6 @@
  */
 static sim_trace_sink_fn sink;
 static void *sink_arg;
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
 
 struct trace_interned {
 	char *s;
@@ -46,25 +44,18 @@ struct trace_unknown {
 	uint64_t id;
 };
 
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *b = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * FNV_PRIME;
-	return h;
-}
-
+/* a word's bytes, low first, whatever the host's byte order */
 static uint64_t fnv_u64(uint64_t h, uint64_t v)
 {
 	for (int i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (v & 0xff)) * FNV_PRIME;
+		h = (h ^ (v & 0xff)) * SIM_FNV_PRIME;
 	return h;
 }
 
+/* a string with its NUL, so "ab" + "c" and "a" + "bc" differ; NULL as a zero word */
 static uint64_t fnv_str(uint64_t h, const char *s)
 {
-	return s ? fnv(h, s, strlen(s) + 1) : fnv_u64(h, 0);
+	return s ? sim_fnv(h, s, strlen(s) + 1) : fnv_u64(h, 0);
 }
 
 /* A word into the run's hash: splitmix64's finaliser step, one multiply. */
@@ -100,7 +91,7 @@ static uint64_t trace_str(const char *s)
 void sim_trace_init(void)
 {
 	sim.trace.nrecs = 0;
-	sim.trace.hash = FNV_OFFSET;
+	sim.trace.hash = SIM_FNV_OFFSET;
 	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
 }
 
@@ -180,7 +171,7 @@ const char *sim_intern(const char *s)
 		}
 		free(old);
 	}
-	h = fnv_str(FNV_OFFSET, s);
+	h = fnv_str(SIM_FNV_OFFSET, s);
 	for (i = h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
 		if (t->strs[i].h == h && !strcmp(t->strs[i].s, s))
 			return t->strs[i].s;
@@ -363,7 +354,7 @@ static struct trace_object *find_object(const void *p)
 
 static uint64_t unknown_id(struct trace_unknowns *t, const void *p, bool fresh)
 {
-	uint64_t h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
+	uint64_t h = fnv_u64(SIM_FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	size_t i;
 
 	if (2 * (t->n + 1) > t->cap) {
@@ -377,13 +368,13 @@ static uint64_t unknown_id(struct trace_unknowns *t, const void *p, bool fresh)
 		for (size_t j = 0; j < oldcap; j++) {
 			if (!old[j].p)
 				continue;
-			h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)old[j].p);
+			h = fnv_u64(SIM_FNV_OFFSET, (uint64_t)(uintptr_t)old[j].p);
 			for (i = h & (t->cap - 1); t->v[i].p; i = (i + 1) & (t->cap - 1))
 				;
 			t->v[i] = old[j];
 		}
 		free(old);
-		h = fnv_u64(FNV_OFFSET, (uint64_t)(uintptr_t)p);
+		h = fnv_u64(SIM_FNV_OFFSET, (uint64_t)(uintptr_t)p);
 	}
 	for (i = h & (t->cap - 1); t->v[i].p; i = (i + 1) & (t->cap - 1)) {
 		if (t->v[i].p != p)
