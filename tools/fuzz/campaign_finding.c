@@ -411,7 +411,7 @@ static int write_file(const struct fz_opts *o, const struct fz_finding *nf, FILE
 	return 0;
 }
 
-static struct fz_finding *add(struct fz_result *r)
+struct fz_finding *fz_finding_add(struct fz_result *r)
 {
 	if (r->nf == r->capf) {
 		r->capf = r->capf ? 2 * r->capf : 8;
@@ -449,7 +449,7 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		}
 	}
 	(void)s;
-	nf = add(r);
+	nf = fz_finding_add(r);
 	nf->id = fz_strdup(id);
 	nf->what = what_of(f);
 	nf->rules = kp_contract(p);

@@ -11,6 +11,8 @@ struct xs;
 struct xset;
 
 char *fz_strdup(const char *s);
+/* A new zeroed finding at the end of r's list (campaign_finding.c; merge's too). */
+struct fz_finding *fz_finding_add(struct fz_result *r);
 
 /* A sink for the scenario layer's messages: the first one is kept for the summary. */
 struct fz_quiet {

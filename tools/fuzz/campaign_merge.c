@@ -96,18 +96,6 @@ void fz_result_write(FILE *out, const struct fz_result *r)
 	fputs("end\n", out);
 }
 
-static struct fz_finding *grow(struct fz_result *r)
-{
-	if (r->nf == r->capf) {
-		r->capf = r->capf ? 2 * r->capf : 8;
-		r->f = realloc(r->f, r->capf * sizeof(*r->f));
-		if (!r->f)
-			abort();
-	}
-	memset(&r->f[r->nf], 0, sizeof(r->f[0]));
-	return &r->f[r->nf++];
-}
-
 static void take_stats(struct fz_result *r, char **p)
 {
 	struct fz_stats *s = &r->st;
@@ -131,7 +119,7 @@ static void take_stats(struct fz_result *r, char **p)
 
 static void take_finding(struct fz_result *r, char **p)
 {
-	struct fz_finding *f = grow(r);
+	struct fz_finding *f = fz_finding_add(r);
 	char *v;
 
 	f->id = fz_strdup(fz_get_str(p));
@@ -250,7 +238,7 @@ static int merge_finding(struct fz_result *r, struct fz_part *part, struct fz_fi
 			return 0;
 		}
 	}
-	g = grow(r);
+	g = fz_finding_add(r);
 	*g = *f;
 	memset(f, 0, sizeof(*f));	/* moved */
 	if (g->misuse)
