@@ -532,11 +532,6 @@ bool dfs_exhausted(const struct dfs *d)
 	return d->exhausted;
 }
 
-unsigned int dfs_bound(const struct dfs *d)
-{
-	return d->k;
-}
-
 void dfs_get_stats(const struct dfs *d, struct dfs_stats *st)
 {
 	*st = d->stats;

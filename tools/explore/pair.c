@@ -157,14 +157,6 @@ static uint64_t order_key(const struct access *a, const struct access *b)
 	return mix(mix(a->site, (uint64_t)a->cpu), mix(b->site, (uint64_t)b->cpu));
 }
 
-static bool init(struct xs *x)
-{
-	x->state = calloc(1, sizeof(struct pair));
-	if (!x->state)
-		abort();
-	return true;
-}
-
 static void fini(struct xs *x)
 {
 	struct pair *f = x->state;
@@ -173,7 +165,6 @@ static void fini(struct xs *x)
 	free(f->orders.v);
 	free(f->logged.v);
 	free(f->targets);
-	free(f);
 }
 
 static void log_access(struct pair *f, const struct access *a)
@@ -388,7 +379,7 @@ static void end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t
 const struct xs_ops xs_pair_ops = {
 	.name = "pair",
 	.aims = true,
-	.init = init,
+	.state_size = sizeof(struct pair),
 	.fini = fini,
 	.begin = begin,
 	.end = end,

@@ -210,7 +210,5 @@ const struct xs_ops xs_pct_ops = {
 	.guarantee = "PCT",
 	.guarantee_json = true,
 	.independent = true,
-	.init = xs_no_state,
-	.fini = xs_no_fini,
 	.begin = begin,
 };

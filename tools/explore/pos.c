@@ -214,7 +214,5 @@ static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct si
 const struct xs_ops xs_pos_ops = {
 	.name = "pos",
 	.independent = true,
-	.init = xs_no_state,
-	.fini = xs_no_fini,
 	.begin = begin,
 };

@@ -30,7 +30,5 @@ static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct si
 const struct xs_ops xs_random_ops = {
 	.name = "random",
 	.independent = true,
-	.init = xs_no_state,
-	.fini = xs_no_fini,
 	.begin = begin,
 };

@@ -107,14 +107,6 @@ static struct rff *rff_of(const struct xs *x)
 	return x->ops == &xs_rff_ops ? x->state : NULL;
 }
 
-static bool init(struct xs *x)
-{
-	x->state = calloc(1, sizeof(struct rff));
-	if (!x->state)
-		abort();
-	return true;
-}
-
 static void fini(struct xs *x)
 {
 	struct rff *f = x->state;
@@ -123,7 +115,6 @@ static void fini(struct xs *x)
 	free(f->index);
 	free(f->run_pairs);
 	free(f->last_seen);
-	free(f);
 }
 
 static size_t slot(const struct rff *f, uint64_t h)
@@ -451,7 +442,7 @@ void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n)
 
 const struct xs_ops xs_rff_ops = {
 	.name = "rff",
-	.init = init,
+	.state_size = sizeof(struct rff),
 	.fini = fini,
 	.begin = begin,
 	.end = end,

@@ -116,17 +116,6 @@ static void seed_run(struct xs *x, uint64_t r)
 	x->stall_odds = sim_stall_odds(rng_splitmix64(&(uint64_t){ x->p.seed ^ r ^ 0x7374616c6cULL }));
 }
 
-bool xs_no_state(struct xs *x)
-{
-	(void)x;
-	return true;
-}
-
-void xs_no_fini(struct xs *x)
-{
-	(void)x;
-}
-
 struct xs *xs_new(const struct xs_params *p)
 {
 	const struct xs_ops *ops = xs_ops_of(p->kind);
@@ -142,8 +131,10 @@ struct xs *xs_new(const struct xs_params *p)
 		abort();
 	x->p = *p;
 	x->ops = ops;
-	if (!ops->init(x)) {
-		free(x);
+	if (ops->state_size && !(x->state = calloc(1, ops->state_size)))
+		abort();
+	if (ops->init && !ops->init(x)) {
+		xs_free(x);
 		return NULL;
 	}
 	return x;
@@ -151,8 +142,10 @@ struct xs *xs_new(const struct xs_params *p)
 
 void xs_free(struct xs *x)
 {
-	if (x)
+	if (x && x->ops->fini)
 		x->ops->fini(x);
+	if (x && x->ops->state_size)
+		free(x->state);
 	free(x);
 }
 

@@ -113,7 +113,13 @@ struct xs_ops {
 	/* not independent, yet splits into shards by itself (delay: dfs_shard()) */
 	bool splits;
 	bool aims;			/* aims with stalls (help groups them) */
-	/* campaign state: after the handle is filled in (false: parameters out of range); before it goes */
+	/*
+	 * Campaign state, for a strategy that learns across runs (x->state):
+	 * state_size zeroed bytes, or what init makes (after the handle is
+	 * filled in; false: parameters out of range); fini frees what is in it
+	 * (the bytes are freed after). Each optional.
+	 */
+	size_t state_size;
 	bool (*init)(struct xs *x);
 	void (*fini)(struct xs *x);
 	/* run r as its member m (the strategy itself, or a portfolio's member): xs_begin() */

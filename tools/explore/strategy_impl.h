@@ -56,9 +56,6 @@ struct xs {
 
 /* random's answer (random.c), from the run's generator. */
 unsigned int xs_random_choose(struct xs *x, const struct sim_question *q);
-/* Campaign state for strategies that keep none: nothing to make or free. */
-bool xs_no_state(struct xs *x);
-void xs_no_fini(struct xs *x);
 
 /* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);

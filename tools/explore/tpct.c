@@ -79,7 +79,5 @@ const struct xs_ops xs_tpct_ops = {
 	.guarantee = "Timed PCT",
 	.independent = true,
 	.aims = true,
-	.init = xs_no_state,
-	.fini = xs_no_fini,
 	.begin = begin,
 };
