@@ -38,7 +38,7 @@
  * runs have tried every hold, or when a run did not reach a on X.
  *
  * Runs: run 0 is the faithful one; after it every fourth run, and every
- * run while no target waits, is a random one (strategy.c's random, with the
+ * run while no target waits, is a random one (random.c's, with the
  * seed and run number), which shows further orders to force. Runs depend
  * on the runs before, as rff's do: no shards, no jobs; run r reruns by
  * running 0 .. r.
