@@ -371,13 +371,7 @@ static const char *time_text(double s, char *buf, size_t len)
 
 static const char *strategy_name(size_t k, char *buf, size_t len)
 {
-	if (strategies[k].kind == XS_PCT || strategies[k].kind == XS_TPCT)
-		snprintf(buf, len, "%s(d=%u)", xs_kind_name(strategies[k].kind), strategies[k].depth);
-	else if (strategies[k].kind == XS_DELAY)
-		snprintf(buf, len, "delay(k=%u)", strategies[k].preemptions);
-	else
-		snprintf(buf, len, "%s", xs_kind_name(strategies[k].kind));
-	return buf;
+	return xs_params_name(&strategies[k], buf, len);
 }
 
 static void print_header(const char *first, uint64_t only)

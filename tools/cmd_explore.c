@@ -146,7 +146,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 	bool campaign_flag = false;
 
 	memset(o, 0, sizeof(*o));
-	o->xc.sp.kind = XS_PORTFOLIO;
+	o->xc.sp.kind = XS_DEFAULT;
 	o->xc.sp.depth = 3;
 	o->xc.sp.preemptions = 2;
 	o->xc.runs = 10000;
@@ -170,9 +170,11 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 		if (takes && strcmp(a, "--token") && strcmp(a, "--save-schedule") && strcmp(a, "--set"))
 			campaign_flag = true;
 		if (!strcmp(a, "--strategy")) {
+			char names[256];
+
 			if (!xs_kind_from_name(v, &o->xc.sp.kind))
-				return cmd_usage_error(cmd, "--strategy must be random, pct, pos, dfs, "
-						   "portfolio, rff, tpct, delay or pair, not '%s'", v);
+				return cmd_usage_error(cmd, "--strategy must be %s, not '%s'",
+						       xs_names(names, sizeof(names), ", ", " or "), v);
 		} else if (!strcmp(a, "--runs")) {
 			if (!cmd_parse_u64(v, &o->xc.runs) || !o->xc.runs)
 				return cmd_usage_error(cmd, "--runs wants a positive number, not '%s'", v);
@@ -228,9 +230,9 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			o->json = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim explore FILE [--strategy random|pct|pos|dfs|portfolio|rff|\n"
-			       "                                  tpct|delay|pair]\n"
-			       "                     [--runs N | --time S] [--seed S] [--depth D]"
+			fputs("usage: kwsim explore FILE [--strategy ", stdout);
+			xs_print_names(stdout, "|", false, "]\n", 38, 34, 72);
+			printf("                     [--runs N | --time S] [--seed S] [--depth D]"
 			       " [--preemptions K]\n"
 			       "                     [--kernel V[,V...]|all] [--jobs J] [--shard I/N]"
 			       " [--out DIR]\n"
@@ -258,7 +260,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 				   "(--out DIR writes every finding's)");
 	if (o->time_given && !o->runs_given)
 		o->xc.runs = 0;	/* --time alone: as many runs as fit */
-	if (o->shard_given && !xs_independent(o->xc.sp.kind) && o->xc.sp.kind != XS_DELAY)
+	if (o->shard_given && !xs_shardable(o->xc.sp.kind))
 		return cmd_usage_error(cmd, "--shard: the %s strategy's runs depend on the runs before "
 				   "them, so they cannot be split", xs_kind_name(o->xc.sp.kind));
 	if (o->jobs > 1 && !xs_independent(o->xc.sp.kind))
@@ -444,9 +446,7 @@ struct token {
 static bool parse_token(const char *t, struct token *k)
 {
 	const char *c1 = strchr(t, ':'), *last = strrchr(t, ':'), *mid;
-	char buf[32], base[32];
-	size_t bl;
-	const char *d, *kk;
+	char buf[32];
 
 	memset(k, 0, sizeof(*k));
 	if (!c1 || c1 - t != 16 || last == c1)
@@ -475,33 +475,8 @@ static bool parse_token(const char *t, struct token *k)
 		return false;
 	memcpy(k->strategy, mid + 1, (size_t)(last - mid - 1));
 	memcpy(k->kernel, c1 + 1, (size_t)(mid - c1 - 1));
-	bl = strcspn(k->strategy, "(/");
-	if (bl >= sizeof(base))
-		return false;
-	memcpy(base, k->strategy, bl);
-	base[bl] = '\0';
-	if (!xs_kind_from_name(base, &k->sp.kind))
-		return false;
-	/* the parameters the strategy field names; the member's, after '/', do not count */
 	k->sp.seed = k->seed;
-	k->sp.depth = 3;
-	k->sp.preemptions = 2;
-	d = strstr(k->strategy, "d=");
-	kk = strstr(k->strategy, "k=");
-	if (d && (!strchr(k->strategy, '/') || d < strchr(k->strategy, '/')))
-		k->sp.depth = (unsigned int)strtoul(d + 2, NULL, 10);
-	if (kk && (!strchr(k->strategy, '/') || kk < strchr(k->strategy, '/')))
-		k->sp.preemptions = (unsigned int)strtoul(kk + 2, NULL, 10);
-	/* delay's shard: "delay(k=1,s=2/4)" */
-	if ((kk = strstr(k->strategy, "s=")) && k->sp.kind == XS_DELAY) {
-		char *end;
-
-		k->sp.shard = (unsigned int)strtoul(kk + 2, &end, 10);
-		k->sp.nshards = *end == '/' ? (unsigned int)strtoul(end + 1, NULL, 10) : 0;
-		if (!k->sp.nshards || k->sp.shard >= k->sp.nshards)
-			return false;
-	}
-	return true;
+	return xs_parse_name(k->strategy, &k->sp);
 }
 
 static int explore_token(struct explore_opts *o)
@@ -557,7 +532,7 @@ static int explore_token(struct explore_opts *o)
 			goto out;
 		xs_end(x, r, run.log, run.nlog);
 	}
-	if (strcmp(xc_token_strategy(x, &k.sp, k.run, name, sizeof(name)), k.strategy)) {
+	if (strcmp(xs_token_name(x, k.run, name, sizeof(name)), k.strategy)) {
 		fprintf(stderr, "kwsim explore: --token: run %" PRIu64 " is %s here, not %s: a token "
 			"of another kwsim's strategies\n", k.run, name, k.strategy);
 		goto out;

@@ -13,6 +13,7 @@
 #include "cmd_fuzz.h"
 #include "cmd_run.h"
 #include "cmd_shrink.h"
+#include "explore/strategy.h"
 #include "html/html.h"
 #include "serve/serve.h"
 #include "serve/srv.h"
@@ -92,10 +93,10 @@ static void usage(FILE *f)
 		"  --around-finding         only the first finding's neighbourhood (else the first\n"
 		"                           overlap of a call on one CPU and activity on another)\n"
 		"  --lanes cpus|tasks|both  lanes per CPU (default), per task, or both\n");
-	fprintf(f, "\nexplore options (docs/explore.md \"kwsim explore\"):\n"
-		"  --strategy NAME          random, pct, pos, dfs, portfolio (the default), rff,\n"
-		"                           tpct, delay, pair (these three aim with stalls)\n"
-		"  --runs N                 runs per kernel (default 10000)\n"
+	fputs("\nexplore options (docs/explore.md \"kwsim explore\"):\n"
+	      "  --strategy NAME          ", f);
+	xs_print_names(f, ", ", true, "\n", 27, 27, 79);
+	fprintf(f, "  --runs N                 runs per kernel (default 10000)\n"
 		"  --time S                 stop after S s of wall time (alone: no run bound)\n"
 		"  --seed S                 the campaign's seed (default 0)\n"
 		"  --depth D                pct's and tpct's bug depth (default 3)\n"

@@ -149,31 +149,29 @@ out:
 }
 
 /*
- * Explore's strategies on one file and variant: runs 0 .. n-1 of each (dfs
- * until its bounded space is searched or n runs), calibrated as explore is.
+ * Explore's strategies on one file and variant, every one in the registry
+ * (strategy.h) but random (the machine's own, which main sweeps) and the
+ * portfolio (its members are): runs 0 .. n-1 of each (dfs and delay until
+ * their bounded space is searched or n runs), calibrated as explore is.
+ * Depth 3; a bound of 2 preemptions, of 1 for a strategy that aims with
+ * stalls (delay: each delay multiplies the space by the stall questions).
  */
 static size_t check_strategies(const char *path, const struct kw_model *m, long n)
 {
-	static const struct xs_params kinds[] = {
-		{ .kind = XS_PCT, .seed = 1, .depth = 3 },
-		{ .kind = XS_POS, .seed = 1 },
-		{ .kind = XS_DFS, .seed = 1, .preemptions = 2 },
-		{ .kind = XS_RFF, .seed = 1 },
-		{ .kind = XS_TPCT, .seed = 1, .depth = 3 },
-		{ .kind = XS_DELAY, .seed = 1, .preemptions = 1 },
-		{ .kind = XS_PAIR, .seed = 1 },
-	};
 	struct scn *s = scn_load(path, stderr);
 	struct scn_run run = { 0 };
 	size_t total = 0;
 
 	if (!s)
 		exit(2);
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		struct xs_params p = kinds[k];
-		bool aims = p.kind == XS_TPCT || p.kind == XS_DELAY || p.kind == XS_PAIR;
+	for (unsigned int k = 0; k < XS__COUNT; k++) {
+		bool aims = xs_ops_of((enum xs_kind)k)->aims;
+		struct xs_params p = { .kind = (enum xs_kind)k, .seed = 1, .depth = 3,
+				       .preemptions = aims ? 1 : 2 };
 		struct xs *x;
 
+		if (k == XS_RANDOM || k == XS_PORTFOLIO)
+			continue;
 		stall_ns = aims ? AIM_STALL_NS : 0;
 		if (stall_ns)
 			s->cfg.stall_ns = stall_ns;

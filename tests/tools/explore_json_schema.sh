@@ -41,6 +41,12 @@ f=$src/scenarios/races/timer-callback-vs-cancel-delayed-work-sync-v4.9.kws
 "$kwsim" explore "$f" --strategy random --runs 30 --shard 1/2 --out "$tmp/s1" >/dev/null
 run merge "$tmp/s0" "$tmp/s1"
 run explore "$f" --strategy random --runs 30 --shard 1/2
+# every strategy --strategy takes (explore --help's usage lists the registry's), a small campaign each
+strategies=$("$kwsim" explore --help | tr -d '\n ' | sed -n 's/.*--strategy\([a-z|]*\)\].*/\1/p' | tr '|' ' ')
+[ "$(echo $strategies | wc -w)" -ge 9 ] || { echo "FAIL: explore --help lists strategies '$strategies'"; failed=1; }
+for s in $strategies; do
+	run explore "$src/scenarios/races/queue-vs-flush-running.kws" --strategy "$s" --runs 10
+done
 
 /usr/bin/python3 - "$schema" "$tmp"/*.json <<'PY' || failed=1
 import json, sys

@@ -268,6 +268,62 @@ START_TEST(run_names)
 END_TEST
 
 /*
+ * The registry (strategy.h): every strategy in it has a table with a name
+ * that --strategy takes back, a run whose token field parses back to the
+ * parameters it was made with (what --token relies on: explore_token()
+ * remakes the field and compares), and a place in help's and serve's
+ * lists; a name not in it is refused.
+ */
+START_TEST(registry_round_trip)
+{
+	char buf[160], names[256];
+	bool listed[XS__COUNT] = { false };
+	enum xs_kind k;
+
+	for (unsigned int i = 0; i < XS__COUNT; i++) {
+		const struct xs_ops *ops = xs_ops_of((enum xs_kind)i);
+		struct xs_params p = { .kind = (enum xs_kind)i, .seed = 9, .depth = 2,
+				       .preemptions = 1 }, back = { .seed = 9 };
+		struct xs *x;
+
+		ck_assert_ptr_nonnull(ops);
+		ck_assert_ptr_nonnull(ops->begin);
+		ck_assert_msg(xs_kind_from_name(ops->name, &k) && k == (enum xs_kind)i, "%s", ops->name);
+		ck_assert_msg(!(ops->params & XS_BOUND) || ops->bound, "%s counts no bound", ops->name);
+		ck_assert_msg(ops->independent || !ops->splits || ops->exhausted,
+			      "%s splits without a space to split", ops->name);
+		ck_assert(strstr(xs_names(names, sizeof(names), ", ", " or "), ops->name));
+		listed[xs_listed(i, true)] = true;
+		if (ops->splits) {
+			p.shard = 1;
+			p.nshards = 2;
+		}
+		x = xs_new(&p);
+		ck_assert_ptr_nonnull(x);
+		for (uint64_t r = 0; r < 9; r++) {
+			xs_token_name(x, r, buf, sizeof(buf));
+			ck_assert_msg(xs_parse_name(buf, &back), "'%s'", buf);
+			ck_assert_msg(back.kind == p.kind, "'%s'", buf);
+			/* the parameters its token names come back; the others keep parse's defaults */
+			if ((ops->named | (ops->token_name ? ops->params : 0)) & XS_DEPTH)
+				ck_assert_msg(back.depth == p.depth, "'%s'", buf);
+			if ((ops->named | (ops->token_name ? ops->params : 0)) & XS_BOUND)
+				ck_assert_msg(back.preemptions == p.preemptions, "'%s'", buf);
+			ck_assert_msg(back.shard == p.shard && back.nshards == p.nshards, "'%s'", buf);
+		}
+		xs_free(x);
+	}
+	for (unsigned int i = 0; i < XS__COUNT; i++)
+		ck_assert_msg(listed[i], "%s is not in serve's list", xs_kind_name((enum xs_kind)i));
+	ck_assert(xs_listed(0, true) == XS_DEFAULT);
+	ck_assert(!xs_kind_from_name("portfolio2", &k) && !xs_kind_from_name("", &k));
+	ck_assert(!xs_parse_name("bogus(d=3)", &(struct xs_params){ 0 }));
+	ck_assert(!xs_parse_name("delay(k=1,s=3/2)", &(struct xs_params){ 0 }));
+	ck_assert_ptr_null(xs_ops_of(XS__COUNT));
+}
+END_TEST
+
+/*
  * The calibration: pct's n is at least the faithful run's decisions, and a
  * scenario whose random runs can stop on an error of its own (a delay
  * computed negative when P1 reads n before P0 has queued, seed 1) still
@@ -761,6 +817,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, portfolio_runs_are_members_runs);
 	suite_add_tcase(s, tc);
 	tcase_add_test(unit, run_names);
+	tcase_add_test(unit, registry_round_trip);
 	tcase_add_test(unit, calibration);
 	tcase_add_test(unit, pct_depth1_one_order);
 	tcase_add_test(unit, pct_depth2_one_change);

@@ -101,6 +101,7 @@
  * runs the faithful schedule first, to learn the tree's trunk.
  */
 #include "dfs.h"
+#include "strategy_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -531,12 +532,48 @@ bool dfs_exhausted(const struct dfs *d)
 	return d->exhausted;
 }
 
-unsigned int dfs_bound(const struct dfs *d)
-{
-	return d->k;
-}
-
 void dfs_get_stats(const struct dfs *d, struct dfs_stats *st)
 {
 	*st = d->stats;
 }
+
+/* --- the strategies over the search: dfs here, delay (delay.c) ---------------------------------- */
+
+bool xs_dfs_begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
+{
+	(void)m;
+	return dfs_begin(x->state, r, cfg);
+}
+
+void xs_dfs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
+{
+	dfs_end(x->state, r, log, n);
+}
+
+bool xs_dfs_exhausted(const struct xs *x)
+{
+	return dfs_exhausted(x->state);
+}
+
+void xs_dfs_fini(struct xs *x)
+{
+	dfs_free(x->state);
+}
+
+static bool init(struct xs *x)
+{
+	x->state = dfs_new(x->p.preemptions, true);
+	return true;
+}
+
+const struct xs_ops xs_dfs_ops = {
+	.name = "dfs",
+	.params = XS_BOUND,
+	.named = XS_BOUND,
+	.bound = "preemptions",
+	.init = init,
+	.fini = xs_dfs_fini,
+	.begin = xs_dfs_begin,
+	.end = xs_dfs_end,
+	.exhausted = xs_dfs_exhausted,
+};

@@ -38,7 +38,6 @@ bool dfs_begin(struct dfs *d, uint64_t r, struct sim_config *cfg);
 /* As xs_end(): learns the tree from run r's decisions and picks the next run. */
 void dfs_end(struct dfs *d, uint64_t r, const struct sim_decision *log, size_t n);
 bool dfs_exhausted(const struct dfs *d);
-unsigned int dfs_bound(const struct dfs *d);
 
 struct dfs_stats {
 	uint64_t schedules;	/* runs made */

@@ -46,21 +46,6 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-const char *xc_token_strategy(const struct xs *x, const struct xs_params *p, uint64_t r,
-			      char *buf, size_t len)
-{
-	char name[96];
-
-	xs_run_name(x, r, name, sizeof(name));
-	/* "portfolio:pct(d=2)": the member after the portfolio's own parameters */
-	if (p->kind == XS_PORTFOLIO)
-		snprintf(buf, len, "portfolio(d=%u,k=%u)/%s", p->depth, p->preemptions,
-			 strncmp(name, "portfolio:", 10) ? name : name + 10);
-	else
-		snprintf(buf, len, "%s", name);
-	return buf;
-}
-
 /* --- recording a run ----------------------------------------------------------------------- */
 
 struct campaign {
@@ -189,7 +174,7 @@ static int write_replay_file(struct campaign *c, const struct scn_run *run,
 	snprintf(comment, sizeof(comment),
 		 "Found by kwsim explore: %s\n   %s\n   kernel %s, strategy %s, seed %llu, run %llu\n"
 		 "   replay token %s", xf->key, xf->what, c->v->kernel,
-		 xc_token_strategy(c->x, &c->o->sp, r, strat, sizeof(strat)),
+		 xs_token_name(c->x, r, strat, sizeof(strat)),
 		 (unsigned long long)c->o->sp.seed, (unsigned long long)r, xf->token);
 	comment_safe(comment);
 	f = outfile_open(&out, path);
@@ -231,7 +216,7 @@ static int add_finding(struct campaign *c, const struct scn_run *run, uint64_t r
 			abort();
 	}
 	snprintf(token, sizeof(token), "%016llx:%s:%s:%llu:%llu", (unsigned long long)c->r->scn_hash,
-		 v->kernel, xc_token_strategy(c->x, &c->o->sp, r, strat, sizeof(strat)),
+		 v->kernel, xs_token_name(c->x, r, strat, sizeof(strat)),
 		 (unsigned long long)c->o->sp.seed, (unsigned long long)r);
 	xf = &v->findings[v->nfindings++];
 	*xf = (struct xr_finding){ .key = xstrdup(key), .first = r, .seq = seq, .count = 1,
@@ -338,7 +323,7 @@ static int run_variant(struct campaign *c, struct scn_run *run, double deadline,
 			break;
 		}
 		/* delay splits its space itself (dfs_shard()): every run of its own */
-		if (p.kind != XS_DELAY && r % o->nshards != o->shard)
+		if (!xs_ops_of(p.kind)->splits && r % o->nshards != o->shard)
 			continue;
 		cfg = c->s->cfg;
 		cfg.keep_trace = false;

@@ -140,8 +140,4 @@ uint64_t xc_scenario_hash(const struct scn *s, const char *sets_text);
  */
 int xc_run(const struct scn *s, const struct xc_opts *o, struct xr *r, FILE *err);
 
-/* The strategy field of run r's token. */
-const char *xc_token_strategy(const struct xs *x, const struct xs_params *p, uint64_t r,
-			      char *buf, size_t len);
-
 #endif

@@ -38,7 +38,7 @@
  * runs have tried every hold, or when a run did not reach a on X.
  *
  * Runs: run 0 is the faithful one; after it every fourth run, and every
- * run while no target waits, is a random one (strategy.c's random, with the
+ * run while no target waits, is a random one (random.c's, with the
  * seed and run number), which shows further orders to force. Runs depend
  * on the runs before, as rff's do: no shards, no jobs; run r reruns by
  * running 0 .. r.
@@ -157,24 +157,14 @@ static uint64_t order_key(const struct access *a, const struct access *b)
 	return mix(mix(a->site, (uint64_t)a->cpu), mix(b->site, (uint64_t)b->cpu));
 }
 
-struct pair *xs_pair_new(void)
+static void fini(struct xs *x)
 {
-	struct pair *f = calloc(1, sizeof(*f));
+	struct pair *f = x->state;
 
-	if (!f)
-		abort();
-	return f;
-}
-
-void xs_pair_free(struct pair *f)
-{
-	if (!f)
-		return;
 	free(f->conflicts.v);
 	free(f->orders.v);
 	free(f->logged.v);
 	free(f->targets);
-	free(f);
 }
 
 static void log_access(struct pair *f, const struct access *a)
@@ -210,7 +200,7 @@ static uint64_t site_before(const struct pair *f, uint64_t site, int not_cpu)
 static void on_rf(void *arg, const struct sim_rf *rf)
 {
 	struct xs *x = arg;
-	struct pair *f = x->pair;
+	struct pair *f = x->state;
 	int cpu = sim_this_cpu();
 
 	set_add(&f->conflicts, conflict_key(rf->writer_hash, rf->reader_hash));
@@ -267,7 +257,7 @@ static unsigned int hold_for(const struct target *t, const struct sim_question *
 static unsigned int choose(void *ctx, const struct sim_question *q)
 {
 	struct xs *x = ctx;
-	struct pair *f = x->pair;
+	struct pair *f = x->state;
 	unsigned int a = 0;
 	uint64_t site;
 
@@ -322,10 +312,11 @@ static bool next_target(struct pair *f)
 	return any;
 }
 
-void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
+static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
 {
-	struct pair *f = x->pair;
+	struct pair *f = x->state;
 
+	(void)m;
 	/* run 0: the faithful run, a target of none */
 	f->aim = r > 0 && r % PAIR_RANDOM_EVERY && next_target(f);
 	f->steer = r == 0 || f->aim;
@@ -340,6 +331,7 @@ void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	cfg->on_rf_arg = x;
 	cfg->chooser = choose;
 	cfg->chooser_ctx = x;
+	return true;
 }
 
 static void add_target(struct pair *f, const struct access *a, const struct access *b,
@@ -354,10 +346,13 @@ static void add_target(struct pair *f, const struct access *a, const struct acce
 	f->targets[f->ntargets++] = (struct target){ *a, *b, dist, 0, false };
 }
 
-void xs_pair_end(struct xs *x)
+static void end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
-	struct pair *f = x->pair;
+	struct pair *f = x->state;
 
+	(void)r;
+	(void)log;
+	(void)n;
 	if (f->have_held)
 		log_access(f, &f->held);
 	for (size_t i = 0; i < f->nlog; i++) {
@@ -380,3 +375,12 @@ void xs_pair_end(struct xs *x)
 			t->done = true;
 	}
 }
+
+const struct xs_ops xs_pair_ops = {
+	.name = "pair",
+	.aims = true,
+	.state_size = sizeof(struct pair),
+	.fini = fini,
+	.begin = begin,
+	.end = end,
+};

@@ -195,3 +195,20 @@ double xs_pct_bound(size_t n, unsigned int k, unsigned int d, uint64_t runs)
 	/* 1 - (1-p)^runs, without losing a small p to rounding */
 	return -expm1((double)runs * log1p(-p));
 }
+
+static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
+{
+	(void)r;
+	xs_pct_begin(x, m->depth, cfg);
+	return true;
+}
+
+const struct xs_ops xs_pct_ops = {
+	.name = "pct",
+	.params = XS_DEPTH,
+	.named = XS_DEPTH,
+	.guarantee = "PCT",
+	.guarantee_json = true,
+	.independent = true,
+	.begin = begin,
+};

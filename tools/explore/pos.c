@@ -202,3 +202,17 @@ void xs_pos_begin(struct xs *x, struct sim_config *cfg)
 	cfg->chooser = choose_pos;
 	cfg->chooser_ctx = x;
 }
+
+static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
+{
+	(void)r;
+	(void)m;
+	xs_pos_begin(x, cfg);
+	return true;
+}
+
+const struct xs_ops xs_pos_ops = {
+	.name = "pos",
+	.independent = true,
+	.begin = begin,
+};

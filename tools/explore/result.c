@@ -359,19 +359,20 @@ static const struct xr_state *find_state(const struct xr_variant *v, const char 
 
 static const char *strategy_text(const struct xr *r, char *buf, size_t len)
 {
+	const struct xs_ops *ops = xs_ops_of(r->sp.kind);
+
 	snprintf(buf, len, "%s", xs_kind_name(r->sp.kind));
-	if (r->sp.kind == XS_PCT || r->sp.kind == XS_TPCT || r->sp.kind == XS_PORTFOLIO)
+	if (ops && (ops->params & XS_DEPTH))
 		snprintf(buf + strlen(buf), len - strlen(buf), ", depth %u", r->sp.depth);
-	if (r->sp.kind == XS_DFS || r->sp.kind == XS_PORTFOLIO)
-		snprintf(buf + strlen(buf), len - strlen(buf), ", preemptions %u", r->sp.preemptions);
-	if (r->sp.kind == XS_DELAY)
-		snprintf(buf + strlen(buf), len - strlen(buf), ", delays %u", r->sp.preemptions);
+	if (ops && (ops->params & XS_BOUND))
+		snprintf(buf + strlen(buf), len - strlen(buf), ", %s %u", ops->bound, r->sp.preemptions);
 	return buf;
 }
 
 void xr_print(FILE *out, const struct xr *r)
 {
 	struct table t = { .out = out, .label = 28 };
+	const struct xs_ops *ops = xs_ops_of(r->sp.kind);
 	size_t nv = r->nv < 64 ? r->nv : 64, nstates, total = nfindings(r);
 	const char **states = all_states(r, &nstates);
 	char **shown = calloc(nstates + 1, sizeof(*shown)), head[256], strat[128];
@@ -479,7 +480,7 @@ void xr_print(FILE *out, const struct xr *r)
 	}
 
 	/* what a clean PCT campaign bounds (tpct's: its change points are stalls, tpct.c) */
-	for (size_t i = 0; i < r->nv && (r->sp.kind == XS_PCT || r->sp.kind == XS_TPCT); i++) {
+	for (size_t i = 0; i < r->nv && ops && ops->guarantee; i++) {
 		const struct xr_variant *v = &r->v[i];
 
 		if (v->nfindings)
@@ -487,7 +488,7 @@ void xr_print(FILE *out, const struct xr *r)
 		fprintf(out, "\n%s bound on %s: n=%zu steps, k=%u contexts, depth %u: a run finds a "
 			"depth-%u bug with probability >= %.3g;\n  %" PRIu64 " runs found none, so a "
 			"depth-%u bug would have shown with probability >= %.3g\n",
-			r->sp.kind == XS_TPCT ? "Timed PCT" : "PCT", v->kernel,
+			ops->guarantee, v->kernel,
 			v->est_steps, v->est_contexts, r->sp.depth, r->sp.depth,
 			pct_run_bound(v, r->sp.depth), v->runs, r->sp.depth,
 			xs_pct_bound(v->est_steps, v->est_contexts, r->sp.depth, v->runs));
@@ -496,7 +497,7 @@ void xr_print(FILE *out, const struct xr *r)
 		if (r->v[i].exhausted)
 			fprintf(out, "\n%s: the space bounded by %u %s is exhausted after %" PRIu64
 				" schedules%s\n", r->v[i].kernel, r->sp.preemptions,
-				r->sp.kind == XS_DELAY ? "delays" : "preemptions", r->v[i].runs,
+				ops && ops->bound ? ops->bound : "preemptions", r->v[i].runs,
 				r->nshards > 1 ? " (this shard's part)" : "");
 	if (r->stopped)
 		fprintf(out, "\nStopped before the runs asked were done: the summary covers the "
@@ -557,7 +558,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 		json_u64_set_count(out, "work_states", &v->tuples);
 		json_u64_set_count(out, "rf_pairs", &v->rf);
 		fputc('}', out);
-		if (r->sp.kind == XS_PCT && !v->nfindings)
+		if (xs_ops_of(r->sp.kind) && xs_ops_of(r->sp.kind)->guarantee_json && !v->nfindings)
 			fprintf(out, ",\"pct_bound\":{\"steps\":%zu,\"contexts\":%u,\"depth\":%u,"
 				"\"per_run\":%.6g,\"all_runs\":%.6g}", v->est_steps, v->est_contexts,
 				r->sp.depth, pct_run_bound(v, r->sp.depth),

@@ -101,24 +101,20 @@ static void *grow(void *p, size_t *cap, size_t size)
 	return p;
 }
 
-struct rff *xs_rff_new(void)
+/* rff's state: only an rff handle has one (xs_rf_pairs() and the like ask any handle). */
+static struct rff *rff_of(const struct xs *x)
 {
-	struct rff *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		abort();
-	return f;
+	return x->ops == &xs_rff_ops ? x->state : NULL;
 }
 
-void xs_rff_free(struct rff *f)
+static void fini(struct xs *x)
 {
-	if (!f)
-		return;
+	struct rff *f = x->state;
+
 	free(f->pairs);
 	free(f->index);
 	free(f->run_pairs);
 	free(f->last_seen);
-	free(f);
 }
 
 static size_t slot(const struct rff *f, uint64_t h)
@@ -166,7 +162,7 @@ static size_t pair_of(struct rff *f, uint64_t h, uint64_t writer, uint64_t reade
 static void on_rf(void *arg, const struct sim_rf *rf)
 {
 	struct xs *x = arg;
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	size_t k = pair_of(f, rf->hash, rf->writer_hash, rf->reader_hash);
 	const struct xs_rf_pair *p = &f->pairs[k];
 
@@ -197,7 +193,7 @@ static uint64_t weight(const struct rff *f, size_t pair)
 /* A pair, rare ones likelier, as an ordering: its write first, or (flip) its read. */
 static struct rff_order draw_order(struct xs *x)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	uint64_t total = 0, u;
 	size_t k = 0;
 	struct rff_order o;
@@ -216,7 +212,7 @@ static struct rff_order draw_order(struct xs *x)
 /* A corpus entry, with the weight of its rarest pair (an empty one as the commonest). */
 static const struct rff_sched *draw_entry(struct xs *x)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	uint64_t w[RFF_CORPUS], total = 0, u;
 	unsigned int k = 0;
 
@@ -261,7 +257,7 @@ static void mutate(struct xs *x, struct rff_sched *s)
 
 static void draw_schedule(struct xs *x)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	struct rff_sched *s = &f->cur;
 
 	s->n = 0;
@@ -281,7 +277,7 @@ static void draw_schedule(struct xs *x)
 /* A stall question: an ordering whose B q->cpu stands at holds it for A; else pos's answer. */
 static unsigned int choose_stall(struct xs *x, const struct sim_question *q)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	uint64_t h;
 
 	if (!q->sites || !q->sites[0] || !f->cur.n || !q->until)
@@ -309,7 +305,7 @@ static unsigned int choose_stall(struct xs *x, const struct sim_question *q)
 static unsigned int choose(void *ctx, const struct sim_question *q)
 {
 	struct xs *x = ctx;
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 	uint64_t allowed = UINT64_MAX, all, held = 0, first = 0;
 	unsigned int n = q->n < 64 ? q->n : 64, pick;
 	bool holds[XS_RF_MAX_ORDERS] = { false };
@@ -353,10 +349,11 @@ static unsigned int choose(void *ctx, const struct sim_question *q)
 	return pick;
 }
 
-void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
+static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 
+	(void)m;
 	f->stamp = r + 1;
 	f->nrun_pairs = f->run_new = 0;
 	memset(f->done, 0, sizeof(f->done));
@@ -373,12 +370,16 @@ void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 	f->chain_arg = cfg->on_rf_arg;
 	cfg->on_rf = on_rf;
 	cfg->on_rf_arg = x;
+	return true;
 }
 
-void xs_rff_end(struct xs *x)
+static void end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 
+	(void)r;
+	(void)log;
+	(void)n;
 	if (!f->run_new)
 		return;
 	f->corpus[f->evict] = f->cur;
@@ -389,35 +390,40 @@ void xs_rff_end(struct xs *x)
 
 const struct xs_rf_pair *xs_rf_pairs(const struct xs *x, size_t *n)
 {
-	*n = x->rff ? x->rff->npairs : 0;
-	return x->rff ? x->rff->pairs : NULL;
+	struct rff *f = rff_of(x);
+
+	*n = f ? f->npairs : 0;
+	return f ? f->pairs : NULL;
 }
 
 const uint64_t *xs_rf_run_pairs(const struct xs *x, size_t *n, size_t *nnew)
 {
-	*n = x->rff ? x->rff->nrun_pairs : 0;
+	struct rff *f = rff_of(x);
+
+	*n = f ? f->nrun_pairs : 0;
 	if (nnew)
-		*nnew = x->rff ? x->rff->run_new : 0;
-	return x->rff ? x->rff->run_pairs : NULL;
+		*nnew = f ? f->run_new : 0;
+	return f ? f->run_pairs : NULL;
 }
 
 unsigned int xs_rf_orders(const struct xs *x)
 {
-	return x->rff ? x->rff->cur.n : 0;
+	return rff_of(x) ? rff_of(x)->cur.n : 0;
 }
 
 unsigned int xs_rf_schedule(const struct xs *x, struct xs_rf_order out[XS_RF_MAX_ORDERS])
 {
+	const struct rff *f = rff_of(x);
 	unsigned int n = xs_rf_orders(x);
 
 	for (unsigned int j = 0; j < n; j++)
-		out[j] = (struct xs_rf_order){ x->rff->cur.o[j].first, x->rff->cur.o[j].then };
+		out[j] = (struct xs_rf_order){ f->cur.o[j].first, f->cur.o[j].then };
 	return n;
 }
 
 void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n)
 {
-	struct rff *f = x->rff;
+	struct rff *f = rff_of(x);
 
 	if (!f)
 		return;
@@ -433,3 +439,11 @@ void xs_rf_use(struct xs *x, const struct xs_rf_order *o, unsigned int n)
 	}
 	f->use_given = true;
 }
+
+const struct xs_ops xs_rff_ops = {
+	.name = "rff",
+	.state_size = sizeof(struct rff),
+	.fini = fini,
+	.begin = begin,
+	.end = end,
+};

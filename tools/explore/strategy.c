@@ -1,41 +1,13 @@
 /*
- * The strategies' common part, the random strategy and the portfolio; pct
- * and pos are in pct.c and pos.c. Each run draws from a generator seeded by
+ * The strategies' common part: the registry (strategy.h's XS_REGISTRY),
+ * what every campaign does around a strategy's operations (the step bound,
+ * the per-run generator), and the names, parsed and printed. Each strategy
+ * is one file with its table: random.c, pct.c, pos.c, dfs.c, portfolio.c,
+ * rff.c, tpct.c, delay.c, pair.c. Each run draws from a generator seeded by
  * (campaign seed, run number) alone: run r is the same run whichever runs
  * came before it or in which shard it falls.
- *
- * The portfolio (the default) is a fixed rotation: run r is made by member
- * r mod 8 of
- *
- *   random  pct(d=1)  pos  tpct(d=3)  random  pos  random  tpct(d=3)
- *
- * with the generator of run r, so it is exactly run r of that member's own
- * campaign with the same seed (a replay token may name either). Runs being
- * independent, a rotation's chance to show a bug in a run is the mean of
- * its members' chances, which is how it was chosen, from each member's
- * measured chance per run on the library's races and on their off-window
- * copies (tools/off-window: starts moved 1-10 ms from the windows; kwsim
- * bench, docs/explore.md "Strategies that aim"). random is best on most of them, in
- * the window and off it: its runs hold CPUs up at a rate of their own
- * (sim_stall_odds()), a random walk of time; pos next in the window (best
- * on one race), little off it (measured when it held no CPU up); pct(d=1) shows what
- * one fixed order of the CPUs shows (kernel/wake-preempt-queue-twice: every
- * run; ahead.kws below). tpct(d=3) is pct(d=3) where stalls are off (the
- * runs that carry pct's guarantee: mod-delayed-work-vs-cancel-v4.9 needs
- * two preemptions at given steps) and, with stalls, needs the fewest runs
- * of all on the off-window copies (median 2, random 4; delay and pair
- * learn across runs and cannot be members). It takes the slots of pct(d=2),
- * which showed nothing that random or pct(d=3) did not, and of pct(d=3).
- * What the minority members are there for, on races made for them
- * (tests/tools/strategy/): a CPU held back for 20 rounds (ahead.kws) shows
- * in half of pct(d=1)'s runs, 5% of pos's and none of 2,000 random ones;
- * an interrupt that waits two dozen steps (late-irq.kws) in 1 of ~500 of
- * pos's runs and none of 20,000 random or pct ones; a write that must be
- * held up 5 ms (off-window.kws) in tpct's and random's runs, never in
- * pos's or pct's. The portfolio shows all three.
  */
 #include "strategy_impl.h"
-#include "dfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,16 +15,19 @@
 
 #include <scenario/scn.h>
 
-static const char *const kind_names[XS__COUNT] = {
-	[XS_RANDOM] = "random", [XS_PCT] = "pct", [XS_POS] = "pos", [XS_DFS] = "dfs",
-	[XS_PORTFOLIO] = "portfolio", [XS_RFF] = "rff", [XS_TPCT] = "tpct", [XS_DELAY] = "delay",
-	[XS_PAIR] = "pair",
-};
+#define XS_ENTRY_(kind, ops) [kind] = &ops,
+static const struct xs_ops *const registry[XS__COUNT] = { XS_REGISTRY(XS_ENTRY_) };
+#undef XS_ENTRY_
+
+const struct xs_ops *xs_ops_of(enum xs_kind kind)
+{
+	return (unsigned int)kind < XS__COUNT ? registry[kind] : NULL;
+}
 
 bool xs_kind_from_name(const char *name, enum xs_kind *kind)
 {
 	for (int i = 0; i < XS__COUNT; i++) {
-		if (!strcmp(kind_names[i], name)) {
+		if (!strcmp(registry[i]->name, name)) {
 			*kind = (enum xs_kind)i;
 			return true;
 		}
@@ -62,7 +37,76 @@ bool xs_kind_from_name(const char *name, enum xs_kind *kind)
 
 const char *xs_kind_name(enum xs_kind kind)
 {
-	return kind < XS__COUNT ? kind_names[kind] : "?";
+	return xs_ops_of(kind) ? registry[kind]->name : "?";
+}
+
+enum xs_kind xs_listed(unsigned int i, bool default_first)
+{
+	if (!default_first)
+		return (enum xs_kind)i;
+	if (!i)
+		return XS_DEFAULT;
+	return (enum xs_kind)(i <= XS_DEFAULT ? i - 1 : i);
+}
+
+const char *xs_names(char *buf, size_t len, const char *sep, const char *last)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < XS__COUNT && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", !i ? "" : i + 1 < XS__COUNT ? sep : last,
+				       registry[i]->name);
+	return buf;
+}
+
+/* Prints text from column col wrapped at width: a break at a space (dropped) or after '|'. */
+static void wrap(FILE *f, const char *text, int col, int indent, int width)
+{
+	while (*text) {
+		int space = *text == ' ';
+		size_t n = strcspn(text + space, " |");
+		size_t word = n + (text[space + n] == '|');
+
+		if (col > indent && col + space + (int)word > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (space) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text + space, 1, word, f);
+		col += (int)word;
+		text += space + word;
+	}
+}
+
+void xs_print_names(FILE *f, const char *sep, bool notes, const char *end,
+		    int col, int indent, int width)
+{
+	static const char *const count[] = { "two", "three", "four", "five", "six", "seven", "eight" };
+	char text[512];
+	size_t at = 0;
+	unsigned int naims = 0, n = 0;
+
+	/* help: the ones that aim last, said once */
+	for (int pass = 0; pass < (notes ? 2 : 1); pass++) {
+		for (unsigned int i = 0; i < XS__COUNT; i++) {
+			if (notes && registry[i]->aims != (pass == 1))
+				continue;
+			naims += notes && registry[i]->aims;
+			at += (size_t)snprintf(text + at, sizeof(text) - at, "%s%s%s", n++ ? sep : "",
+					       registry[i]->name,
+					       notes && i == XS_DEFAULT ? " (the default)" : "");
+		}
+	}
+	if (naims == 1)
+		snprintf(text + at, sizeof(text) - at, " (it aims with stalls)");
+	else if (naims)
+		snprintf(text + at, sizeof(text) - at, " (these %s aim with stalls)",
+			 naims - 2 < sizeof(count) / sizeof(count[0]) ? count[naims - 2] : "all");
+	wrap(f, text, col, indent, width);
+	fputs(end, f);
 }
 
 static void seed_run(struct xs *x, uint64_t r)
@@ -72,84 +116,36 @@ static void seed_run(struct xs *x, uint64_t r)
 	x->stall_odds = sim_stall_odds(rng_splitmix64(&(uint64_t){ x->p.seed ^ r ^ 0x7374616c6cULL }));
 }
 
-/* Uniform over the candidates; a stall as the machine's own random strategy holds one up. */
-unsigned int xs_random_choose(struct xs *x, const struct sim_question *q)
-{
-	if (q->why == SIM_WHY_STALL)
-		return sim_stall_random(q, rng_next(&x->rng), x->stall_odds);
-	return rng_below(&x->rng, q->n);
-}
-
-static unsigned int choose_random(void *ctx, const struct sim_question *q)
-{
-	return xs_random_choose(ctx, q);
-}
-
-/* A strategy with its parameters: what the portfolio rotates through. */
-struct member {
-	enum xs_kind kind;
-	unsigned int depth;	/* pct */
-};
-
-static const struct member portfolio[] = {
-	{ XS_RANDOM, 0 }, { XS_PCT, 1 }, { XS_POS, 0 }, { XS_TPCT, 3 },
-	{ XS_RANDOM, 0 }, { XS_POS, 0 }, { XS_RANDOM, 0 }, { XS_TPCT, 3 },
-};
-#define NPORTFOLIO (sizeof(portfolio) / sizeof(portfolio[0]))
-
-/* Who makes run r. */
-static struct member member_of(const struct xs *x, uint64_t r)
-{
-	if (x->p.kind == XS_PORTFOLIO)
-		return portfolio[r % NPORTFOLIO];
-	return (struct member){ x->p.kind, x->p.depth };
-}
-
 struct xs *xs_new(const struct xs_params *p)
 {
+	const struct xs_ops *ops = xs_ops_of(p->kind);
 	struct xs *x;
 
-	switch (p->kind) {
-	case XS_PCT:
-	case XS_TPCT:
-		if (p->depth < 1 || p->depth > XS_MAX_DEPTH)
-			return NULL;
-		break;
-	case XS_RANDOM:
-	case XS_POS:
-	case XS_PORTFOLIO:
-	case XS_DFS:
-	case XS_RFF:
-	case XS_DELAY:
-	case XS_PAIR:
-		break;
-	default:
+	if (!ops)
 		return NULL;
-	}
+	/* a depth its runs take (pct, tpct; not the portfolio's, which names its members') */
+	if ((ops->named & XS_DEPTH) && (p->depth < 1 || p->depth > XS_MAX_DEPTH))
+		return NULL;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		abort();
 	x->p = *p;
-	if (p->kind == XS_DFS)
-		x->dfs = dfs_new(p->preemptions, true);
-	if (p->kind == XS_DELAY) {
-		x->dfs = dfs_new_delays(p->preemptions);
-		dfs_shard(x->dfs, p->shard, p->nshards);
+	x->ops = ops;
+	if (ops->state_size && !(x->state = calloc(1, ops->state_size)))
+		abort();
+	if (ops->init && !ops->init(x)) {
+		xs_free(x);
+		return NULL;
 	}
-	if (p->kind == XS_RFF)
-		x->rff = xs_rff_new();
-	if (p->kind == XS_PAIR)
-		x->pair = xs_pair_new();
 	return x;
 }
 
 void xs_free(struct xs *x)
 {
-	if (x) {
-		dfs_free(x->dfs);
-		xs_rff_free(x->rff);
-		xs_pair_free(x->pair);
-	}
+	if (x && x->ops->fini)
+		x->ops->fini(x);
+	if (x && x->ops->state_size)
+		free(x->state);
 	free(x);
 }
 
@@ -177,78 +173,99 @@ static void bound_steps(uint64_t faithful_points, struct sim_config *cfg)
 
 bool xs_begin(struct xs *x, uint64_t r, struct sim_config *cfg)
 {
-	struct member m;
-
 	if (x->p.est_points)
 		bound_steps(x->p.est_points, cfg);
-	if (x->dfs)
-		return dfs_begin(x->dfs, r, cfg);
-	m = member_of(x, r);
 	seed_run(x, r);
-	switch (m.kind) {
-	case XS_RFF:
-		xs_rff_begin(x, r, cfg);
-		break;
-	case XS_PAIR:
-		xs_pair_begin(x, r, cfg);
-		break;
-	case XS_PCT:
-		xs_pct_begin(x, m.depth, cfg);
-		break;
-	case XS_TPCT:
-		xs_tpct_begin(x, m.depth, cfg);
-		break;
-	case XS_POS:
-		xs_pos_begin(x, cfg);
-		break;
-	default:
-		cfg->chooser = choose_random;
-		cfg->chooser_ctx = x;
-		break;
-	}
-	return true;
+	return x->ops->begin(x, r, &x->p, cfg);
 }
 
 void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n)
 {
-	if (x->dfs)
-		dfs_end(x->dfs, r, log, n);
-	if (x->rff)
-		xs_rff_end(x);
-	if (x->pair)
-		xs_pair_end(x);
+	if (x->ops->end)
+		x->ops->end(x, r, log, n);
+}
+
+const char *xs_params_name(const struct xs_params *p, char *buf, size_t len)
+{
+	const struct xs_ops *ops = xs_ops_of(p->kind);
+	int at = snprintf(buf, len, "%s", xs_kind_name(p->kind));
+
+	if (!ops || !ops->named || at < 0 || (size_t)at >= len)
+		return buf;
+	if (ops->named & XS_DEPTH)
+		at += snprintf(buf + at, len - (size_t)at, "(d=%u", p->depth);
+	if ((ops->named & XS_BOUND) && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, "%sk=%u",
+			       ops->named & XS_DEPTH ? "," : "(", p->preemptions);
+	if ((ops->named & XS_BOUND) && p->nshards > 1 && (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ",s=%u/%u", p->shard, p->nshards);
+	if ((size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, ")");
+	return buf;
 }
 
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len)
 {
-	struct member m;
-	const char *outer = x->p.kind == XS_PORTFOLIO ? "portfolio:" : "";
-
-	if (x->dfs && x->p.nshards > 1) {
-		snprintf(buf, len, "%s(k=%u,s=%u/%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs),
-			 x->p.shard, x->p.nshards);
-		return buf;
-	}
-	if (x->dfs) {
-		snprintf(buf, len, "%s(k=%u)", xs_kind_name(x->p.kind), dfs_bound(x->dfs));
-		return buf;
-	}
-	m = member_of(x, r);
-	if (m.kind == XS_PCT || m.kind == XS_TPCT)
-		snprintf(buf, len, "%s%s(d=%u)", outer, xs_kind_name(m.kind), m.depth);
+	if (x->ops->run_name)
+		x->ops->run_name(x, r, buf, len);
 	else
-		snprintf(buf, len, "%s%s", outer, xs_kind_name(m.kind));
+		xs_params_name(&x->p, buf, len);
 	return buf;
+}
+
+const char *xs_token_name(const struct xs *x, uint64_t r, char *buf, size_t len)
+{
+	if (x->ops->token_name)
+		x->ops->token_name(x, r, buf, len);
+	else
+		xs_run_name(x, r, buf, len);
+	return buf;
+}
+
+bool xs_parse_name(const char *text, struct xs_params *p)
+{
+	const char *slash = strchr(text, '/'), *d = strstr(text, "d="), *k = strstr(text, "k=");
+	size_t bl = strcspn(text, "(/");
+	char base[32];
+
+	if (bl >= sizeof(base))
+		return false;
+	memcpy(base, text, bl);
+	base[bl] = '\0';
+	if (!xs_kind_from_name(base, &p->kind))
+		return false;
+	/* the parameters the strategy field names; the member's, after '/', do not count */
+	p->depth = 3;
+	p->preemptions = 2;
+	if (d && (!slash || d < slash))
+		p->depth = (unsigned int)strtoul(d + 2, NULL, 10);
+	if (k && (!slash || k < slash))
+		p->preemptions = (unsigned int)strtoul(k + 2, NULL, 10);
+	/* a shard of a strategy that splits itself: "delay(k=1,s=2/4)" */
+	if ((k = strstr(text, "s=")) && registry[p->kind]->splits) {
+		char *end;
+
+		p->shard = (unsigned int)strtoul(k + 2, &end, 10);
+		p->nshards = *end == '/' ? (unsigned int)strtoul(end + 1, NULL, 10) : 0;
+		if (!p->nshards || p->shard >= p->nshards)
+			return false;
+	}
+	return true;
 }
 
 bool xs_exhausted(const struct xs *x)
 {
-	return x->dfs && dfs_exhausted(x->dfs);
+	return x->ops->exhausted && x->ops->exhausted(x);
 }
 
 bool xs_independent(enum xs_kind kind)
 {
-	return kind != XS_DFS && kind != XS_RFF && kind != XS_DELAY && kind != XS_PAIR;
+	return xs_ops_of(kind) && registry[kind]->independent;
+}
+
+bool xs_shardable(enum xs_kind kind)
+{
+	return xs_ops_of(kind) && (registry[kind]->independent || registry[kind]->splits);
 }
 
 /* Candidate i's wait, for a SIM_WHY_STALL question: a CPU number, or SIM_STALL_EVENT / _FIXED. */

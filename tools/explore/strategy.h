@@ -39,11 +39,30 @@
 
 #include <sim/sim.h>
 
-/* New kinds go at the end: result.txt files name a kind by its number. */
-enum xs_kind {
-	XS_RANDOM, XS_PCT, XS_POS, XS_DFS, XS_PORTFOLIO, XS_RFF,
-	XS_TPCT, XS_DELAY, XS_PAIR, XS__COUNT
-};
+/*
+ * The registry: every strategy, X(KIND, ops), ops its table (struct xs_ops)
+ * in its own file. The order is enum xs_kind's, which result.txt files name
+ * by number: a new strategy is one line at the end (and its file, in
+ * tools/CMakeLists.txt). --strategy, help, the token, serve's lists and the
+ * portfolio read it (docs/development.md, "Adding a strategy").
+ */
+#define XS_REGISTRY(X) \
+	X(XS_RANDOM, xs_random_ops) \
+	X(XS_PCT, xs_pct_ops) \
+	X(XS_POS, xs_pos_ops) \
+	X(XS_DFS, xs_dfs_ops) \
+	X(XS_PORTFOLIO, xs_portfolio_ops) \
+	X(XS_RFF, xs_rff_ops) \
+	X(XS_TPCT, xs_tpct_ops) \
+	X(XS_DELAY, xs_delay_ops) \
+	X(XS_PAIR, xs_pair_ops)
+
+#define XS_KIND_(kind, ops) kind,
+enum xs_kind { XS_REGISTRY(XS_KIND_) XS__COUNT };
+#undef XS_KIND_
+
+/* What explore, serve and the token take when no strategy is named. */
+#define XS_DEFAULT XS_PORTFOLIO
 
 /* pct's deepest bug depth: d-1 change points per run are kept in the handle */
 #define XS_MAX_DEPTH 16
@@ -71,9 +90,80 @@ struct scn;
 struct scn_run;
 struct kw_model;
 
+/* The parameters a strategy takes (struct xs_ops.params, .named). */
+#define XS_DEPTH	1u	/* depth: pct's bug depth d */
+#define XS_BOUND	2u	/* preemptions: dfs's bound k, delay's */
+
+/*
+ * A strategy: its name and parameters, what the commands say of it, and
+ * its operations. One table per strategy file (random.c, pct.c, ...); the
+ * registry above lists them. The operations are the strategy's own
+ * (strategy_impl.h's struct xs is their handle); everything else reads the
+ * fields.
+ */
+struct xs_ops {
+	const char *name;		/* --strategy's, the token's, serve's */
+	unsigned int params;		/* XS_DEPTH | XS_BOUND: what the summary names ("depth 3") */
+	unsigned int named;		/* of those, what its runs' names carry: "pct(d=3)", "dfs(k=2)" */
+	const char *bound;		/* what XS_BOUND counts: "preemptions", "delays" */
+	const char *guarantee;		/* a clean campaign's bound (pct.c): "PCT", "Timed PCT"; NULL */
+	bool guarantee_json;		/* ... also in --json's "pct_bound" */
+	/* runs independent of each other: shards and jobs split them (else run r needs 0 .. r-1) */
+	bool independent;
+	/* not independent, yet splits into shards by itself (delay: dfs_shard()) */
+	bool splits;
+	bool aims;			/* aims with stalls (help groups them) */
+	/*
+	 * Campaign state, for a strategy that learns across runs (x->state):
+	 * state_size zeroed bytes, or what init makes (after the handle is
+	 * filled in; false: parameters out of range); fini frees what is in it
+	 * (the bytes are freed after). Each optional.
+	 */
+	size_t state_size;
+	bool (*init)(struct xs *x);
+	void (*fini)(struct xs *x);
+	/* run r as its member m (the strategy itself, or a portfolio's member): xs_begin() */
+	bool (*begin)(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg);
+	void (*end)(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
+	bool (*exhausted)(const struct xs *x);
+	/* where run r's name is not the member's (portfolio): its name, and its token's field */
+	void (*run_name)(const struct xs *x, uint64_t r, char *buf, size_t len);
+	void (*token_name)(const struct xs *x, uint64_t r, char *buf, size_t len);
+};
+
+#define XS_OPS_(kind, ops) extern const struct xs_ops ops;
+XS_REGISTRY(XS_OPS_)
+#undef XS_OPS_
+
+/* The registry's entry for kind; NULL for a kind not built in. */
+const struct xs_ops *xs_ops_of(enum xs_kind kind);
 /* "random", "pct", ... -> kind; false for a name not known. */
 bool xs_kind_from_name(const char *name, enum xs_kind *kind);
 const char *xs_kind_name(enum xs_kind kind);
+/* The i-th strategy in the registry's order, or with the default first (serve's lists). */
+enum xs_kind xs_listed(unsigned int i, bool default_first);
+/* The names, in the registry's order, for messages: "random, pct, ... or pair" (sep ", ", last " or "). */
+const char *xs_names(char *buf, size_t len, const char *sep, const char *last);
+/*
+ * Help's and usage's lists, wrapped at width (the cursor at column col,
+ * continuation lines indented to indent): "random|pct|...|pair" (sep "|"),
+ * or help's "random, pct, ... portfolio (the default), ..., pair (these
+ * three aim with stalls)" (sep ", ", the ones that aim last), then end.
+ */
+void xs_print_names(FILE *f, const char *sep, bool notes, const char *end,
+		    int col, int indent, int width);
+/*
+ * A strategy with its parameters as runs name it, without a handle:
+ * "pct(d=3)", "delay(k=1)", "random" (kwsim fuzz's rotation, bench).
+ */
+const char *xs_params_name(const struct xs_params *p, char *buf, size_t len);
+/*
+ * The token's STRATEGY field back to parameters: "pct(d=3)",
+ * "delay(k=1,s=2/4)", "portfolio(d=3,k=2)/pct(d=1)" (the member's, after
+ * '/', do not count); depth 3 and preemptions 2 where it names none.
+ * false for a strategy not known or a bad shard.
+ */
+bool xs_parse_name(const char *text, struct xs_params *p);
 
 /*
  * Fill p's estimates from calibration runs of s on m: the faithful run and
@@ -102,6 +192,8 @@ void xs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
  * "dfs(k=2)", and for portfolio the member that made run r.
  */
 const char *xs_run_name(const struct xs *x, uint64_t r, char *buf, size_t len);
+/* The token's STRATEGY field for run r: its name, and a portfolio's own parameters ("portfolio(d=3,k=2)/pct(d=1)"). */
+const char *xs_token_name(const struct xs *x, uint64_t r, char *buf, size_t len);
 /* dfs, delay: true once the bounded space has been searched in full. */
 bool xs_exhausted(const struct xs *x);
 /*
@@ -110,6 +202,8 @@ bool xs_exhausted(const struct xs *x);
  * xs_shardable().
  */
 bool xs_independent(enum xs_kind kind);
+/* Whether --shard may split a campaign: independent runs, or a strategy that splits itself. */
+bool xs_shardable(enum xs_kind kind);
 
 /*
  * rff's feedback, for a caller that keeps coverage of its own (kwsim fuzz):

@@ -1,7 +1,8 @@
 /*
- * What the strategies' files share (strategy.c, pct.c, pos.c): the handle,
- * the per-run generator and each strategy's state for the run under way.
- * Not for the strategies' users: they see strategy.h only.
+ * What the strategies' files share (strategy.c, random.c, pct.c, ...): the
+ * handle their operations (struct xs_ops) are given, the per-run generator
+ * and the state of the run under way. Not for the strategies' users: they
+ * see strategy.h only.
  */
 #ifndef KWSIM_STRATEGY_IMPL_H
 #define KWSIM_STRATEGY_IMPL_H
@@ -38,26 +39,28 @@ struct xs_pos {
 
 struct xs {
 	struct xs_params p;
+	const struct xs_ops *ops;	/* p.kind's, from the registry */
 	struct rng rng;			/* the current run's generator */
 	unsigned int stall_odds;	/* random's stall rate this run (sim_stall_odds()) */
-	struct dfs *dfs;		/* dfs's search (dfs.c): it learns across runs */
-	struct rff *rff;		/* rff's counts and corpus (rff.c): so does it */
-	struct pair *pair;		/* pair's pairs and targets (pair.c): so does it */
+	/*
+	 * What a strategy that learns across runs keeps (ops->init makes it,
+	 * ops->fini frees it): dfs's and delay's search (dfs.c), rff's counts
+	 * and corpus, pair's pairs and targets.
+	 */
+	void *state;
 	union {
 		struct xs_pct pct;
 		struct xs_pos pos;
 	} run;
 };
 
-/* random's answer (strategy.c), from the run's generator. */
+/* random's answer (random.c), from the run's generator. */
 unsigned int xs_random_choose(struct xs *x, const struct sim_question *q);
 
 /* Prepare a run of pct with depth d, or of pos, from the generator as seeded. */
 void xs_pct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
 /* pct's answer (its chooser's; tpct's for all but stalls). */
 unsigned int xs_pct_choose(struct xs *x, const struct sim_question *q);
-/* tpct (tpct.c): a run of pct with depth d whose change points hold the lowered CPU up. */
-void xs_tpct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg);
 
 /*
  * Stall answers that aim (strategy.c), for a SIM_WHY_STALL question: the
@@ -83,16 +86,10 @@ void xs_pos_begin(struct xs *x, struct sim_config *cfg);
 /* pos's answer among the candidates in allowed (bit i: candidate i; all: pos's own). */
 unsigned int xs_pos_choose(struct xs *x, const struct sim_question *q, uint64_t allowed);
 
-/* rff (rff.c): its campaign state; a run of it, from the generator as seeded; after it. */
-struct rff *xs_rff_new(void);
-void xs_rff_free(struct rff *f);
-void xs_rff_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
-void xs_rff_end(struct xs *x);
-
-/* pair (pair.c): the same four. */
-struct pair *xs_pair_new(void);
-void xs_pair_free(struct pair *f);
-void xs_pair_begin(struct xs *x, uint64_t r, struct sim_config *cfg);
-void xs_pair_end(struct xs *x);
+/* dfs and delay's search (dfs.c): begin, end, exhausted and fini of their tables */
+bool xs_dfs_begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg);
+void xs_dfs_end(struct xs *x, uint64_t r, const struct sim_decision *log, size_t n);
+bool xs_dfs_exhausted(const struct xs *x);
+void xs_dfs_fini(struct xs *x);
 
 #endif

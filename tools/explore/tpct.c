@@ -64,8 +64,20 @@ static unsigned int choose_tpct(void *ctx, const struct sim_question *q)
 	return 0;
 }
 
-void xs_tpct_begin(struct xs *x, unsigned int depth, struct sim_config *cfg)
+static bool begin(struct xs *x, uint64_t r, const struct xs_params *m, struct sim_config *cfg)
 {
-	xs_pct_begin(x, depth, cfg);
+	(void)r;
+	xs_pct_begin(x, m->depth, cfg);
 	cfg->chooser = choose_tpct;
+	return true;
 }
+
+const struct xs_ops xs_tpct_ops = {
+	.name = "tpct",
+	.params = XS_DEPTH,
+	.named = XS_DEPTH,
+	.guarantee = "Timed PCT",
+	.independent = true,
+	.aims = true,
+	.begin = begin,
+};

@@ -257,14 +257,14 @@ const char *fz_schedule_name(int j, char *buf, size_t len)
 {
 	uint64_t r;
 	unsigned int k;
+	char name[64];
 
 	if (j < 0)
 		return snprintf(buf, len, "faithful"), buf;
 	k = strategy_of(j, &r);
-	if (strat[k].kind == XS_PCT)
-		snprintf(buf, len, "pct(d=%u) run %llu", strat[k].depth, (unsigned long long)r);
-	else
-		snprintf(buf, len, "%s run %llu", xs_kind_name(strat[k].kind), (unsigned long long)r);
+	snprintf(buf, len, "%s run %llu",
+		 xs_params_name(&(struct xs_params){ .kind = strat[k].kind, .depth = strat[k].depth },
+				name, sizeof(name)), (unsigned long long)r);
 	return buf;
 }
 

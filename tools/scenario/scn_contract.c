@@ -35,8 +35,15 @@ enum rule_id {
 /*
  * Each rule: its id, the function whose kernel-doc promises it, the line
  * of 6.12's kernel/kthread.c where the sentence is, and the sentence.
- * CONTRACT.md ("Promised effects") says how each is checked.
+ * CONTRACT.md ("Promised effects") says how each is checked. The
+ * sentences that more than one rule quotes are written once.
  */
+#define DOC_CANCEL_SYNC	"Cancel @work and wait for its execution to finish. This function can be " \
+			"used even if the work re-queues itself."
+#define DOC_CANCELED	"A special case is when the work is being canceled in parallel. [...] " \
+			"We let the other command win"
+#define DOC_DESTROY	"Flush and destroy @worker."
+
 static const struct rule {
 	const char *id;
 	const char *func;
@@ -46,14 +53,9 @@ static const struct rule {
 	[R_CANCEL_IDLE] = { "cancel-idle", "kthread_cancel_work_sync", 1356,
 		"On return from this function, @work is guaranteed to be not pending or executing "
 		"on any CPU." },
-	[R_CANCEL_RERUN] = { "cancel-rerun", "kthread_cancel_work_sync", 1355,
-		"Cancel @work and wait for its execution to finish. This function can be used "
-		"even if the work re-queues itself." },
+	[R_CANCEL_RERUN] = { "cancel-rerun", "kthread_cancel_work_sync", 1355, DOC_CANCEL_SYNC },
 	[R_CANCEL_BLOCK] = { "cancel-block", "kthread_cancel_work_sync", 1355,
-		"Cancel @work and wait for its execution to finish. This function can be used "
-		"even if the work re-queues itself. (kthread_mod_delayed_work(): \"A special case "
-		"is when the work is being canceled in parallel. [...] We let the other command "
-		"win\")" },
+		DOC_CANCEL_SYNC " (kthread_mod_delayed_work(): \"" DOC_CANCELED "\")" },
 	[R_CANCEL_RESULT] = { "cancel-result", "kthread_cancel_work_sync", 1365,
 		"Return: %true if @work was pending, %false otherwise." },
 	[R_QUEUE_RESULT] = { "queue-result", "kthread_queue_work", 1018,
@@ -66,18 +68,16 @@ static const struct rule {
 		"If the work has not been pending it starts a timer that will queue the work after "
 		"the given @delay. If @delay is zero, it queues the work immediately." },
 	[R_MOD_RESULT] = { "mod-result", "kthread_mod_delayed_work", 1254,
-		"Return: %false if @dwork was idle and queued, %true otherwise. A special case is "
-		"when the work is being canceled in parallel. [...] We let the other command win "
-		"and return %true here." },
+		"Return: %false if @dwork was idle and queued, %true otherwise. " DOC_CANCELED
+		" and return %true here." },
 	[R_FLUSH_WORK] = { "flush-work", "kthread_flush_work", 1156,
 		"If @work is queued or executing, wait for it to finish execution." },
 	[R_FLUSH_WORKER] = { "flush-worker", "kthread_flush_worker", 1392,
 		"Wait until all currently executing or pending works on @worker are finished." },
-	[R_DESTROY_FLUSH] = { "destroy-flush", "kthread_destroy_worker", 1411,
-		"Flush and destroy @worker." },
+	[R_DESTROY_FLUSH] = { "destroy-flush", "kthread_destroy_worker", 1411, DOC_DESTROY },
 	[R_DESTROY_IDLE] = { "destroy-idle", "kthread_destroy_worker", 1411,
-		"Flush and destroy @worker. The simple flush is enough because the kthread worker "
-		"API is used only in trivial scenarios." },
+		DOC_DESTROY " The simple flush is enough because the kthread worker API is used "
+		"only in trivial scenarios." },
 };
 
 const char *scn_contract_rule(size_t i, int *line)

@@ -95,6 +95,7 @@ struct server {
 	size_t nstreams;
 	const char *kernels[64];
 	size_t nkernels;
+	const char *strategies[XS__COUNT];	/* explore's, the default first */
 	unsigned long served, refused;
 	struct srv_limits lim;
 	struct jobs *jobs;	/* a child per simulation */
@@ -311,8 +312,11 @@ static int query_of(struct server *sv, const struct params *p, bool explore, str
 				  : !strcmp(p->strategy, "faithful") || !strcmp(p->strategy, "random");
 
 		if (!ok) {
+			char names[256];
+
 			snprintf(why, wlen, "unknown strategy '%.64s' (%s)", p->strategy,
-				 explore ? "random, pct, pos, dfs, rff, portfolio, tpct, delay or pair" : "faithful or random");
+				 explore ? xs_names(names, sizeof(names), ", ", " or ")
+					 : "faithful or random");
 			return 400;
 		}
 		q->strategy = p->strategy;
@@ -580,9 +584,12 @@ static void route_list(struct server *sv, struct evhttp_request *req)
 		fputs(i ? "," : "", f);
 		json_str(f, cut[i]);
 	}
-	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":"
-	      "[\"portfolio\",\"random\",\"pct\",\"pos\",\"dfs\",\"rff\",\"tpct\",\"delay\","
-	      "\"pair\"]}\n", f);
+	fputs("],\"run_strategies\":[\"faithful\",\"random\"],\"explore_strategies\":[", f);
+	for (size_t i = 0; i < XS__COUNT; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, sv->strategies[i]);
+	}
+	fputs("]}\n", f);
 	fclose(f);
 	reply_buf(req, "application/json", &b);
 	srv_buf_free(&b);
@@ -631,7 +638,7 @@ static void scenario_page(struct server *sv, struct evhttp_request *req, const s
 	char *copy, title[SRV_MAX_VALUE + 64];
 	struct page_scn p = { .title = title, .id = n->id, .edit = n->edit, .text = n->text,
 			      .len = n->len, .kernels = sv->kernels, .nkernels = sv->nkernels,
-			      .kernel = kernel, .errors = errs, .token = sv->token };
+			      .kernel = kernel, .strategies = sv->strategies, .nstrategies = XS__COUNT, .errors = errs, .token = sv->token };
 
 	fclose(err);
 	copy = malloc(msg.len + 1);
@@ -1565,6 +1572,8 @@ int kwsim_serve(int argc, char **argv)
 		sv.kernels[sv.nkernels++] = kw_model_get(i)->name;
 	for (size_t i = 0; i < kw_tree_count() && sv.nkernels < 64; i++)
 		sv.kernels[sv.nkernels++] = kw_tree_get(i)->name;
+	for (unsigned int i = 0; i < XS__COUNT; i++)
+		sv.strategies[i] = xs_kind_name(xs_listed(i, true));
 
 	if (make_token(&sv)) {
 		server_free(&sv);

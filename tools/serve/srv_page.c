@@ -130,9 +130,6 @@ static void hidden(FILE *out, const struct page_scn *p)
 }
 
 static const char *const run_strategies[] = { "faithful", "random" };
-static const char *const explore_strategies[] = {
-	"portfolio", "random", "pct", "pos", "dfs", "rff", "tpct", "delay", "pair",
-};
 
 /* The source with line numbers, the parser's messages under the lines they name. */
 static void source(FILE *out, const struct page_scn *p)
@@ -200,8 +197,7 @@ void page_scenario(FILE *out, const struct page_scn *p)
 		fputs("kernel <select name=\"kernel\">", out);
 		options(out, p->kernels, p->nkernels, p->kernel);
 		fputs("</select> strategy <select name=\"strategy\">", out);
-		options(out, explore_strategies, sizeof(explore_strategies) / sizeof(explore_strategies[0]),
-		"portfolio");
+		options(out, p->strategies, p->nstrategies, p->nstrategies ? p->strategies[0] : NULL);
 		fprintf(out, "</select> seed <input name=\"seed\" size=\"8\" value=\"0\"> runs "
 			"<input name=\"runs\" size=\"6\" value=\"100\"> (at most %d) "
 			"<button>Explore</button></form></fieldset>\n", SRV_MAX_RUNS);

@@ -28,6 +28,8 @@ struct page_scn {
 	const char *const *kernels;
 	size_t nkernels;
 	const char *kernel;		/* selected */
+	const char *const *strategies;	/* explore's, the default first (and selected) */
+	size_t nstrategies;
 	const struct page_error *errors;
 	size_t nerrors;
 	const char *token;		/* the server's, for the edit form (POST /edit checks it) */

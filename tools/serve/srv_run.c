@@ -281,7 +281,7 @@ void srv_explore(const char *path, const char *text, size_t len, const struct sr
 	*nfiles = 0;
 	if (!(s = prepare(path, text, len, q, true, out)))
 		return;
-	xo.sp.kind = XS_PORTFOLIO;
+	xo.sp.kind = XS_DEFAULT;
 	if (q->strategy && !xs_kind_from_name(q->strategy, &xo.sp.kind)) {
 		fail(out, 400, "unknown strategy '%s'", q->strategy);
 		scn_free(s);
