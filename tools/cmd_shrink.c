@@ -80,15 +80,11 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 			o->finding = v;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim " USAGE "\n(the options are explained by 'kwsim help')\n");
-			return -1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("shrink", "unknown option '%s'", a);
-		} else if (o->file) {
-			return cmd_usage_error("shrink", "one replay file at a time, not also '%s'", a);
 		} else {
-			o->file = a;
+			int rc = cmd_other_arg("shrink", a, &o->file, "replay", USAGE);
+
+			if (rc)
+				return rc;
 		}
 	}
 	if (!o->file)
