@@ -526,31 +526,28 @@ static int explore_option(int argc, char **argv, int *i, struct bench_explore_op
 	return 1;
 }
 
-int kwsim_bench(int argc, char **argv)
+/* What bench was asked: the default measures, --cost, --races DIR or --long. */
+struct bench_opts {
+	const struct sizes *sz;
+	bool quick, sized, cost_only;
+	unsigned int minutes[3], nminutes;
+	const char *trace, *races;
+	struct bench_explore_opts eo;
+};
+
+/* The options: 0, 2 for a usage error (said), -1 for --help (answered). */
+static int parse_bench_opts(int argc, char **argv, struct bench_opts *o)
 {
-	const struct sizes *sz = &full_sizes;
-	bool quick = false, missed = false, enforce;
-	double sw_rate, dec_rate, ev_rate, per_task;
-	struct runs_rate reset, fresh;
-	struct bench_explore *explore;
-	size_t decisions;
-	long total;
-	char b1[32], b2[32];
-
-	unsigned int minutes[3] = { 1, 10, 60 }, nminutes = 0;
-	const char *trace = NULL, *races = NULL;
-	struct bench_explore_opts eo = { 0 };
-	bool sized = false, cost_only = false;
-
+	*o = (struct bench_opts){ .sz = &full_sizes, .minutes = { 1, 10, 60 } };
 	for (int i = 1; i < argc; i++) {
-		int rc = explore_option(argc, argv, &i, &eo);
+		int rc = explore_option(argc, argv, &i, &o->eo);
 
 		if (rc == 2)
 			return 2;
 		if (rc) {
-			sized = true;
+			o->sized = true;
 		} else if (!strcmp(argv[i], "--long")) {
-			nminutes = 3;
+			o->nminutes = 3;
 		} else if (!strncmp(argv[i], "--long=", 7)) {
 			char *end;
 			unsigned long m = strtoul(argv[i] + 7, &end, 10);
@@ -559,11 +556,11 @@ int kwsim_bench(int argc, char **argv)
 				fprintf(stderr, "kwsim bench: --long= wants minutes, 1 to 1000000\n");
 				return 2;
 			}
-			minutes[0] = (unsigned int)m;
-			nminutes = 1;
+			o->minutes[0] = (unsigned int)m;
+			o->nminutes = 1;
 		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "text") || !strcmp(argv[i + 1], "json"))) {
-			trace = argv[++i];
+			o->trace = argv[++i];
 		} else if (!strcmp(argv[i], "--races")) {
 			DIR *d = i + 1 < argc ? opendir(argv[i + 1]) : NULL;
 
@@ -574,58 +571,35 @@ int kwsim_bench(int argc, char **argv)
 				return 2;
 			}
 			closedir(d);
-			races = argv[++i];
+			o->races = argv[++i];
 		} else if (!strcmp(argv[i], "--cost")) {
-			cost_only = true;
+			o->cost_only = true;
 		} else if (!strcmp(argv[i], "--quick")) {
-			quick = true;
-			sz = &quick_sizes;
+			o->quick = true;
+			o->sz = &quick_sizes;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			bench_usage(stdout);
-			return 0;
+			return -1;
 		} else {
 			fprintf(stderr, "kwsim: unknown option '%s' for bench (try 'kwsim help')\n",
 				argv[i]);
 			return 2;
 		}
 	}
+	return 0;
+}
 
-	if (trace && !nminutes) {
-		fprintf(stderr, "kwsim bench: --trace goes with --long\n");
-		return 2;
-	}
-	eo.quick = quick;
-	if (sized && !races) {
-		fprintf(stderr, "kwsim bench: --bound, --seeds, --stall and --strategy go with --races\n");
-		return 2;
-	}
-	if (cost_only) {
-		if (races || nminutes) {
-			fprintf(stderr, "kwsim bench: --cost goes alone (or with --quick)\n");
-			return 2;
-		}
-		if (bench_cost(quick, &missed))
-			return 1;
-		return missed && !quick && !SANITIZED ? 1 : 0;
-	}
-	if (races) {
-		if (nminutes) {
-			fprintf(stderr, "kwsim bench: --races and --long measure different things: "
-				"one at a time\n");
-			return 2;
-		}
-		if (!(explore = bench_explore_measure(races, &eo)))
-			return 1;
-		bench_explore_print(explore, false, NULL);
-		return 0;
-	}
-	if (nminutes) {
-		/* shortest first: the process's peak RSS only grows */
-		for (unsigned int i = 0; i < nminutes; i++)
-			if (bench_long(minutes[i], trace))
-				return 1;
-		return 0;
-	}
+/* The default: the machine's rates and memory, the race library explored, the cost rows. */
+static int bench_all(const struct bench_opts *o)
+{
+	const struct sizes *sz = o->sz;
+	bool quick = o->quick, missed = false, enforce;
+	double sw_rate, dec_rate, ev_rate, per_task;
+	struct runs_rate reset, fresh;
+	struct bench_explore *explore;
+	size_t decisions;
+	long total;
+	char b1[32], b2[32];
 
 	/*
 	 * Memory first: the later benchmarks free memory the allocator keeps
@@ -636,7 +610,7 @@ int kwsim_bench(int argc, char **argv)
 	if (bench_switches(sz, &sw_rate) || bench_decisions(sz, &dec_rate, &decisions) ||
 	    bench_events(sz, &ev_rate) || bench_runs(sz, &reset, &fresh))
 		return 1;
-	explore = bench_explore_measure(KWSIM_SCENARIOS "/races", &eo);
+	explore = bench_explore_measure(KWSIM_SCENARIOS "/races", &o->eo);
 	if (!explore)
 		return 1;
 
@@ -679,4 +653,52 @@ int kwsim_bench(int argc, char **argv)
 		missed = true;
 	}
 	return missed && enforce ? 1 : 0;
+}
+
+int kwsim_bench(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct bench_explore *explore;
+	bool missed = false;
+	int rc = parse_bench_opts(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (o.trace && !o.nminutes) {
+		fprintf(stderr, "kwsim bench: --trace goes with --long\n");
+		return 2;
+	}
+	o.eo.quick = o.quick;
+	if (o.sized && !o.races) {
+		fprintf(stderr, "kwsim bench: --bound, --seeds, --stall and --strategy go with --races\n");
+		return 2;
+	}
+	if (o.cost_only) {
+		if (o.races || o.nminutes) {
+			fprintf(stderr, "kwsim bench: --cost goes alone (or with --quick)\n");
+			return 2;
+		}
+		if (bench_cost(o.quick, &missed))
+			return 1;
+		return missed && !o.quick && !SANITIZED ? 1 : 0;
+	}
+	if (o.races) {
+		if (o.nminutes) {
+			fprintf(stderr, "kwsim bench: --races and --long measure different things: "
+				"one at a time\n");
+			return 2;
+		}
+		if (!(explore = bench_explore_measure(o.races, &o.eo)))
+			return 1;
+		bench_explore_print(explore, false, NULL);
+		return 0;
+	}
+	if (o.nminutes) {
+		/* shortest first: the process's peak RSS only grows */
+		for (unsigned int i = 0; i < o.nminutes; i++)
+			if (bench_long(o.minutes[i], o.trace))
+				return 1;
+		return 0;
+	}
+	return bench_all(&o);
 }

@@ -140,6 +140,11 @@ static void add_set(struct explore_opts *o, const char *v)
 	sprintf(o->sets_text + len, "%s\n", v);
 }
 
+static const char *const explore_valued[] = {
+	"--strategy", "--runs", "--time", "--seed", "--depth", "--preemptions", "--kernel",
+	"--jobs", "--shard", "--out", "--token", "--save-schedule", "--set", NULL,
+};
+
 static int parse_opts(int argc, char **argv, struct explore_opts *o)
 {
 	const char *cmd = "explore";
@@ -158,11 +163,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "--strategy") || !strcmp(a, "--runs") || !strcmp(a, "--time") ||
-			     !strcmp(a, "--seed") || !strcmp(a, "--depth") ||
-			     !strcmp(a, "--preemptions") || !strcmp(a, "--kernel") ||
-			     !strcmp(a, "--jobs") || !strcmp(a, "--shard") || !strcmp(a, "--out") ||
-			     !strcmp(a, "--token") || !strcmp(a, "--save-schedule") || !strcmp(a, "--set");
+		bool takes = cmd_takes_value(a, explore_valued);
 		uint64_t n;
 
 		if (takes && !v)
@@ -230,6 +231,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			o->json = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			/* the strategies' names come from their registry */
 			fputs("usage: kwsim explore FILE [--strategy ", stdout);
 			xs_print_names(stdout, "|", false, "]\n", 38, 34, 72);
 			printf("                     [--runs N | --time S] [--seed S] [--depth D]"
@@ -240,12 +242,11 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 			       "       kwsim explore FILE --token TOKEN [--save-schedule OUT]\n"
 			       "(the options are explained by 'kwsim help')\n");
 			return -1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(cmd, "unknown option '%s'", a);
-		} else if (o->file) {
-			return cmd_usage_error(cmd, "one scenario file at a time, not also '%s'", a);
 		} else {
-			o->file = a;
+			int rc = cmd_other_arg(cmd, a, &o->file, "scenario", NULL);
+
+			if (rc)
+				return rc;
 			continue;
 		}
 		i++;

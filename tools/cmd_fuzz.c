@@ -63,6 +63,19 @@ static void on_sigint(int sig)
 	stop_flag = 1;
 }
 
+#define FUZZ_USAGE								\
+	"fuzz --kernel V [--runs N | --time S] [--seed S] [--schedules K]\n"	\
+	"                  [--misuse] [--out DIR] [--corpus DIR] [--jobs J] [--json]\n" \
+	"                  [--max-steps N] [--corpus-max N] [--cross-runs N]"	\
+	" [--shrink-runs N] [--cpus N]\n"					\
+	"                  [--save-every N] [--shard I/N]"
+
+static const char *const fuzz_valued[] = {
+	"--kernel", "--runs", "--time", "--seed", "--jobs", "--out", "--corpus", "--schedules",
+	"--max-steps", "--corpus-max", "--cross-runs", "--shrink-runs", "--cpus", "--save-every",
+	"--shard", NULL,
+};
+
 static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -73,13 +86,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "--kernel") || !strcmp(a, "--runs") || !strcmp(a, "--time") ||
-			     !strcmp(a, "--seed") || !strcmp(a, "--jobs") || !strcmp(a, "--out") ||
-			     !strcmp(a, "--corpus") || !strcmp(a, "--schedules") ||
-			     !strcmp(a, "--max-steps") || !strcmp(a, "--corpus-max") ||
-			     !strcmp(a, "--cross-runs") || !strcmp(a, "--shrink-runs") ||
-			     !strcmp(a, "--cpus") || !strcmp(a, "--save-every") ||
-			     !strcmp(a, "--shard");
+		bool takes = cmd_takes_value(a, fuzz_valued);
 		uint64_t n;
 
 		if (takes && !v)
@@ -155,20 +162,9 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
 			continue;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim fuzz --kernel V [--runs N | --time S] [--seed S]"
-			       " [--schedules K]\n"
-			       "                  [--misuse] [--out DIR] [--corpus DIR] [--jobs J]"
-			       " [--json]\n"
-			       "                  [--max-steps N] [--corpus-max N] [--cross-runs N]"
-			       " [--shrink-runs N] [--cpus N]\n"
-			       "                  [--save-every N] [--shard I/N]\n"
-			       "(the options are explained by 'kwsim help')\n");
-			return -1;
-		} else if (a[0] == '-') {
-			return cmd_usage_error("fuzz", "unknown option '%s'", a);
 		} else {
-			return cmd_usage_error("fuzz", "takes no file: it writes its own programs, not '%s'", a);
+			return cmd_other_arg("fuzz", a, NULL, "takes no file: it writes its own programs",
+					     FUZZ_USAGE);
 		}
 		i++;
 	}

@@ -126,159 +126,149 @@ static void timeline_defaults(struct trace_timeline_opts *tl, bool width_given)
 			    ws.ws_col > TIMELINE_MAX_WIDTH ? TIMELINE_MAX_WIDTH : ws.ws_col;
 }
 
-static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o, bool replay)
+#define NOT_MINE 1	/* an option function's answer: the option is another's */
+
+/* --seed, --kernel, --strategy, --set: the run's settings, kept in order for scn_set(). */
+static int setting_opt(const char *cmd, struct run_opts *o, const char *a, const char *v)
 {
-	/* --width, --from, --to, --lanes, --around-finding given: bits 1, 2, 4, 8, 16 */
-	unsigned int tl_opts = 0;
+	if (!strcmp(a, "--seed")) {
+		char *end;
 
-	memset(o, 0, sizeof(*o));
-	o->tl.cpu_lanes = true;
-	o->limit = TRACE_LIMIT_DEFAULT;
-	o->sets = calloc((size_t)argc, sizeof(*o->sets));
-	if (!o->sets)
-		abort();
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = !strcmp(a, "--seed") || !strcmp(a, "--kernel") || !strcmp(a, "--trace") ||
-			     !strcmp(a, "-o") || !strcmp(a, "--save-schedule") ||
-			     !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
-			     !strcmp(a, "--width") || !strcmp(a, "--from") || !strcmp(a, "--to") ||
-			     !strcmp(a, "--lanes") || !strcmp(a, "--html") || !strcmp(a, "--max-events") ||
-			     !strcmp(a, "--module") || !strcmp(a, "--steer") ||
-			     !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit");
-		bool export = !strcmp(cmd, "export");
-
-		if (takes && !v)
-			return cmd_usage_error(cmd, "option %s needs a value", a);
-		/* a replay's settings are the schedule's: anything else would not reproduce it */
-		if (replay && (!strcmp(a, "--seed") || !strcmp(a, "--kernel") ||
-			       !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
-			       !strcmp(a, "--save-schedule")))
-			return cmd_usage_error(cmd, "option %s does not apply to a replay", a);
-		if (!strcmp(a, "--seed")) {
-			char *end;
-
-			errno = 0;
-			(void)strtoull(v, &end, 10);
-			if (errno || *end || !*v || v[0] == '-')
-				return cmd_usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
-			add_set(o, "seed", a, v);
-		} else if (!strcmp(a, "--kernel")) {
-			if (!kw_model_find(v))
-				return cmd_usage_error(cmd, "--kernel: no variant '%s': this kwsim has %s",
-						   v, scn_kernels_built());
-			add_set(o, "kernel", a, v);
-		} else if (!strcmp(a, "--strategy")) {
-			if (strcmp(v, "faithful") && strcmp(v, "random"))
-				return cmd_usage_error(cmd, "--strategy must be faithful or random, not '%s'", v);
-			add_set(o, "strategy", a, v);
-		} else if (!strcmp(a, "--set")) {
-			add_set(o, NULL, a, v);
-		} else if (export && !strcmp(a, "--html")) {
-			o->html = v;
-		} else if (export && !strcmp(a, "--module")) {
-			o->module = v;
-		} else if (export && !strcmp(a, "--steer")) {
-			o->steer = v;
-		} else if (export && !strcmp(a, "--max-events")) {
-			char *end;
-
-			errno = 0;
-			o->max_events = strtoull(v, &end, 10);
-			if (errno || *end || !*v || v[0] == '-' || !o->max_events)
-				return cmd_usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
-		} else if (export && (!strcmp(a, "--trace") || !strcmp(a, "-o") ||
-				      !strcmp(a, "--save-schedule") || !strcmp(a, "--json") ||
-				      !strcmp(a, "--trace-filter") || !strcmp(a, "--trace-limit") ||
-				      !strcmp(a, "--timeline") || !strcmp(a, "--width") ||
-				      !strcmp(a, "--from") || !strcmp(a, "--to") ||
-				      !strcmp(a, "--lanes") || !strcmp(a, "--around-finding"))) {
-			return cmd_usage_error(cmd, "option %s does not apply to export", a);
-		} else if (!strcmp(a, "--trace")) {
-			if (strcmp(v, "text") && strcmp(v, "json"))
-				return cmd_usage_error(cmd, "--trace must be text or json, not '%s'", v);
-			o->trace = v;
-		} else if (!strcmp(a, "--width")) {
-			char *end;
-			long w;
-
-			errno = 0;
-			w = strtol(v, &end, 10);
-			if (errno || *end || !*v || w < TIMELINE_MIN_WIDTH || w > TIMELINE_MAX_WIDTH)
-				return cmd_usage_error(cmd, "--width wants a number of columns from "
-						   STR(TIMELINE_MIN_WIDTH) " to " STR(TIMELINE_MAX_WIDTH)
-						   ", not '%s'", v);
-			o->tl.width = (int)w;
-			tl_opts |= 1;
-		} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-			uint64_t ns;
-
-			if (scn_parse_time(v, &ns))
-				return cmd_usage_error(cmd, !strcmp(a, "--from") ?
-						   "--from wants a time such as 5ms, 100us or 0, not '%s'" :
-						   "--to wants a time such as 5ms, 100us or 0, not '%s'", v);
-			*(!strcmp(a, "--from") ? &o->tl.from : &o->tl.to) = ns;
-			tl_opts |= !strcmp(a, "--from") ? 2 : 4;
-		} else if (!strcmp(a, "--lanes")) {
-			if (strcmp(v, "cpus") && strcmp(v, "tasks") && strcmp(v, "both"))
-				return cmd_usage_error(cmd, "--lanes must be cpus, tasks or both, not '%s'", v);
-			o->tl.cpu_lanes = strcmp(v, "tasks") != 0;
-			o->tl.task_lanes = strcmp(v, "cpus") != 0;
-			tl_opts |= 8;
-		} else if (!strcmp(a, "--timeline")) {
-			o->timeline = true;
-			continue;
-		} else if (!strcmp(a, "--around-finding")) {
-			o->around = true;
-			tl_opts |= 16;
-			continue;
-		} else if (!strcmp(a, "--trace-filter")) {
-			char err[256];
-
-			if (trace_filter_parse(&o->filter, v, err, sizeof(err)))
-				return cmd_usage_error(cmd, "--trace-filter: %s", err);
-		} else if (!strcmp(a, "--trace-limit")) {
-			/* below the header's size a limit could hold no event */
-			if (trace_limit_parse(v, &o->limit) || (o->limit && o->limit < 4096))
-				return cmd_usage_error(cmd, "--trace-limit wants a size of at least 4K "
-						   "(e.g. 10M, 512K) or none, not '%s'", v);
-			o->limit_given = true;
-		} else if (!strcmp(a, "-o")) {
-			o->out = v;
-		} else if (!strcmp(a, "--save-schedule")) {
-			o->save = v;
-		} else if (!strcmp(a, "--json")) {
-			o->json = true;
-			continue;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim %s\n(the options are explained by 'kwsim help')\n",
-			       export ? "export FILE --html OUT.html [--seed N] [--kernel NAME]\n"
-					"                 [--strategy faithful|random] [--set NAME=VALUE]..."
-					" [--max-events N]\n"
-					"       kwsim export FILE --module DIR [--steer SCHEDULE]" :
-			       replay ? "replay FILE [--trace text|json] [--trace-filter SPEC]..."
-					" [--trace-limit SIZE]\n                    [-o OUT] [--json]"
-					" [--timeline [--width N] [--from T] [--to T]"
-					" [--around-finding] [--lanes cpus|tasks|both]]"
-				      : "run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"
-					"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"
-					" [--json]\n                 [--trace-filter SPEC]... "
-					"[--trace-limit SIZE] [--save-schedule OUT]\n"
-					"                 [--timeline [--width N] [--from T] [--to T]"
-					" [--around-finding]\n                             "
-					"[--lanes cpus|tasks|both]]");
-			return -1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(cmd, "unknown option '%s'", a);
-		} else if (o->file) {
-			return cmd_usage_error(cmd, "one scenario file at a time, not also '%s'", a);
-		} else {
-			o->file = a;
-			continue;
-		}
-		i++;
+		errno = 0;
+		(void)strtoull(v, &end, 10);
+		if (errno || *end || !*v || v[0] == '-')
+			return cmd_usage_error(cmd, "--seed wants a non-negative number, not '%s'", v);
+		add_set(o, "seed", a, v);
+	} else if (!strcmp(a, "--kernel")) {
+		if (!kw_model_find(v))
+			return cmd_usage_error(cmd, "--kernel: no variant '%s': this kwsim has %s",
+					   v, scn_kernels_built());
+		add_set(o, "kernel", a, v);
+	} else if (!strcmp(a, "--strategy")) {
+		if (strcmp(v, "faithful") && strcmp(v, "random"))
+			return cmd_usage_error(cmd, "--strategy must be faithful or random, not '%s'", v);
+		add_set(o, "strategy", a, v);
+	} else if (!strcmp(a, "--set")) {
+		add_set(o, NULL, a, v);
+	} else {
+		return NOT_MINE;
 	}
+	return 0;
+}
+
+/* export's own options; the views of a run are not export's. */
+static int export_opt(const char *cmd, struct run_opts *o, const char *a, const char *v)
+{
+	static const char *const not_export[] = {
+		"--trace", "-o", "--save-schedule", "--json", "--trace-filter", "--trace-limit",
+		"--timeline", "--width", "--from", "--to", "--lanes", "--around-finding", NULL,
+	};
+
+	if (!strcmp(a, "--html")) {
+		o->html = v;
+	} else if (!strcmp(a, "--module")) {
+		o->module = v;
+	} else if (!strcmp(a, "--steer")) {
+		o->steer = v;
+	} else if (!strcmp(a, "--max-events")) {
+		char *end;
+
+		errno = 0;
+		o->max_events = strtoull(v, &end, 10);
+		if (errno || *end || !*v || v[0] == '-' || !o->max_events)
+			return cmd_usage_error(cmd, "--max-events wants a positive number, not '%s'", v);
+	} else if (cmd_takes_value(a, not_export)) {
+		return cmd_usage_error(cmd, "option %s does not apply to export", a);
+	} else {
+		return NOT_MINE;
+	}
+	return 0;
+}
+
+/* --width, --from, --to, --lanes: the timeline's shape; *given gets their bits 1, 2, 4, 8. */
+static int timeline_opt(const char *cmd, struct run_opts *o, const char *a, const char *v,
+			unsigned int *given)
+{
+	if (!strcmp(a, "--width")) {
+		char *end;
+		long w;
+
+		errno = 0;
+		w = strtol(v, &end, 10);
+		if (errno || *end || !*v || w < TIMELINE_MIN_WIDTH || w > TIMELINE_MAX_WIDTH)
+			return cmd_usage_error(cmd, "--width wants a number of columns from "
+					   STR(TIMELINE_MIN_WIDTH) " to " STR(TIMELINE_MAX_WIDTH)
+					   ", not '%s'", v);
+		o->tl.width = (int)w;
+		*given |= 1;
+	} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+		uint64_t ns;
+
+		if (scn_parse_time(v, &ns))
+			return cmd_usage_error(cmd, !strcmp(a, "--from") ?
+					   "--from wants a time such as 5ms, 100us or 0, not '%s'" :
+					   "--to wants a time such as 5ms, 100us or 0, not '%s'", v);
+		*(!strcmp(a, "--from") ? &o->tl.from : &o->tl.to) = ns;
+		*given |= !strcmp(a, "--from") ? 2 : 4;
+	} else if (!strcmp(a, "--lanes")) {
+		if (strcmp(v, "cpus") && strcmp(v, "tasks") && strcmp(v, "both"))
+			return cmd_usage_error(cmd, "--lanes must be cpus, tasks or both, not '%s'", v);
+		o->tl.cpu_lanes = strcmp(v, "tasks") != 0;
+		o->tl.task_lanes = strcmp(v, "cpus") != 0;
+		*given |= 8;
+	} else {
+		return NOT_MINE;
+	}
+	return 0;
+}
+
+/* --trace, --trace-filter, --trace-limit, -o, --save-schedule: the trace and the schedule. */
+static int trace_opt(const char *cmd, struct run_opts *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--trace")) {
+		if (strcmp(v, "text") && strcmp(v, "json"))
+			return cmd_usage_error(cmd, "--trace must be text or json, not '%s'", v);
+		o->trace = v;
+	} else if (!strcmp(a, "--trace-filter")) {
+		char err[256];
+
+		if (trace_filter_parse(&o->filter, v, err, sizeof(err)))
+			return cmd_usage_error(cmd, "--trace-filter: %s", err);
+	} else if (!strcmp(a, "--trace-limit")) {
+		/* below the header's size a limit could hold no event */
+		if (trace_limit_parse(v, &o->limit) || (o->limit && o->limit < 4096))
+			return cmd_usage_error(cmd, "--trace-limit wants a size of at least 4K "
+					   "(e.g. 10M, 512K) or none, not '%s'", v);
+		o->limit_given = true;
+	} else if (!strcmp(a, "-o")) {
+		o->out = v;
+	} else if (!strcmp(a, "--save-schedule")) {
+		o->save = v;
+	} else {
+		return NOT_MINE;
+	}
+	return 0;
+}
+
+/* --timeline, --around-finding, --json (bit 16 of *given for --around-finding). */
+static bool flag_opt(struct run_opts *o, const char *a, unsigned int *given)
+{
+	if (!strcmp(a, "--timeline")) {
+		o->timeline = true;
+	} else if (!strcmp(a, "--around-finding")) {
+		o->around = true;
+		*given |= 16;
+	} else if (!strcmp(a, "--json")) {
+		o->json = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The options that need or exclude each other, once all are read. */
+static int check_opts(const char *cmd, struct run_opts *o, unsigned int tl_opts)
+{
 	if (!o->file)
 		return cmd_usage_error(cmd, "%s", "needs a scenario file");
 	if (!strcmp(cmd, "export") && !o->html == !o->module)
@@ -308,6 +298,81 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 				   "give one (a viewer reads --trace json -o FILE)");
 	if (o->timeline && o->tl.to && o->tl.to <= o->tl.from)
 		return cmd_usage_error(cmd, "%s", "--to must come after --from");
+	return 0;
+}
+
+#define EXPORT_USAGE								\
+	"export FILE --html OUT.html [--seed N] [--kernel NAME]\n"		\
+	"                 [--strategy faithful|random] [--set NAME=VALUE]..."	\
+	" [--max-events N]\n"							\
+	"       kwsim export FILE --module DIR [--steer SCHEDULE]"
+#define REPLAY_USAGE								\
+	"replay FILE [--trace text|json] [--trace-filter SPEC]..."		\
+	" [--trace-limit SIZE]\n                    [-o OUT] [--json]"		\
+	" [--timeline [--width N] [--from T] [--to T]"				\
+	" [--around-finding] [--lanes cpus|tasks|both]]"
+#define RUN_USAGE								\
+	"run FILE [--seed N] [--kernel NAME] [--strategy faithful|random]\n"	\
+	"                 [--set NAME=VALUE]... [--trace text|json] [-o OUT]"	\
+	" [--json]\n                 [--trace-filter SPEC]... "			\
+	"[--trace-limit SIZE] [--save-schedule OUT]\n"				\
+	"                 [--timeline [--width N] [--from T] [--to T]"		\
+	" [--around-finding]\n                             "			\
+	"[--lanes cpus|tasks|both]]"
+
+static const char *const run_valued[] = {
+	"--seed", "--kernel", "--trace", "-o", "--save-schedule", "--strategy", "--set",
+	"--width", "--from", "--to", "--lanes", "--html", "--max-events", "--module", "--steer",
+	"--trace-filter", "--trace-limit", NULL,
+};
+
+static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o, bool replay)
+{
+	bool export = !strcmp(cmd, "export");
+	/* --width, --from, --to, --lanes, --around-finding given: bits 1, 2, 4, 8, 16 */
+	unsigned int tl_opts = 0;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	o->tl.cpu_lanes = true;
+	o->limit = TRACE_LIMIT_DEFAULT;
+	o->sets = calloc((size_t)argc, sizeof(*o->sets));
+	if (!o->sets)
+		abort();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (cmd_takes_value(a, run_valued) && !v)
+			return cmd_usage_error(cmd, "option %s needs a value", a);
+		/* a replay's settings are the schedule's: anything else would not reproduce it */
+		if (replay && (!strcmp(a, "--seed") || !strcmp(a, "--kernel") ||
+			       !strcmp(a, "--strategy") || !strcmp(a, "--set") ||
+			       !strcmp(a, "--save-schedule")))
+			return cmd_usage_error(cmd, "option %s does not apply to a replay", a);
+		rc = setting_opt(cmd, o, a, v);
+		if (rc == NOT_MINE && export)
+			rc = export_opt(cmd, o, a, v);
+		if (rc == NOT_MINE)
+			rc = trace_opt(cmd, o, a, v);
+		if (rc == NOT_MINE)
+			rc = timeline_opt(cmd, o, a, v, &tl_opts);
+		if (rc == NOT_MINE) {
+			if (flag_opt(o, a, &tl_opts))
+				continue;
+			rc = cmd_other_arg(cmd, a, &o->file, "scenario",
+					   export ? EXPORT_USAGE : replay ? REPLAY_USAGE : RUN_USAGE);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (rc)
+			return rc;
+		i++;
+	}
+	rc = check_opts(cmd, o, tl_opts);
+	if (rc)
+		return rc;
 	if (o->timeline)
 		timeline_defaults(&o->tl, tl_opts & 1);
 	/* the settings' names and values, before any file is read */

@@ -80,15 +80,11 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 			o->finding = v;
 		} else if (!strcmp(a, "--json")) {
 			o->json = true;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: kwsim " USAGE "\n(the options are explained by 'kwsim help')\n");
-			return -1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("shrink", "unknown option '%s'", a);
-		} else if (o->file) {
-			return cmd_usage_error("shrink", "one replay file at a time, not also '%s'", a);
 		} else {
-			o->file = a;
+			int rc = cmd_other_arg("shrink", a, &o->file, "replay", USAGE);
+
+			if (rc)
+				return rc;
 		}
 	}
 	if (!o->file)
@@ -134,19 +130,6 @@ static void summary_json(FILE *f, const struct shrink_opts *o, const struct xshr
 
 static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshrink_result *r)
 {
-	static const char *const names[] = {
-		"deviations", "preemptions", "decisions", "context switches", "statements",
-		"programs", "declarations",
-	};
-	const size_t before[] = {
-		r->before.deviations, r->before.preemptions, r->before.decisions,
-		r->before.switches, r->before.statements, r->before.programs,
-		r->before.declarations,
-	};
-	const size_t after[] = {
-		r->after.deviations, r->after.preemptions, r->after.decisions, r->after.switches,
-		r->after.statements, r->after.programs, r->after.declarations,
-	};
 
 	fputs("kwsim shrink: ", f);
 	scn_put_text(f, o->file);
@@ -162,16 +145,7 @@ static void summary_text(FILE *f, const struct shrink_opts *o, const struct xshr
 		r->after.deviations, r->after.deviations, r->after.deviations == 1 ? "" : "s",
 		r->after.preemptions, r->after.preemptions == 1 ? "" : "s",
 		r->depth_minimal ? " (the fewest)" : "");
-	if (r->after.stalls) {
-		char *stalls = xshrink_stall_text(&r->after);
-
-		fprintf(f, "  of them %zu stall%s (a CPU held up): %s\n", r->after.stalls,
-			r->after.stalls == 1 ? "" : "s", stalls);
-		free(stalls);
-	}
-	fprintf(f, "  %-18s %8s %8s\n", "", "before", "after");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		fprintf(f, "  %-18s %8zu %8zu\n", names[i], before[i], after[i]);
+	xshrink_print_measures(f, "  ", r);
 	fprintf(f, "runs: %llu of a budget of %llu%s\n", (unsigned long long)r->runs,
 		(unsigned long long)o->budget,
 		r->budget_spent ? " (spent: a larger --budget may shrink further)" : "");

@@ -14,6 +14,21 @@
 /* Prints the error for command cmd ("run", "explore", ...) and returns 2. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Whether option a is one of names (NULL-terminated): the options that take a value. */
+bool cmd_takes_value(const char *a, const char *const names[]);
+
+/*
+ * An argument none of cmd's options took: --help or -h prints "usage: kwsim
+ * USAGE" and where the options are explained, and returns -1 (answered); an
+ * unknown option is a usage error (2); anything else is the one file the
+ * command reads, stored in *file (0): a second one is a usage error, which
+ * names the file by what ("scenario", "replay"). A command that reads no
+ * file passes file NULL and says in what why it takes none; one that
+ * answers --help itself (its usage has generated parts) passes usage NULL.
+ */
+int cmd_other_arg(const char *cmd, const char *a, const char **file, const char *what,
+		  const char *usage);
+
 /* A decimal count: digits only, no sign or space, within uint64_t. */
 bool cmd_parse_u64(const char *v, uint64_t *out);
 

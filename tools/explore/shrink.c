@@ -901,7 +901,7 @@ static void comment_text(FILE *f, const char *t)
 	}
 }
 
-static char *comment(const struct shrink *sh, const struct xshrink_result *r, uint64_t tried)
+void xshrink_print_measures(FILE *f, const char *indent, const struct xshrink_result *r)
 {
 	static const char *const names[] = {
 		"deviations", "preemptions", "decisions", "context switches", "statements",
@@ -916,6 +916,21 @@ static char *comment(const struct shrink *sh, const struct xshrink_result *r, ui
 		r->after.deviations, r->after.preemptions, r->after.decisions, r->after.switches,
 		r->after.statements, r->after.programs, r->after.declarations,
 	};
+
+	if (r->after.stalls) {
+		char *stalls = xshrink_stall_text(&r->after);
+
+		fprintf(f, "%sof them %zu stall%s (a CPU held up): %s\n", indent, r->after.stalls,
+			r->after.stalls == 1 ? "" : "s", stalls);
+		free(stalls);
+	}
+	fprintf(f, "%s%-18s %8s %8s\n", indent, "", "before", "after");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(f, "%s%-18s %8zu %8zu\n", indent, names[i], before[i], after[i]);
+}
+
+static char *comment(const struct shrink *sh, const struct xshrink_result *r, uint64_t tried)
+{
 	const char *base = strrchr(sh->path, '/') ? strrchr(sh->path, '/') + 1 : sh->path;
 	char *buf = NULL;
 	size_t len = 0;
@@ -932,16 +947,7 @@ static char *comment(const struct shrink *sh, const struct xshrink_result *r, ui
 		"   %zu of them preempting\n", r->after.deviations,
 		r->depth_minimal ? "the fewest" : "not proven the fewest", r->after.deviations,
 		r->after.deviations == 1 ? "" : "s", r->after.preemptions);
-	if (r->after.stalls) {
-		char *stalls = xshrink_stall_text(&r->after);
-
-		fprintf(f, "   of them %zu stall%s (a CPU held up): %s\n", r->after.stalls,
-			r->after.stalls == 1 ? "" : "s", stalls);
-		free(stalls);
-	}
-	fprintf(f, "   %-18s %8s %8s\n", "", "before", "after");
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		fprintf(f, "   %-18s %8zu %8zu\n", names[i], before[i], after[i]);
+	xshrink_print_measures(f, "   ", r);
 	fputs("   kept: ", f);
 	fprintf(f, "%zu of %zu statements, %zu of %zu programs, %zu of %zu declarations",
 		r->after.statements, r->before.statements, r->after.programs, r->before.programs,

@@ -171,5 +171,10 @@ void xshrink_result_free(struct xshrink_result *r);
  * "" with none). malloc'd.
  */
 char *xshrink_stall_text(const struct xshrink_measure *m);
+/*
+ * The stalls (if any) and the measures before and after, a line each, every
+ * line begun with indent: the shrunk file's comment and shrink's summary.
+ */
+void xshrink_print_measures(FILE *f, const char *indent, const struct xshrink_result *r);
 
 #endif

@@ -482,11 +482,11 @@ static int one_program(struct fz *z, uint64_t i, bool *go_on)
 		xset_free(&rfs);
 		for (size_t f = 0; f < z->run.nfindings && !rc; f++) {
 			char id[1400];
+			struct fz_seen sn = { &p, &z->run, f, id, i, j, pseed };
 
 			fz_identity(&z->run.findings[f], id, sizeof(id));
 			feature(z, &fs, sim_fnv_str(SIM_FNV_OFFSET, id), F_FINDING);
-			rc = fz_finding_seen(z->r, &p, s, &z->run, f, id, i, j, pseed, z->m, o,
-					     z->err);
+			rc = fz_finding_seen(z->r, &sn, z->m, o, z->err);
 		}
 		if (rc)
 			break;

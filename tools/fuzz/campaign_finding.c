@@ -423,90 +423,98 @@ struct fz_finding *fz_finding_add(struct fz_result *r)
 	return &r->f[r->nf++];
 }
 
-int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s,
-		    const struct scn_run *run, size_t fi, const char *id, uint64_t i, int j,
-		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o,
-		    FILE *err)
+/* A finding seen before: counted once per run that shows it. Whether it was. */
+static bool counted(struct fz_result *r, const struct fz_seen *sn)
 {
-	const struct sim_finding *f = &run->findings[fi];
-	struct pshrink ps = { .o = o, .m = m, .id = id, .pseed = pseed, .j0 = j };
-	struct fz_finding *nf;
-	struct kp cur = *p, q;
-	struct scn *fs = NULL;
-	struct xshrink_result sh = { 0 };
-	char target[512], loose[1400], strat[64], *rules, *ct, *comment = NULL, *text = NULL, *name;
-	size_t tlen = 0;
-	FILE *mem;
-	int jj, rc = 0;
-	long at;
-
 	for (size_t k = 0; k < r->nf; k++) {
-		if (!strcmp(r->f[k].id, id)) {
+		if (!strcmp(r->f[k].id, sn->id)) {
 			/* a run counts once for each of its distinct findings */
-			if (!(fi && shows(run, id, true) < (long)fi))
+			if (!(sn->fi && shows(sn->run, sn->id, true) < (long)sn->fi))
 				r->f[k].count++;
-			return 0;
+			return true;
 		}
 	}
-	(void)s;
-	nf = fz_finding_add(r);
-	nf->id = fz_strdup(id);
-	nf->what = what_of(f);
-	nf->rules = kp_contract(p);
+	return false;
+}
+
+/* A new finding's entry, as it was found. */
+static struct fz_finding *new_finding(struct fz_result *r, const struct fz_seen *sn)
+{
+	struct fz_finding *nf = fz_finding_add(r);
+
+	nf->id = fz_strdup(sn->id);
+	nf->what = what_of(&sn->run->findings[sn->fi]);
+	nf->rules = kp_contract(sn->p);
 	nf->misuse = nf->rules != 0;
-	nf->program = i;
+	nf->program = sn->program;
 	nf->schedules = r->st.runs;
 	nf->count = 1;
 	nf->depth = -1;
-	nf->stmts_before = kp_size(p);
+	nf->stmts_before = kp_size(sn->p);
 	if (nf->misuse)
 		r->st.misuse_findings++;
 	else
 		r->st.findings++;
-	ps.misuse = nf->misuse;
-	identity(f, loose, sizeof(loose), false);
+	return nf;
+}
 
-	/* the program, while the same finding shows and the contract holds */
-	for (unsigned int c = 0; ps.runs < o->shrink_runs && c < ncandidates(&cur);) {
-		if (!candidate(&cur, c, &q, o->misuse)) {
+/*
+ * The program, cut while the same finding shows and the contract holds,
+ * into *cur; then the last test, which keeps its scenario in *fs. Whether
+ * the finding showed again.
+ */
+static bool shrink_program(struct pshrink *ps, struct fz_finding *nf, const struct fz_seen *sn,
+			   struct kp *cur, struct scn **fs)
+{
+	const struct fz_opts *o = ps->o;
+	struct kp q;
+	int jj;
+
+	for (unsigned int c = 0; ps->runs < o->shrink_runs && c < ncandidates(cur);) {
+		if (!candidate(cur, c, &q, o->misuse)) {
 			c++;
 			continue;
 		}
 		kp_normalize(&q);
-		if (!memcmp(&q, &cur, sizeof(q)) || (!nf->misuse && kp_contract(&q)) ||
-		    test(&ps, &q, NULL) == -2) {
+		if (!memcmp(&q, cur, sizeof(q)) || (!nf->misuse && kp_contract(&q)) ||
+		    test(ps, &q, NULL) == -2) {
 			c++;
 			continue;
 		}
-		cur = q;	/* the same candidate number is next: the next statement */
+		*cur = q;	/* the same candidate number is next: the next statement */
 	}
-	nf->stmts_after = kp_size(&cur);
-	ps.runs = 0;	/* the last test has a budget of its own */
-	jj = test(&ps, &cur, &fs);
+	nf->stmts_after = kp_size(cur);
+	ps->runs = 0;	/* the last test has a budget of its own */
+	jj = test(ps, cur, fs);
 	if (jj == -2) {
 		/* the budget ran out before the last test: the program as it was found */
-		cur = *p;
+		*cur = *sn->p;
 		nf->stmts_after = nf->stmts_before;
-		ps.runs = 0;
-		ps.j0 = j;
-		jj = test(&ps, &cur, &fs);
+		ps->runs = 0;
+		ps->j0 = sn->schedule;
+		jj = test(ps, cur, fs);
 	}
-	if (jj == -2 || !fs) {
-		/* a finding that does not show again: reported, with no file */
-		fz_quiet_free(&ps.quiet);
-		scn_run_free(&ps.run);
-		return 0;
-	}
-	at = shows(&ps.run, id, true);
-	xf_bug(&ps.run.findings[at], target, sizeof(target));
-	if (!xshrink(fs, m, &ps.run, target, o->xshrink_runs, &sh)) {
-		bool cut = sh.after.statements != sh.before.statements ||
-			   sh.after.programs != sh.before.programs ||
-			   sh.after.declarations != sh.before.declarations;
+	return jj != -2 && *fs;
+}
 
-		nf->depth = (int)sh.after.deviations;
+/* The replay file's text: the scenario with its schedule, shrunk by xshrink where it may be. */
+static char *schedule_text(struct pshrink *ps, struct fz_finding *nf, struct scn *fs,
+			   struct xshrink_result *sh)
+{
+	long at = shows(&ps->run, ps->id, true);
+	char target[512], *text = NULL;
+	size_t tlen = 0;
+	FILE *mem;
+
+	xf_bug(&ps->run.findings[at], target, sizeof(target));
+	if (!xshrink(fs, ps->m, &ps->run, target, ps->o->xshrink_runs, sh)) {
+		bool cut = sh->after.statements != sh->before.statements ||
+			   sh->after.programs != sh->before.programs ||
+			   sh->after.declarations != sh->before.declarations;
+
+		nf->depth = (int)sh->after.deviations;
 		if (nf->misuse || !cut) {
-			text = fz_strdup(sh.text);
+			text = fz_strdup(sh->text);
 			nf->schedule_shrunk = true;
 		}
 	}
@@ -514,21 +522,26 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 		mem = open_memstream(&text, &tlen);
 		if (!mem)
 			abort();
-		scn_write_with_schedule(mem, fs, &ps.run, NULL);
+		scn_write_with_schedule(mem, fs, &ps->run, NULL);
 		fclose(mem);
 	}
-	if (o->cross_runs)
-		add_cross(nf, text, m, loose, o, &ps.quiet);
-	rules = rules_text(nf->rules);
-	ct = cross_text(nf);
-	name = file_name(r->nf, f);
-	mem = open_memstream(&comment, &tlen);
+	return text;
+}
+
+/* The file's comment: what was found, where, how to replay it and run the campaign again. */
+static char *comment_text(const struct fz_finding *nf, const struct fz_seen *sn,
+			  const struct kw_model *m, const struct fz_opts *o, const char *name)
+{
+	char strat[64], *rules = rules_text(nf->rules), *ct = cross_text(nf), *comment = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&comment, &len);
+
 	if (!mem)
 		abort();
-	fprintf(mem, "Found by kwsim fuzz: %s\n   %s\n", id, nf->what);
+	fprintf(mem, "Found by kwsim fuzz: %s\n   %s\n", sn->id, nf->what);
 	fprintf(mem, "   kernel %s, seed %llu: program %llu of the campaign (%s), after %llu "
 		"schedules\n", m->name, (unsigned long long)o->seed,
-		(unsigned long long)i, fz_schedule_name(j, strat, sizeof(strat)),
+		(unsigned long long)sn->program, fz_schedule_name(sn->schedule, strat, sizeof(strat)),
 		(unsigned long long)nf->schedules);
 	if (nf->misuse)
 		fprintf(mem, "   a MISUSE finding: the program breaks the contract (%s; "
@@ -543,7 +556,7 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	fprintf(mem, "\n   replay: kwsim replay %s\n", name);
 	fprintf(mem, "   campaign: kwsim fuzz --kernel %s --seed %llu --runs %llu --schedules %u "
 		"--max-steps %llu --cpus %u --corpus-max %zu%s\n", m->name,
-		(unsigned long long)o->seed, (unsigned long long)i + 1, o->schedules,
+		(unsigned long long)o->seed, (unsigned long long)sn->program + 1, o->schedules,
 		(unsigned long long)o->max_steps, o->max_cpus, o->corpus_max,
 		o->misuse ? " --misuse" : "");
 	if (o->njobs > 1)
@@ -551,21 +564,58 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 			o->job, o->njobs, o->job, o->njobs, o->job, o->njobs);
 	fprintf(mem, "   other variants: %s", ct[0] ? ct : "none built in");
 	fclose(mem);
+	free(rules);
+	free(ct);
 	comment_safe(comment);
-	{
-		size_t n = strlen(text) + strlen(comment) + 16;
-		char *full = malloc(n);
+	return comment;
+}
 
-		if (!full)
-			abort();
-		/* after the schedule section: the scenario and its schedule stay as shrinking left them */
-		while (tlen = strlen(text), tlen && text[tlen - 1] == '\n')
-			text[tlen - 1] = '\0';
-		snprintf(full, n, "%s\n\n(* %s *)\n", text, comment);
-		nf->text = full;
+/* text, its trailing newlines cut, with the comment after the schedule section. */
+static char *with_comment(char *text, const char *comment)
+{
+	size_t tlen, n = strlen(text) + strlen(comment) + 16;
+	char *full = malloc(n);
+
+	if (!full)
+		abort();
+	/* after the schedule section: the scenario and its schedule stay as shrinking left them */
+	while (tlen = strlen(text), tlen && text[tlen - 1] == '\n')
+		text[tlen - 1] = '\0';
+	snprintf(full, n, "%s\n\n(* %s *)\n", text, comment);
+	return full;
+}
+
+int fz_finding_seen(struct fz_result *r, const struct fz_seen *sn, const struct kw_model *m,
+		    const struct fz_opts *o, FILE *err)
+{
+	const struct sim_finding *f = &sn->run->findings[sn->fi];
+	struct pshrink ps = { .o = o, .m = m, .id = sn->id, .pseed = sn->pseed, .j0 = sn->schedule };
+	struct fz_finding *nf;
+	struct kp cur = *sn->p;
+	struct scn *fs = NULL;
+	struct xshrink_result sh = { 0 };
+	char loose[1400], *comment, *text, *name;
+	int rc = 0;
+
+	if (counted(r, sn))
+		return 0;
+	nf = new_finding(r, sn);
+	ps.misuse = nf->misuse;
+	identity(f, loose, sizeof(loose), false);
+	if (!shrink_program(&ps, nf, sn, &cur, &fs)) {
+		/* a finding that does not show again: reported, with no file */
+		fz_quiet_free(&ps.quiet);
+		scn_run_free(&ps.run);
+		return 0;
 	}
-	if (!replays(nf->text, m, id, ps.quiet.f))
-		fprintf(err, "kwsim fuzz: warning: the file of %s does not replay\n", id);
+	text = schedule_text(&ps, nf, fs, &sh);
+	if (o->cross_runs)
+		add_cross(nf, text, m, loose, o, &ps.quiet);
+	name = file_name(r->nf, f);
+	comment = comment_text(nf, sn, m, o, name);
+	nf->text = with_comment(text, comment);
+	if (!replays(nf->text, m, sn->id, ps.quiet.f))
+		fprintf(err, "kwsim fuzz: warning: the file of %s does not replay\n", sn->id);
 	if (o->out_dir) {
 		nf->file = name;
 		name = NULL;
@@ -574,8 +624,6 @@ int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s
 	if (o->on_finding)
 		o->on_finding(o->on_finding_arg, nf);
 	free(name);
-	free(rules);
-	free(ct);
 	free(comment);
 	free(text);
 	xshrink_result_free(&sh);

@@ -39,14 +39,22 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 		    uint64_t max_steps, struct xset *tuples, struct xset *rfs, struct scn_run *run,
 		    FILE *err);
 
+/* A finding as a campaign sees it: the run that showed it and where that run was. */
+struct fz_seen {
+	const struct kp *p;		/* the program */
+	const struct scn_run *run;	/* the run */
+	size_t fi;			/* the finding: run->findings[fi] */
+	const char *id;			/* its identity (fz_identity) */
+	uint64_t program;		/* the program's number in the campaign */
+	int schedule;			/* the schedule's among the program's */
+	uint64_t pseed;			/* the seed of that schedule's strategies */
+};
+
 /*
- * Finding f of run (program i, schedule j, its strategies' seed pseed) was
- * seen: counted, or, new, shrunk, written and tried on the other variants
- * (campaign_finding.c). Returns 0, or 2 (a file not written).
+ * A finding was seen: counted, or, new, shrunk, written and tried on the
+ * other variants (campaign_finding.c). Returns 0, or 2 (a file not written).
  */
-int fz_finding_seen(struct fz_result *r, const struct kp *p, const struct scn *s,
-		    const struct scn_run *run, size_t f, const char *id, uint64_t i, int j,
-		    uint64_t pseed, const struct kw_model *m, const struct fz_opts *o,
-		    FILE *err);
+int fz_finding_seen(struct fz_result *r, const struct fz_seen *seen, const struct kw_model *m,
+		    const struct fz_opts *o, FILE *err);
 
 #endif

@@ -220,6 +220,112 @@ struct held {
 	bool irqs_off, bh_off;
 };
 
+/* A statement naming an object the program does not have: kp_normalize's to fix, no rule's. */
+static bool out_of_range(const struct kp *p, const struct kp_stmt *s)
+{
+	if (takes_work(s->op) && s->b >= p->nworks)
+		return true;
+	if ((s->op == KP_QUEUE_WORK || s->op == KP_QUEUE_DELAYED_WORK ||
+	     s->op == KP_MOD_DELAYED_WORK || s->op == KP_FLUSH_WORKER ||
+	     s->op == KP_DESTROY_WORKER || s->op == KP_STOP) && s->a >= p->nworkers)
+		return true;
+	if ((s->op == KP_MOD_TIMER || s->op == KP_DEL_TIMER || s->op == KP_DEL_TIMER_SYNC) &&
+	    s->a >= p->ntimers)
+		return true;
+	return (s->op == KP_COMPLETE || s->op == KP_WAIT) && s->a >= KP_MAX_COMPLETIONS;
+}
+
+/* kthread_flush_work, kthread_cancel_*_sync: the right kind, and who waits for whom. */
+static uint64_t wait_work_rules(struct analysis *an, const struct kp_stmt *s, struct kp_where w,
+				unsigned int own)
+{
+	const struct kp *p = an->p;
+	uint64_t r = 0;
+
+	if (s->op != KP_FLUSH_WORK &&
+	    p->work[s->b].delayed != (s->op == KP_CANCEL_DELAYED_WORK_SYNC))
+		r |= BIT(KP_RULE_DELAYED_CANCEL);
+	if (w.kind == KP_IN_WORK) {
+		unsigned int to = p->work[s->b].worker;
+
+		if (s->b == w.index)
+			r |= BIT(KP_RULE_SELF_WAIT);
+		/* cancelling another work of its own worker waits for nothing */
+		if (own < KP_MAX_WORKERS && to < KP_MAX_WORKERS &&
+		    (s->op == KP_FLUSH_WORK || to != own))
+			an->wedge[own][to] = true;
+	}
+	return r;
+}
+
+/* kthread_destroy_worker, kthread_stop: the right one, and nothing left armed. */
+static uint64_t destroy_rules(struct analysis *an, const struct kp_stmt *s, bool in_work,
+			      unsigned int own)
+{
+	const struct kp *p = an->p;
+	uint64_t r = BIT(KP_RULE_USE_AFTER_DESTROY);
+
+	if (p->worker[s->a].legacy != (s->op == KP_STOP))
+		r |= BIT(KP_RULE_LEGACY_DESTROY);
+	for (unsigned int i = 0; i < p->nworks; i++)
+		if (p->work[i].worker == s->a && p->work[i].delayed)
+			r |= BIT(KP_RULE_DESTROY_ARMED);
+	if (in_work && own < KP_MAX_WORKERS)
+		an->wedge[own][s->a] = true;
+	return r;
+}
+
+/* kthread_init_*work on a work in use: only after this body cancelled it, in process context. */
+static uint64_t reinit_rules(const struct kp *p, struct kp_where w, enum ctx ctx,
+			     const struct kp_body *body, unsigned int pos)
+{
+	const struct kp_stmt *s = &body->s[pos];
+	bool kind_ok = p->work[s->b].delayed == (s->op == KP_INIT_DELAYED_WORK);
+	bool cancelled = false;
+
+	/* the nearest earlier statement of this body naming the work cancels it */
+	for (unsigned int i = pos; i-- > 0;) {
+		const struct kp_stmt *t = &body->s[i];
+
+		if (takes_work(t->op) && t->b == s->b) {
+			cancelled = t->op == (p->work[s->b].delayed ?
+					      KP_CANCEL_DELAYED_WORK_SYNC : KP_CANCEL_WORK_SYNC);
+			break;
+		}
+	}
+	if (!kind_ok || !cancelled || w.kind != KP_IN_CTX || ctx != CTX_PROC)
+		return BIT(KP_RULE_REINIT_IN_USE);
+	return 0;
+}
+
+/* spin_lock* on a lock in range: the form the context allows, no recursion; it joins the held ones. */
+static uint64_t lock_rules(struct analysis *an, const struct kp_stmt *s, enum ctx ctx,
+			   struct held *held, unsigned int *depth)
+{
+	struct held h = { s->a, s->b, ctx == CTX_HARD, ctx != CTX_PROC };
+	uint64_t r = 0;
+
+	/* in irq context, or nested, only the forms that restore what they found */
+	if ((ctx != CTX_PROC || *depth > 0) && s->b != KP_LOCK_PLAIN &&
+	    s->b != KP_LOCK_IRQSAVE)
+		r |= BIT(KP_RULE_LOCKING);
+	for (unsigned int i = 0; i < *depth; i++) {
+		if (held[i].lock == s->a)
+			r |= BIT(KP_RULE_LOCKING);	/* recursive */
+		an->nest[held[i].lock][s->a] = true;
+		h.irqs_off |= held[i].irqs_off;
+		h.bh_off |= held[i].bh_off;
+	}
+	h.irqs_off |= s->b == KP_LOCK_IRQ || s->b == KP_LOCK_IRQSAVE;
+	h.bh_off |= h.irqs_off || s->b == KP_LOCK_BH;
+	an->used_hard[s->a] |= ctx == CTX_HARD;
+	an->used_soft[s->a] |= ctx == CTX_SOFT;
+	an->irqs_on_use[s->a] |= !h.irqs_off;
+	an->bh_on_use[s->a] |= !h.bh_off;
+	held[(*depth)++] = h;
+	return r;
+}
+
 /* The rules one statement breaks where it is (context, held locks, body). */
 static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct kp_body *body,
 			   unsigned int pos, struct held *held, unsigned int *depth)
@@ -233,16 +339,7 @@ static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct 
 	uint64_t r = 0;
 	int from = node_of(w);
 
-	if (takes_work(s->op) && s->b >= p->nworks)
-		return 0;	/* out of range: kp_normalize's to fix, no rule's */
-	if ((s->op == KP_QUEUE_WORK || s->op == KP_QUEUE_DELAYED_WORK ||
-	     s->op == KP_MOD_DELAYED_WORK || s->op == KP_FLUSH_WORKER ||
-	     s->op == KP_DESTROY_WORKER || s->op == KP_STOP) && s->a >= p->nworkers)
-		return 0;
-	if ((s->op == KP_MOD_TIMER || s->op == KP_DEL_TIMER || s->op == KP_DEL_TIMER_SYNC) &&
-	    s->a >= p->ntimers)
-		return 0;
-	if ((s->op == KP_COMPLETE || s->op == KP_WAIT) && s->a >= KP_MAX_COMPLETIONS)
+	if (out_of_range(p, s))
 		return 0;
 
 	if (waits(s->op) && atomic && s->op != KP_DEL_TIMER_SYNC)
@@ -267,19 +364,7 @@ static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct 
 	case KP_FLUSH_WORK:
 	case KP_CANCEL_WORK_SYNC:
 	case KP_CANCEL_DELAYED_WORK_SYNC:
-		if (s->op != KP_FLUSH_WORK &&
-		    p->work[s->b].delayed != (s->op == KP_CANCEL_DELAYED_WORK_SYNC))
-			r |= BIT(KP_RULE_DELAYED_CANCEL);
-		if (in_work) {
-			unsigned int to = p->work[s->b].worker;
-
-			if (s->b == w.index)
-				r |= BIT(KP_RULE_SELF_WAIT);
-			/* cancelling another work of its own worker waits for nothing */
-			if (own < KP_MAX_WORKERS && to < KP_MAX_WORKERS &&
-			    (s->op == KP_FLUSH_WORK || to != own))
-				an->wedge[own][to] = true;
-		}
+		r |= wait_work_rules(an, s, w, own);
 		break;
 	case KP_FLUSH_WORKER:
 		if (in_work && own < KP_MAX_WORKERS)
@@ -287,34 +372,12 @@ static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct 
 		break;
 	case KP_DESTROY_WORKER:
 	case KP_STOP:
-		r |= BIT(KP_RULE_USE_AFTER_DESTROY);
-		if (p->worker[s->a].legacy != (s->op == KP_STOP))
-			r |= BIT(KP_RULE_LEGACY_DESTROY);
-		for (unsigned int i = 0; i < p->nworks; i++)
-			if (p->work[i].worker == s->a && p->work[i].delayed)
-				r |= BIT(KP_RULE_DESTROY_ARMED);
-		if (in_work && own < KP_MAX_WORKERS)
-			an->wedge[own][s->a] = true;
+		r |= destroy_rules(an, s, in_work, own);
 		break;
 	case KP_INIT_WORK:
-	case KP_INIT_DELAYED_WORK: {
-		bool kind_ok = p->work[s->b].delayed == (s->op == KP_INIT_DELAYED_WORK);
-		bool cancelled = false;
-
-		/* the nearest earlier statement of this body naming the work cancels it */
-		for (unsigned int i = pos; i-- > 0;) {
-			const struct kp_stmt *t = &body->s[i];
-
-			if (takes_work(t->op) && t->b == s->b) {
-				cancelled = t->op == (p->work[s->b].delayed ?
-						      KP_CANCEL_DELAYED_WORK_SYNC : KP_CANCEL_WORK_SYNC);
-				break;
-			}
-		}
-		if (!kind_ok || !cancelled || w.kind != KP_IN_CTX || ctx != CTX_PROC)
-			r |= BIT(KP_RULE_REINIT_IN_USE);
+	case KP_INIT_DELAYED_WORK:
+		r |= reinit_rules(p, w, ctx, body, pos);
 		break;
-	}
 	case KP_MOD_TIMER:
 		if (w.kind == KP_IN_TIMER && w.index == s->a)
 			r |= BIT(KP_RULE_TIMER_TEARDOWN);
@@ -335,31 +398,11 @@ static uint64_t stmt_rules(struct analysis *an, struct kp_where w, const struct 
 		if (s->arg > KP_MAX_MSLEEP_MS || s->hi > KP_MAX_MSLEEP_MS)
 			r |= BIT(KP_RULE_WAIT);
 		break;
-	case KP_LOCK: {
-		struct held h = { s->a, s->b, ctx == CTX_HARD, ctx != CTX_PROC };
-
+	case KP_LOCK:
 		if (s->a >= KP_MAX_LOCKS || s->b >= KP_LOCK__COUNT || *depth >= KP_MAX_STMTS)
 			return r | BIT(KP_RULE_LOCKING);
-		/* in irq context, or nested, only the forms that restore what they found */
-		if ((ctx != CTX_PROC || *depth > 0) && s->b != KP_LOCK_PLAIN &&
-		    s->b != KP_LOCK_IRQSAVE)
-			r |= BIT(KP_RULE_LOCKING);
-		for (unsigned int i = 0; i < *depth; i++) {
-			if (held[i].lock == s->a)
-				r |= BIT(KP_RULE_LOCKING);	/* recursive */
-			an->nest[held[i].lock][s->a] = true;
-			h.irqs_off |= held[i].irqs_off;
-			h.bh_off |= held[i].bh_off;
-		}
-		h.irqs_off |= s->b == KP_LOCK_IRQ || s->b == KP_LOCK_IRQSAVE;
-		h.bh_off |= h.irqs_off || s->b == KP_LOCK_BH;
-		an->used_hard[s->a] |= ctx == CTX_HARD;
-		an->used_soft[s->a] |= ctx == CTX_SOFT;
-		an->irqs_on_use[s->a] |= !h.irqs_off;
-		an->bh_on_use[s->a] |= !h.bh_off;
-		held[(*depth)++] = h;
+		r |= lock_rules(an, s, ctx, held, depth);
 		break;
-	}
 	case KP_UNLOCK:
 		if (*depth == 0 || held[*depth - 1].lock != s->a || held[*depth - 1].how != s->b)
 			r |= BIT(KP_RULE_LOCKING);

@@ -1573,8 +1573,8 @@ static bool load_end_of_line(struct loader *l)
 #define NUM(lo, hi, var, what)                                                           \
 	do {                                                                             \
 		long v_;                                                                 \
-		if (!load_num(&l, (lo), (hi), &v_))                                      \
-			return load_fail(&l, "%s: expected a number from %ld to %ld", (what), \
+		if (!load_num(l, (lo), (hi), &v_))                                       \
+			return load_fail(l, "%s: expected a number from %ld to %ld", (what), \
 					 (long)(lo), (long)(hi));                         \
 		(var) = v_;                                                              \
 	} while (0)
@@ -1586,34 +1586,27 @@ static bool expect_word(struct loader *l, const char *w)
 	return load_word(l, buf, sizeof(buf)) && !strcmp(buf, w);
 }
 
-int kp_load(FILE *in, struct kp *p, char *err, size_t len)
+/* The four lines before the parts: machine, counts, suspend, teardown. */
+static int load_header(struct loader *l, struct kp *p)
 {
-	struct loader l = { .in = in, .err = err, .len = len };
-	unsigned int seen_workers = 0, seen_works = 0, seen_ctx = 0;
-	char word[32];
-	long v;
-
-	memset(p, 0, sizeof(*p));
-	if (len)
-		err[0] = '\0';
-	if (load_line(&l))
+	if (load_line(l))
 		return -1;
-	if (strcmp(l.line, "kwsim-prog 1"))
-		return load_fail(&l, "not a kwsim program (expected \"kwsim-prog 1\")");
-	if (load_line(&l))
+	if (strcmp(l->line, "kwsim-prog 1"))
+		return load_fail(l, "not a kwsim program (expected \"kwsim-prog 1\")");
+	if (load_line(l))
 		return -1;
-	if (!expect_word(&l, "machine"))
-		return load_fail(&l, "expected \"machine CPUS HZ\"");
+	if (!expect_word(l, "machine"))
+		return load_fail(l, "expected \"machine CPUS HZ\"");
 	NUM(1, 4, p->cpus, "cpus");
 	NUM(1, 10000, p->hz, "hz");
 	if (p->hz != 100 && p->hz != 250 && p->hz != 1000)
-		return load_fail(&l, "hz: 100, 250 or 1000");
-	if (!load_end_of_line(&l))
-		return load_fail(&l, "more than expected on the line");
-	if (load_line(&l))
+		return load_fail(l, "hz: 100, 250 or 1000");
+	if (!load_end_of_line(l))
+		return load_fail(l, "more than expected on the line");
+	if (load_line(l))
 		return -1;
-	if (!expect_word(&l, "counts"))
-		return load_fail(&l, "expected \"counts ...\"");
+	if (!expect_word(l, "counts"))
+		return load_fail(l, "expected \"counts ...\"");
 	NUM(1, KP_MAX_WORKERS, p->nworkers, "workers");
 	NUM(0, KP_MAX_WORKS, p->nworks, "works");
 	NUM(0, KP_MAX_TIMERS, p->ntimers, "timers");
@@ -1621,118 +1614,168 @@ int kp_load(FILE *in, struct kp *p, char *err, size_t len)
 	NUM(0, KP_MAX_LOCKS, p->nlocks, "locks");
 	NUM(0, KP_MAX_COMPLETIONS, p->ncompletions, "completions");
 	NUM(0, KP_MAX_COUNTERS, p->ncounters, "counters");
-	if (!load_end_of_line(&l))
-		return load_fail(&l, "more than expected on the line");
-	if (load_line(&l))
+	if (!load_end_of_line(l))
+		return load_fail(l, "more than expected on the line");
+	if (load_line(l))
 		return -1;
-	if (!expect_word(&l, "suspend"))
-		return load_fail(&l, "expected \"suspend ...\"");
+	if (!expect_word(l, "suspend"))
+		return load_fail(l, "expected \"suspend ...\"");
 	NUM(0, 1, p->suspend, "suspend");
 	NUM(0, 10000000, p->suspend_at_us, "suspend time");
 	NUM(0, 20000000, p->resume_at_us, "resume time");
 	if (p->suspend && p->resume_at_us <= p->suspend_at_us)
-		return load_fail(&l, "the resume must come after the suspend");
-	if (!load_end_of_line(&l))
-		return load_fail(&l, "more than expected on the line");
-	if (load_line(&l))
+		return load_fail(l, "the resume must come after the suspend");
+	if (!load_end_of_line(l))
+		return load_fail(l, "more than expected on the line");
+	if (load_line(l))
 		return -1;
-	if (!expect_word(&l, "teardown"))
-		return load_fail(&l, "expected \"teardown 0|1\"");
+	if (!expect_word(l, "teardown"))
+		return load_fail(l, "expected \"teardown 0|1\"");
 	NUM(0, 1, p->teardown, "teardown");
-	if (!load_end_of_line(&l))
-		return load_fail(&l, "more than expected on the line");
+	if (!load_end_of_line(l))
+		return load_fail(l, "more than expected on the line");
+	return 0;
+}
+
+/* worker I FREEZABLE LEGACY CPU, in order; *seen: how many came before */
+static int load_worker(struct loader *l, struct kp *p, unsigned int *seen)
+{
+	struct kp_worker *wk;
+	long v;
+
+	NUM(0, p->nworkers - 1, v, "worker");
+	if ((unsigned int)v != *seen)
+		return load_fail(l, "worker %ld out of order", v);
+	wk = &p->worker[(*seen)++];
+	NUM(0, 1, wk->freezable, "freezable");
+	NUM(0, 1, wk->legacy, "legacy");
+	NUM(-1, p->cpus - 1, wk->cpu, "cpu");
+	if (wk->legacy && wk->cpu != -1)
+		return load_fail(l, "a legacy worker has no cpu");
+	return 0;
+}
+
+/* work I DELAYED WORKER, in order */
+static int load_work(struct loader *l, struct kp *p, unsigned int *seen)
+{
+	long v;
+
+	if (!p->nworks)
+		return load_fail(l, "a work with no works counted");
+	NUM(0, p->nworks - 1, v, "work");
+	if ((unsigned int)v != *seen)
+		return load_fail(l, "work %ld out of order", v);
+	NUM(0, 1, p->work[*seen].delayed, "delayed");
+	NUM(0, p->nworkers - 1, p->work[*seen].worker, "its worker");
+	(*seen)++;
+	return 0;
+}
+
+/* ctx I thread|irq CPU AT [AT_HI], in order */
+static int load_ctx(struct loader *l, struct kp *p, unsigned int *seen)
+{
+	struct kp_ctx *c;
+	char word[32];
+	long v;
+
+	NUM(0, p->nctx - 1, v, "context");
+	if ((unsigned int)v != *seen)
+		return load_fail(l, "context %ld out of order", v);
+	c = &p->ctx[(*seen)++];
+	if (!load_word(l, word, sizeof(word)) || (strcmp(word, "thread") && strcmp(word, "irq")))
+		return load_fail(l, "a context is a thread or an irq");
+	c->kind = strcmp(word, "irq") ? KP_THREAD : KP_IRQ;
+	NUM(c->kind == KP_IRQ ? 0 : -1, p->cpus - 1, c->cpu, "cpu");
+	NUM(0, 10000000, c->at_us, "start time");
+	if (!load_end_of_line(l))
+		NUM(0, 10000000, c->at_hi_us, "a start range's upper bound");
+	return 0;
+}
+
+/* stmt ctx|work|timer I OP A B ARG [HI]: appended to its body */
+static int load_stmt(struct loader *l, struct kp *p)
+{
+	struct kp_where w;
+	struct kp_body *b;
+	struct kp_stmt s = { 0 };
+	int op = -1;
+	unsigned int count[] = { p->nctx, p->nworks, p->ntimers };
+	char word[32];
+
+	if (!load_word(l, word, sizeof(word)))
+		return load_fail(l, "expected ctx, work or timer");
+	for (w.kind = KP_IN_CTX; w.kind <= KP_IN_TIMER; w.kind++)
+		if (!strcmp(word, where_names[w.kind]))
+			break;
+	if (w.kind > KP_IN_TIMER)
+		return load_fail(l, "expected ctx, work or timer, not \"%s\"", word);
+	if (!count[w.kind])
+		return load_fail(l, "no %s to hold a statement", word);
+	NUM(0, count[w.kind] - 1, w.index, "body");
+	b = body_at(p, w);
+	if (b->n >= KP_MAX_STMTS)
+		return load_fail(l, "more than %d statements in a body", KP_MAX_STMTS);
+	if (!load_word(l, word, sizeof(word)))
+		return load_fail(l, "expected an operation");
+	for (int i = 0; i < KP_OP__COUNT; i++)
+		if (!strcmp(word, op_names[i]))
+			op = i;
+	if (op < 0)
+		return load_fail(l, "unknown operation \"%s\"", word);
+	s.op = (uint8_t)op;
+	NUM(0, shapes[op].a == O_NONE ? 0 : (long)operand_count(p, shapes[op].a) - 1,
+	    s.a, "its first operand");
+	NUM(0, shapes[op].b == O_NONE ? 0 : (long)operand_count(p, shapes[op].b) - 1,
+	    s.b, "its second operand");
+	NUM(0, 1000000, s.arg, "its argument");
+	if (!load_end_of_line(l))
+		NUM(0, 1000000, s.hi, "its range's upper bound");
+	b->s[b->n++] = s;
+	return 0;
+}
+
+int kp_load(FILE *in, struct kp *p, char *err, size_t len)
+{
+	struct loader ld = { .in = in, .err = err, .len = len }, *l = &ld;
+	unsigned int seen_workers = 0, seen_works = 0, seen_ctx = 0;
+	char word[32];
+
+	memset(p, 0, sizeof(*p));
+	if (len)
+		err[0] = '\0';
+	if (load_header(l, p))
+		return -1;
 	for (;;) {
-		if (load_line(&l))
+		int rc;
+
+		if (load_line(l))
 			return -1;
-		if (!load_word(&l, word, sizeof(word)))
-			return load_fail(&l, "an empty line");
+		if (!load_word(l, word, sizeof(word)))
+			return load_fail(l, "an empty line");
 		if (!strcmp(word, "end")) {
-			if (!load_end_of_line(&l))
-				return load_fail(&l, "more than expected on the line");
+			if (!load_end_of_line(l))
+				return load_fail(l, "more than expected on the line");
 			break;
 		}
-		if (!strcmp(word, "worker")) {
-			struct kp_worker *wk;
-
-			NUM(0, p->nworkers - 1, v, "worker");
-			if ((unsigned int)v != seen_workers)
-				return load_fail(&l, "worker %ld out of order", v);
-			wk = &p->worker[seen_workers++];
-			NUM(0, 1, wk->freezable, "freezable");
-			NUM(0, 1, wk->legacy, "legacy");
-			NUM(-1, p->cpus - 1, wk->cpu, "cpu");
-			if (wk->legacy && wk->cpu != -1)
-				return load_fail(&l, "a legacy worker has no cpu");
-		} else if (!strcmp(word, "work")) {
-			if (!p->nworks)
-				return load_fail(&l, "a work with no works counted");
-			NUM(0, p->nworks - 1, v, "work");
-			if ((unsigned int)v != seen_works)
-				return load_fail(&l, "work %ld out of order", v);
-			NUM(0, 1, p->work[seen_works].delayed, "delayed");
-			NUM(0, p->nworkers - 1, p->work[seen_works].worker, "its worker");
-			seen_works++;
-		} else if (!strcmp(word, "ctx")) {
-			struct kp_ctx *c;
-
-			NUM(0, p->nctx - 1, v, "context");
-			if ((unsigned int)v != seen_ctx)
-				return load_fail(&l, "context %ld out of order", v);
-			c = &p->ctx[seen_ctx++];
-			if (!load_word(&l, word, sizeof(word)) ||
-			    (strcmp(word, "thread") && strcmp(word, "irq")))
-				return load_fail(&l, "a context is a thread or an irq");
-			c->kind = strcmp(word, "irq") ? KP_THREAD : KP_IRQ;
-			NUM(c->kind == KP_IRQ ? 0 : -1, p->cpus - 1, c->cpu, "cpu");
-			NUM(0, 10000000, c->at_us, "start time");
-			if (!load_end_of_line(&l))
-				NUM(0, 10000000, c->at_hi_us, "a start range's upper bound");
-		} else if (!strcmp(word, "stmt")) {
-			struct kp_where w;
-			struct kp_body *b;
-			struct kp_stmt s = { 0 };
-			int op = -1;
-			unsigned int count[] = { p->nctx, p->nworks, p->ntimers };
-
-			if (!load_word(&l, word, sizeof(word)))
-				return load_fail(&l, "expected ctx, work or timer");
-			for (w.kind = KP_IN_CTX; w.kind <= KP_IN_TIMER; w.kind++)
-				if (!strcmp(word, where_names[w.kind]))
-					break;
-			if (w.kind > KP_IN_TIMER)
-				return load_fail(&l, "expected ctx, work or timer, not \"%s\"", word);
-			if (!count[w.kind])
-				return load_fail(&l, "no %s to hold a statement", word);
-			NUM(0, count[w.kind] - 1, w.index, "body");
-			b = body_at(p, w);
-			if (b->n >= KP_MAX_STMTS)
-				return load_fail(&l, "more than %d statements in a body", KP_MAX_STMTS);
-			if (!load_word(&l, word, sizeof(word)))
-				return load_fail(&l, "expected an operation");
-			for (int i = 0; i < KP_OP__COUNT; i++)
-				if (!strcmp(word, op_names[i]))
-					op = i;
-			if (op < 0)
-				return load_fail(&l, "unknown operation \"%s\"", word);
-			s.op = (uint8_t)op;
-			NUM(0, shapes[op].a == O_NONE ? 0 : (long)operand_count(p, shapes[op].a) - 1,
-			    s.a, "its first operand");
-			NUM(0, shapes[op].b == O_NONE ? 0 : (long)operand_count(p, shapes[op].b) - 1,
-			    s.b, "its second operand");
-			NUM(0, 1000000, s.arg, "its argument");
-			if (!load_end_of_line(&l))
-				NUM(0, 1000000, s.hi, "its range's upper bound");
-			b->s[b->n++] = s;
-		} else {
-			return load_fail(&l, "unknown line \"%s\"", word);
-		}
-		if (!load_end_of_line(&l))
-			return load_fail(&l, "more than expected on the line");
+		if (!strcmp(word, "worker"))
+			rc = load_worker(l, p, &seen_workers);
+		else if (!strcmp(word, "work"))
+			rc = load_work(l, p, &seen_works);
+		else if (!strcmp(word, "ctx"))
+			rc = load_ctx(l, p, &seen_ctx);
+		else if (!strcmp(word, "stmt"))
+			rc = load_stmt(l, p);
+		else
+			return load_fail(l, "unknown line \"%s\"", word);
+		if (rc)
+			return rc;
+		if (!load_end_of_line(l))
+			return load_fail(l, "more than expected on the line");
 	}
 	if (seen_workers != p->nworkers || seen_works != p->nworks || seen_ctx != p->nctx)
-		return load_fail(&l, "fewer workers, works or contexts than counted");
+		return load_fail(l, "fewer workers, works or contexts than counted");
 	if (fgetc(in) != EOF)
-		return load_fail(&l, "text after \"end\"");
+		return load_fail(l, "text after \"end\"");
 	kp_normalize(p);
 	return 0;
 }

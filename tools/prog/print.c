@@ -18,6 +18,7 @@
  *    that corrupted a list, say) stops there, reported, not an hour later.
  */
 #include "prog/prog.h"
+#include "scenario/scn_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,44 +39,60 @@ static void work_name(const struct kp *p, unsigned int i, char *buf, size_t len)
 	snprintf(buf, len, "%c%u", p->work[i].delayed ? 'D' : 'A', i);
 }
 
-static const char *const lock_fn[KP_LOCK__COUNT][2] = {
-	[KP_LOCK_PLAIN] = { "spin_lock", "spin_unlock" },
-	[KP_LOCK_IRQ] = { "spin_lock_irq", "spin_unlock_irq" },
-	[KP_LOCK_IRQSAVE] = { "spin_lock_irqsave", "spin_unlock_irqrestore" },
-	[KP_LOCK_BH] = { "spin_lock_bh", "spin_unlock_bh" },
+/* The call each statement makes, named as the scenario language names it (scn_api.c). */
+static const enum scn_api_id op_api[KP_OP__COUNT] = {
+	[KP_QUEUE_WORK] = API_QUEUE_WORK,
+	[KP_QUEUE_DELAYED_WORK] = API_QUEUE_DELAYED_WORK,
+	[KP_MOD_DELAYED_WORK] = API_MOD_DELAYED_WORK,
+	[KP_FLUSH_WORK] = API_FLUSH_WORK,
+	[KP_FLUSH_WORKER] = API_FLUSH_WORKER,
+	[KP_CANCEL_WORK_SYNC] = API_CANCEL_WORK_SYNC,
+	[KP_CANCEL_DELAYED_WORK_SYNC] = API_CANCEL_DELAYED_WORK_SYNC,
+	[KP_DESTROY_WORKER] = API_DESTROY_WORKER,
+	[KP_STOP] = API_KTHREAD_STOP,
+	[KP_INIT_WORK] = API_INIT_WORK,
+	[KP_INIT_DELAYED_WORK] = API_INIT_DELAYED_WORK,
+	[KP_MOD_TIMER] = API_MOD_TIMER,
+	[KP_DEL_TIMER] = API_DEL_TIMER,
+	[KP_DEL_TIMER_SYNC] = API_DEL_TIMER_SYNC,
+	[KP_UDELAY] = API_UDELAY,
+	[KP_MSLEEP] = API_MSLEEP,
+	[KP_COND_RESCHED] = API_COND_RESCHED,
+	[KP_COMPLETE] = API_COMPLETE,
+	[KP_WAIT] = API_WAIT_FOR_COMPLETION,
+};
+
+static const enum scn_api_id lock_api[KP_LOCK__COUNT][2] = {
+	[KP_LOCK_PLAIN] = { API_SPIN_LOCK, API_SPIN_UNLOCK },
+	[KP_LOCK_IRQ] = { API_SPIN_LOCK_IRQ, API_SPIN_UNLOCK_IRQ },
+	[KP_LOCK_IRQSAVE] = { API_SPIN_LOCK_IRQSAVE, API_SPIN_UNLOCK_IRQRESTORE },
+	[KP_LOCK_BH] = { API_SPIN_LOCK_BH, API_SPIN_UNLOCK_BH },
 };
 
 /* One statement as a call, without the indentation and the newline. */
 static void print_call(struct printer *pr, const struct kp_stmt *s)
 {
 	FILE *out = pr->out;
+	const char *call = scn_api_name(op_api[s->op]);
 	char wk[8];
 
 	work_name(pr->p, s->b, wk, sizeof(wk));
 	switch (s->op) {
 	case KP_QUEUE_WORK:
-		fprintf(out, "kthread_queue_work(W%u, %s);", s->a, wk);
+		fprintf(out, "%s(W%u, %s);", call, s->a, wk);
 		break;
 	case KP_QUEUE_DELAYED_WORK:
-		fprintf(out, "kthread_queue_delayed_work(W%u, %s, %u);", s->a, wk, s->arg);
-		break;
 	case KP_MOD_DELAYED_WORK:
-		fprintf(out, "kthread_mod_delayed_work(W%u, %s, %u);", s->a, wk, s->arg);
+		fprintf(out, "%s(W%u, %s, %u);", call, s->a, wk, s->arg);
 		break;
 	case KP_FLUSH_WORK:
-		fprintf(out, "kthread_flush_work(%s);", wk);
+	case KP_CANCEL_WORK_SYNC:
+	case KP_CANCEL_DELAYED_WORK_SYNC:
+		fprintf(out, "%s(%s);", call, wk);
 		break;
 	case KP_FLUSH_WORKER:
-		fprintf(out, "kthread_flush_worker(W%u);", s->a);
-		break;
-	case KP_CANCEL_WORK_SYNC:
-		fprintf(out, "kthread_cancel_work_sync(%s);", wk);
-		break;
-	case KP_CANCEL_DELAYED_WORK_SYNC:
-		fprintf(out, "kthread_cancel_delayed_work_sync(%s);", wk);
-		break;
 	case KP_DESTROY_WORKER:
-		fprintf(out, "kthread_destroy_worker(W%u);", s->a);
+		fprintf(out, "%s(W%u);", call, s->a);
 		break;
 	case KP_STOP:
 		/*
@@ -84,45 +101,38 @@ static void print_call(struct printer *pr, const struct kp_stmt *s)
 		 * the stop never reads it unset (a scenario error).
 		 */
 		if (pr->p->worker[s->a].legacy)
-			fprintf(out, "kthread_flush_worker(W%u); ", s->a);
-		fprintf(out, "kthread_stop(W%u->task);", s->a);
+			fprintf(out, "%s(W%u); ", scn_api_name(API_FLUSH_WORKER), s->a);
+		fprintf(out, "%s(W%u->task);", call, s->a);
 		break;
 	case KP_INIT_WORK:
-		fprintf(out, "kthread_init_work(%s, f%s);", wk, wk);
-		break;
 	case KP_INIT_DELAYED_WORK:
-		fprintf(out, "kthread_init_delayed_work(%s, f%s);", wk, wk);
+		fprintf(out, "%s(%s, f%s);", call, wk, wk);
 		break;
 	case KP_MOD_TIMER:
-		fprintf(out, "mod_timer(T%u, jiffies + %u);", s->a, s->arg);
+		fprintf(out, "%s(T%u, jiffies + %u);", call, s->a, s->arg);
 		break;
 	case KP_DEL_TIMER:
-		fprintf(out, "del_timer(T%u);", s->a);
-		break;
 	case KP_DEL_TIMER_SYNC:
-		fprintf(out, "del_timer_sync(T%u);", s->a);
+		fprintf(out, "%s(T%u);", call, s->a);
 		break;
 	case KP_UDELAY:
 	case KP_MSLEEP:
-		fprintf(out, "%s(%u", s->op == KP_UDELAY ? "udelay" : "msleep", s->arg);
+		fprintf(out, "%s(%u", call, s->arg);
 		if (s->hi)
 			fprintf(out, "..%u", s->hi);
 		fprintf(out, ");");
 		break;
 	case KP_COND_RESCHED:
-		fprintf(out, "cond_resched();");
+		fprintf(out, "%s();", call);
 		break;
 	case KP_LOCK:
-		fprintf(out, "%s(L%u);", lock_fn[s->b % KP_LOCK__COUNT][0], s->a);
-		break;
 	case KP_UNLOCK:
-		fprintf(out, "%s(L%u);", lock_fn[s->b % KP_LOCK__COUNT][1], s->a);
+		fprintf(out, "%s(L%u);", scn_api_name(lock_api[s->b % KP_LOCK__COUNT][s->op == KP_UNLOCK]),
+			s->a);
 		break;
 	case KP_COMPLETE:
-		fprintf(out, "complete(C%u);", s->a);
-		break;
 	case KP_WAIT:
-		fprintf(out, "wait_for_completion(C%u);", s->a);
+		fprintf(out, "%s(C%u);", call, s->a);
 		break;
 	case KP_COUNT:
 		fprintf(out, "N%u++;", s->a);
@@ -230,28 +240,29 @@ static void print_teardown(struct printer *pr)
 	}
 	fprintf(out, " {\n");
 	for (unsigned int i = 0; i < p->nctx; i++)
-		fprintf(out, "  wait_for_completion(done%s);\n", pr->names[i]);
+		fprintf(out, "  %s(done%s);\n", scn_api_name(API_WAIT_FOR_COMPLETION), pr->names[i]);
 	for (int k = 0; k < n; k++) {
 		unsigned int i = order[k].index;
 		char wk[8];
 
 		if (order[k].kind == KP_IN_TIMER) {
-			fprintf(out, "  del_timer_sync(T%u);\n", i);
+			fprintf(out, "  %s(T%u);\n", scn_api_name(API_DEL_TIMER_SYNC), i);
 			continue;
 		}
 		if (pr->destroyed[p->work[i].worker])
 			continue;	/* idle: its worker's destroy flushed it */
 		work_name(p, i, wk, sizeof(wk));
-		fprintf(out, "  %s(%s);\n", p->work[i].delayed ? "kthread_cancel_delayed_work_sync"
-							       : "kthread_cancel_work_sync", wk);
+		fprintf(out, "  %s(%s);\n", scn_api_name(p->work[i].delayed ? API_CANCEL_DELAYED_WORK_SYNC
+									  : API_CANCEL_WORK_SYNC), wk);
 	}
 	for (unsigned int i = 0; i < p->nworkers; i++) {
 		if (pr->destroyed[i])
 			continue;
 		if (p->worker[i].legacy)	/* the flush: print_call's KP_STOP says why */
-			fprintf(out, "  kthread_flush_worker(W%u);\n  kthread_stop(W%u->task);\n", i, i);
+			fprintf(out, "  %s(W%u);\n  %s(W%u->task);\n", scn_api_name(API_FLUSH_WORKER), i,
+				scn_api_name(API_KTHREAD_STOP), i);
 		else
-			fprintf(out, "  kthread_destroy_worker(W%u);\n", i);
+			fprintf(out, "  %s(W%u);\n", scn_api_name(API_DESTROY_WORKER), i);
 	}
 	fprintf(out, "}\n");
 }

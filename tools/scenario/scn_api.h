@@ -30,15 +30,47 @@ enum scn_api_id {
 	API_CPU_DOWN, API_CPU_UP, API_SMP_PROCESSOR_ID,
 };
 
+/* What the run's account says of a call (scn_run.c, narrate()). */
+enum scn_say {
+	SCN_SAY_NONE,		/* nothing: a delay, a lock, a number */
+	SCN_SAY_CALL,		/* one line once it returns: call(args) = result */
+	SCN_SAY_AROUND,		/* a line as it begins and one as it returns: it may wait */
+	SCN_SAY_FAILED,		/* a line only if it fails: the worker constructors */
+};
+
+/* A call as the run makes it: its arguments evaluated and checked (scn_run.c). */
+struct scn_call;
+typedef long scn_call_fn(struct scn_call *c);
+
 struct scn_api {
 	const char *name;
 	enum scn_api_id id;
 	enum scn_ret ret;
 	int nargs;
 	enum scn_arg args[3];
+	enum scn_say say;
+	scn_call_fn *call;	/* the call itself, made in the run: scn_call_NAME() */
 };
 
+/* Each call's function, in scn_run.c. */
+scn_call_fn scn_call_create_worker, scn_call_create_worker_on_cpu, scn_call_init_worker,
+	scn_call_kthread_run, scn_call_kthread_stop, scn_call_init_work, scn_call_init_delayed_work,
+	scn_call_queue_work, scn_call_queue_delayed_work, scn_call_mod_delayed_work,
+	scn_call_flush_work, scn_call_flush_worker, scn_call_cancel_work_sync,
+	scn_call_cancel_delayed_work_sync, scn_call_destroy_worker, scn_call_udelay, scn_call_mdelay,
+	scn_call_ndelay, scn_call_msleep, scn_call_msleep_interruptible, scn_call_usleep_range,
+	scn_call_cond_resched, scn_call_cpu_relax, scn_call_spin_lock, scn_call_spin_unlock,
+	scn_call_spin_lock_irq, scn_call_spin_unlock_irq, scn_call_spin_lock_irqsave,
+	scn_call_spin_unlock_irqrestore, scn_call_spin_lock_bh, scn_call_spin_unlock_bh,
+	scn_call_local_irq_disable, scn_call_local_irq_enable, scn_call_preempt_disable,
+	scn_call_preempt_enable, scn_call_complete, scn_call_complete_all,
+	scn_call_wait_for_completion, scn_call_msecs_to_jiffies, scn_call_jiffies, scn_call_hz,
+	scn_call_mod_timer, scn_call_del_timer, scn_call_del_timer_sync, scn_call_cpu_down,
+	scn_call_cpu_up, scn_call_smp_processor_id;
+
 const struct scn_api *scn_api_find(const char *name);
+/* The kernel's name of a call, for the printers that write calls (tools/prog). */
+const char *scn_api_name(enum scn_api_id id);
 /*
  * Whether v fits argument i of api: any value of a plain number, the range
  * of a time (see SCN_MAX_TIME_NS). If not, why, in why[n].

@@ -54,9 +54,190 @@ static void parse_time_range(struct parser *p, uint64_t *lo, uint64_t *hi)
 			    (int)(p->pend - start), p->text + start);
 }
 
-static struct scn_stmt *parse_stmt_at(struct parser *p)
+/* if (e) stmt [else stmt] */
+static struct scn_stmt *parse_if(struct parser *p)
+{
+	struct scn_stmt *st = new_stmt(p, ST_IF);
+
+	lex_next(p);
+	lex_expect(p, T_LPAREN, "'(' after if");
+	st->e = expr_parse(p);
+	expr_want_value(p, st->e);
+	lex_expect(p, T_RPAREN, "')'");
+	enter(p);
+	st->body = parse_stmt(p);
+	if (lex_is_word(p, "else")) {
+		lex_next(p);
+		st->orelse = parse_stmt(p);
+	}
+	p->depth--;
+	return st;
+}
+
+/* repeat (n) stmt, while (e) stmt */
+static struct scn_stmt *parse_loop(struct parser *p)
+{
+	struct scn_stmt *st = new_stmt(p, lex_is_word(p, "repeat") ? ST_REPEAT : ST_WHILE);
+
+	lex_next(p);
+	lex_expect(p, T_LPAREN, "'('");
+	st->e = expr_parse(p);
+	if (st->kind == ST_REPEAT)
+		expr_want_number(p, st->e, "repeat takes a number of rounds");
+	else
+		expr_want_value(p, st->e);
+	lex_expect(p, T_RPAREN, "')'");
+	enter(p);
+	st->body = parse_stmt(p);
+	p->depth--;
+	return st;
+}
+
+/* at TIME[..TIME]; in a program */
+static struct scn_stmt *parse_at(struct parser *p)
 {
 	struct scn_stmt *st;
+
+	if (p->in_fn)
+		fail(p, "'at' waits are for programs, not work functions or timer callbacks");
+	st = new_stmt(p, ST_AT);
+	lex_next(p);
+	parse_time_range(p, &st->ns, &st->ns_hi);
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* log("text"); */
+static struct scn_stmt *parse_log(struct parser *p)
+{
+	struct scn_stmt *st = new_stmt(p, ST_LOG);
+
+	lex_next(p);
+	lex_expect(p, T_LPAREN, "'('");
+	if (p->tok != T_STR)
+		fail(p, "log takes a string");
+	st->str = p->str;
+	lex_next(p);
+	lex_expect(p, T_RPAREN, "')'");
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* call(args); a worker's constructor is assigned, not called alone */
+static struct scn_stmt *parse_call_stmt(struct parser *p, const struct scn_api *api)
+{
+	struct scn_stmt *st;
+
+	if (api->ret == RET_WORKER)
+		fail(p, "%s makes a worker: assign it, as in 'worker W = %s(...);'",
+		     api->name, api->name);
+	st = new_stmt(p, ST_EXPR);
+	st->e = expr_call(p, api);
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* N++; N--; N += e; N -= e; N = e; */
+static struct scn_stmt *parse_counter_stmt(struct parser *p, struct scn_obj *o)
+{
+	struct scn_loc at = p->tloc;
+	struct scn_stmt *st;
+
+	lex_next(p);
+	if (p->tok == T_INC || p->tok == T_DEC) {
+		st = new_stmt(p, ST_ADD_COUNTER);
+		st->e = expr_new(p, EX_INT);
+		st->e->value = p->tok == T_INC ? 1 : -1;
+	} else if (p->tok == T_ADD_ASSIGN || p->tok == T_SUB_ASSIGN) {
+		bool sub = p->tok == T_SUB_ASSIGN;
+
+		st = new_stmt(p, ST_ADD_COUNTER);
+		lex_next(p);
+		st->e = expr_parse(p);
+		expr_want_value(p, st->e);
+		if (sub) {
+			struct scn_expr *neg = expr_new(p, EX_UNARY);
+
+			neg->op = OP_NEG;
+			neg->lhs = st->e;
+			st->e = expr_built(p, neg);
+		}
+		st->obj = o;
+		st->loc = at;
+		lex_expect(p, T_SEMI, "';'");
+		return st;
+	} else if (p->tok == T_ASSIGN) {
+		st = new_stmt(p, ST_SET_COUNTER);
+		lex_next(p);
+		st->e = expr_parse(p);
+		expr_want_value(p, st->e);
+		st->obj = o;
+		st->loc = at;
+		lex_expect(p, T_SEMI, "';'");
+		return st;
+	} else {
+		fail(p, "expected ++, --, +=, -= or = after counter '%s'", o->name);
+	}
+	st->obj = o;
+	st->loc = at;
+	lex_next(p);
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* W = kthread_create_worker(...); later in a program */
+static struct scn_stmt *parse_worker_assign(struct parser *p, struct scn_obj *o)
+{
+	struct scn_loc at = p->tloc;
+	struct scn_stmt *st;
+
+	/* 'worker W;' is the scenario's own struct, for kthread_init_worker() */
+	if (!o->init)
+		lex_fail_at(p, at, "worker '%s' is declared without kthread_create_worker "
+			    "(the scenario's own, for kthread_init_worker): declare it "
+			    "'worker %s = kthread_create_worker(...);' to assign it later",
+			    o->name, o->name);
+	lex_next(p);
+	lex_expect(p, T_ASSIGN, "'='");
+	st = new_stmt(p, ST_SET_COUNTER);
+	st->loc = at;
+	st->obj = o;
+	st->e = expr_parse(p);
+	if (st->e->kind != EX_CALL || st->e->api->ret != RET_WORKER)
+		lex_fail_at(p, at, "a worker can only be assigned a kthread_create_worker*() call");
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* r0 = e; a program's register */
+static struct scn_stmt *parse_reg_assign(struct parser *p)
+{
+	struct scn_loc at = p->tloc;
+	struct scn_stmt *st;
+	char name[64];
+
+	if (!p->prog)
+		fail(p, "registers such as '%s' belong to programs (P0 { ... })", p->ident);
+	snprintf(name, sizeof(name), "%s", p->ident);
+	lex_next(p);
+	lex_expect(p, T_ASSIGN, "'='");
+	st = new_stmt(p, ST_SET_REG);
+	st->loc = at;
+	st->e = expr_parse(p);
+	expr_want_value(p, st->e);
+	if (strlen(name) >= sizeof(p->prog->regnames[0]))
+		lex_fail_at(p, at, "a register's name has at most %zu characters",
+			sizeof(p->prog->regnames[0]) - 1);
+	st->reg = decl_find_reg(p->prog, name, true);
+	if (st->reg < 0)
+		lex_fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
+	lex_expect(p, T_SEMI, "';'");
+	return st;
+}
+
+/* A statement: by its first word, a keyword, a call, or an object it assigns. */
+static struct scn_stmt *parse_stmt_at(struct parser *p)
+{
 	const struct scn_api *api;
 	struct scn_obj *o;
 
@@ -64,156 +245,24 @@ static struct scn_stmt *parse_stmt_at(struct parser *p)
 		return parse_block(p);
 	if (p->tok != T_IDENT)
 		fail(p, "expected a statement, found %s", lex_tok_text(p));
-	if (lex_is_word(p, "if")) {
-		st = new_stmt(p, ST_IF);
-		lex_next(p);
-		lex_expect(p, T_LPAREN, "'(' after if");
-		st->e = expr_parse(p);
-		expr_want_value(p, st->e);
-		lex_expect(p, T_RPAREN, "')'");
-		enter(p);
-		st->body = parse_stmt(p);
-		if (lex_is_word(p, "else")) {
-			lex_next(p);
-			st->orelse = parse_stmt(p);
-		}
-		p->depth--;
-		return st;
-	}
-	if (lex_is_word(p, "repeat") || lex_is_word(p, "while")) {
-		st = new_stmt(p, lex_is_word(p, "repeat") ? ST_REPEAT : ST_WHILE);
-		lex_next(p);
-		lex_expect(p, T_LPAREN, "'('");
-		st->e = expr_parse(p);
-		if (st->kind == ST_REPEAT)
-			expr_want_number(p, st->e, "repeat takes a number of rounds");
-		else
-			expr_want_value(p, st->e);
-		lex_expect(p, T_RPAREN, "')'");
-		enter(p);
-		st->body = parse_stmt(p);
-		p->depth--;
-		return st;
-	}
-	if (lex_is_word(p, "at")) {
-		if (p->in_fn)
-			fail(p, "'at' waits are for programs, not work functions or timer callbacks");
-		st = new_stmt(p, ST_AT);
-		lex_next(p);
-		parse_time_range(p, &st->ns, &st->ns_hi);
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
-	if (lex_is_word(p, "log")) {
-		st = new_stmt(p, ST_LOG);
-		lex_next(p);
-		lex_expect(p, T_LPAREN, "'('");
-		if (p->tok != T_STR)
-			fail(p, "log takes a string");
-		st->str = p->str;
-		lex_next(p);
-		lex_expect(p, T_RPAREN, "')'");
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
+	if (lex_is_word(p, "if"))
+		return parse_if(p);
+	if (lex_is_word(p, "repeat") || lex_is_word(p, "while"))
+		return parse_loop(p);
+	if (lex_is_word(p, "at"))
+		return parse_at(p);
+	if (lex_is_word(p, "log"))
+		return parse_log(p);
 	api = scn_api_find(p->ident);
-	if (api) {
-		if (api->ret == RET_WORKER)
-			fail(p, "%s makes a worker: assign it, as in 'worker W = %s(...);'",
-			     api->name, api->name);
-		st = new_stmt(p, ST_EXPR);
-		st->e = expr_call(p, api);
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
+	if (api)
+		return parse_call_stmt(p, api);
 	o = decl_find(p, p->ident);
-	if (o && o->kind == OBJ_COUNTER) {
-		struct scn_loc at = p->tloc;
-
-		lex_next(p);
-		if (p->tok == T_INC || p->tok == T_DEC) {
-			st = new_stmt(p, ST_ADD_COUNTER);
-			st->e = expr_new(p, EX_INT);
-			st->e->value = p->tok == T_INC ? 1 : -1;
-		} else if (p->tok == T_ADD_ASSIGN || p->tok == T_SUB_ASSIGN) {
-			bool sub = p->tok == T_SUB_ASSIGN;
-
-			st = new_stmt(p, ST_ADD_COUNTER);
-			lex_next(p);
-			st->e = expr_parse(p);
-			expr_want_value(p, st->e);
-			if (sub) {
-				struct scn_expr *neg = expr_new(p, EX_UNARY);
-
-				neg->op = OP_NEG;
-				neg->lhs = st->e;
-				st->e = expr_built(p, neg);
-			}
-			st->obj = o;
-			st->loc = at;
-			lex_expect(p, T_SEMI, "';'");
-			return st;
-		} else if (p->tok == T_ASSIGN) {
-			st = new_stmt(p, ST_SET_COUNTER);
-			lex_next(p);
-			st->e = expr_parse(p);
-			expr_want_value(p, st->e);
-			st->obj = o;
-			st->loc = at;
-			lex_expect(p, T_SEMI, "';'");
-			return st;
-		} else {
-			fail(p, "expected ++, --, +=, -= or = after counter '%s'", o->name);
-		}
-		st->obj = o;
-		st->loc = at;
-		lex_next(p);
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
-	if (o && o->kind == OBJ_WORKER) {
-		/* W = kthread_create_worker(...); later in a program */
-		struct scn_loc at = p->tloc;
-
-		/* 'worker W;' is the scenario's own struct, for kthread_init_worker() */
-		if (!o->init)
-			lex_fail_at(p, at, "worker '%s' is declared without kthread_create_worker "
-				    "(the scenario's own, for kthread_init_worker): declare it "
-				    "'worker %s = kthread_create_worker(...);' to assign it later",
-				    o->name, o->name);
-		lex_next(p);
-		lex_expect(p, T_ASSIGN, "'='");
-		st = new_stmt(p, ST_SET_COUNTER);
-		st->loc = at;
-		st->obj = o;
-		st->e = expr_parse(p);
-		if (st->e->kind != EX_CALL || st->e->api->ret != RET_WORKER)
-			lex_fail_at(p, at, "a worker can only be assigned a kthread_create_worker*() call");
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
-	if (!o && decl_is_reg(p->ident)) {
-		struct scn_loc at = p->tloc;
-		char name[64];
-
-		if (!p->prog)
-			fail(p, "registers such as '%s' belong to programs (P0 { ... })", p->ident);
-		snprintf(name, sizeof(name), "%s", p->ident);
-		lex_next(p);
-		lex_expect(p, T_ASSIGN, "'='");
-		st = new_stmt(p, ST_SET_REG);
-		st->loc = at;
-		st->e = expr_parse(p);
-		expr_want_value(p, st->e);
-		if (strlen(name) >= sizeof(p->prog->regnames[0]))
-			lex_fail_at(p, at, "a register's name has at most %zu characters",
-				sizeof(p->prog->regnames[0]) - 1);
-		st->reg = decl_find_reg(p->prog, name, true);
-		if (st->reg < 0)
-			lex_fail_at(p, at, "more than %d registers in %s", SCN_MAX_REGS, p->prog->name);
-		lex_expect(p, T_SEMI, "';'");
-		return st;
-	}
+	if (o && o->kind == OBJ_COUNTER)
+		return parse_counter_stmt(p, o);
+	if (o && o->kind == OBJ_WORKER)
+		return parse_worker_assign(p, o);
+	if (!o && decl_is_reg(p->ident))
+		return parse_reg_assign(p);
 	if (o)
 		fail(p, "a %s '%s' cannot start a statement", decl_kind_name(o->kind), o->name);
 	decl_unknown(p, "call or name");

@@ -9,9 +9,9 @@
 /*
  * The kernel calls made below are the scenario's: their sites (in findings,
  * lock owners, blocked tasks) are its lines, not this file's. Each is made
- * in call(), whose e is the scenario's call expression.
+ * in a scn_call_*() function, whose c->e is the scenario's call expression.
  */
-#define SIM_HERE scn_site(e)
+#define SIM_HERE scn_site(c->e)
 
 #include "scn.h"
 #include "scn_api.h"
@@ -163,26 +163,6 @@ static void account(struct scn_event *ev)
 	R->on_event(R->event_arg, ev);
 }
 
-/*
- * A call's line: kind (SCN_EV_CALL, _BEGINS, _RETURNS), its result ("" for
- * none) and its nargs arguments as the scenario wrote them, evaluated.
- */
-static void note_call(enum scn_ev_kind kind, const char *call, const char *result, int nargs, ...)
-{
-	struct scn_event ev;
-	va_list ap;
-
-	event_here(&ev);
-	ev.kind = (uint8_t)kind;
-	snprintf(ev.call, sizeof(ev.call), "%s", call);
-	snprintf(ev.result, sizeof(ev.result), "%s", result);
-	va_start(ap, nargs);
-	for (int i = 0; i < nargs && i < SCN_EV_MAX_ARGS; i++)
-		snprintf(ev.args[ev.nargs++], sizeof(ev.args[0]), "%s", va_arg(ap, const char *));
-	va_end(ap);
-	account(&ev);
-}
-
 /* Any other line: its kind, the object it is about (or NULL), the fn or call, its text. */
 static void note_kind(enum scn_ev_kind kind, const char *obj, const char *call, const char *text)
 {
@@ -299,6 +279,7 @@ static uint64_t time_of(uint64_t lo, uint64_t hi, char *buf, size_t len)
 /* --- evaluation ------------------------------------------------------------------------ */
 
 struct env {
+	struct scn_run *run;		/* the run the calls are made in */
 	const struct scn_prog *prog;	/* NULL in work functions */
 	struct scn_run_prog *regs;	/* its registers in this run */
 };
@@ -359,259 +340,468 @@ static const struct sim_site *scn_site(const struct scn_expr *e)
 	return sim_site_at(S->path, e->loc.line, e->api->name);
 }
 
-static long call_api(struct env *env, const struct scn_expr *e, long *delay)
-{
-	const struct scn_api *api = e->api;
-	const struct scn_expr *const *a = (const struct scn_expr *const *)e->args;
-	struct lock_obj *l = NULL;
-	void *w = NULL;
-	long v = 0, t = 0, t0 = 0;	/* t: the (last) time argument's value, t0 the first's */
-	char nb[72], rb[24];	/* an argument and a result as the account writes them */
+/*
+ * A call as it is made: the run, the program it is made in, the call as the
+ * scenario wrote it, and what validation found (the worker and lock
+ * arguments, every number argument evaluated).
+ */
+struct scn_call {
+	struct env *env;
+	struct scn_run *run;
+	const struct scn_expr *e;
+	const struct scn_expr *const *a;	/* e's arguments */
+	void *w;			/* the worker argument, checked by worker_of() */
+	struct lock_obj *l;		/* the lock argument */
+	long val[3];			/* the number arguments, evaluated */
+	long delay;			/* the (last) time argument: how long the caller spends */
+	bool refused;			/* a run-time error: the call was not made */
+};
 
-	for (int i = 0; i < e->nargs; i++) {
-		if (api->args[i] == ARG_WORKER &&
-		    !(w = worker_of(a[i], api->id == API_INIT_WORKER)))
-			return 0;
-		if (api->args[i] == ARG_LOCK)
-			l = st_of(a[i]->obj)->ptr;
+/* The run state of argument i's object. */
+static void *arg_ptr(const struct scn_call *c, int i)
+{
+	return c->run->objs[c->a[i]->obj->id].ptr;
+}
+
+/* Argument i, evaluated where the call needs it: a worker's flags, a cpu, an expiry. */
+static long arg_value(struct scn_call *c, int i)
+{
+	c->val[i] = eval(c->env, c->a[i]);
+	return c->val[i];
+}
+
+/* Whether the cpu in argument i exists; if not, the call is refused. */
+static bool cpu_exists(struct scn_call *c, int i, long cpu, bool say_cpus)
+{
+	if (cpu >= 0 && cpu < nr_cpu_ids)
+		return true;
+	if (say_cpus)
+		runtime_error(&c->a[i]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
+	else
+		runtime_error(&c->a[i]->loc, "cpu %ld does not exist", cpu);
+	c->refused = true;
+	return false;
+}
+
+/* --- the calls, one function each, in scn_api.c's table ------------------------------- */
+
+long scn_call_create_worker(struct scn_call *c)
+{
+	unsigned int flags = (unsigned int)arg_value(c, 0);
+
+	return (long)c->run->model->create_worker(-1, flags, c->a[1]->str);
+}
+
+long scn_call_create_worker_on_cpu(struct scn_call *c)
+{
+	long cpu = arg_value(c, 0);
+
+	if (!cpu_exists(c, 0, cpu, false))
+		return 0;
+	return (long)c->run->model->create_worker((int)cpu, (unsigned int)arg_value(c, 1),
+						  c->a[2]->str);
+}
+
+long scn_call_init_worker(struct scn_call *c)
+{
+	c->run->model->init_worker(c->w);
+	c->run->objs[c->a[0]->obj->id].count = 1;	/* initialised: see worker_of() */
+	return 0;
+}
+
+long scn_call_kthread_run(struct scn_call *c)
+{
+	struct task_struct *t = kthread_create(c->run->model->worker_fn, c->w, "%s", c->a[2]->str);
+
+	if (!IS_ERR(t)) {
+		c->run->objs[c->a[1]->obj->id].task = t;	/* W->task, for task_state() */
+		wake_up_process(t);
 	}
-	/* times are evaluated once, here, and range-checked: the parser saw only constants */
-	for (int i = 0; i < e->nargs; i++) {
+	return 0;
+}
+
+long scn_call_kthread_stop(struct scn_call *c)
+{
+	struct task_struct *t;
+
+	if (!(c->w = worker_of(c->a[0], false))) {
+		c->refused = true;
+		return 0;
+	}
+	/*
+	 * A legacy worker's thread sets worker->task when it first runs;
+	 * its starter holds what kthread_run() returned from the start.
+	 */
+	t = c->run->model->worker_task(c->w);
+	if (!t)
+		t = c->run->objs[c->a[0]->obj->id].task;
+	if (!t) {
+		runtime_error(&c->e->loc, "%s->task is NULL: the worker's thread has not "
+			      "started or has exited", c->a[0]->obj->name);
+		c->refused = true;
+		return 0;
+	}
+	return kthread_stop(t);
+}
+
+long scn_call_init_work(struct scn_call *c)
+{
+	/* obj->fn stays the declared fn: the next run starts from the declaration */
+	c->run->model->init_work(work_of(c->a[0]), trampoline(c->a[1]->obj->index));
+	return 0;
+}
+
+long scn_call_init_delayed_work(struct scn_call *c)
+{
+	c->run->model->init_delayed_work(arg_ptr(c, 0), trampoline(c->a[1]->obj->index));
+	return 0;
+}
+
+long scn_call_queue_work(struct scn_call *c)
+{
+	return c->run->model->queue_work(c->w, arg_ptr(c, 1));
+}
+
+long scn_call_queue_delayed_work(struct scn_call *c)
+{
+	return c->run->model->queue_delayed_work(c->w, arg_ptr(c, 1), (unsigned long)c->val[2]);
+}
+
+long scn_call_mod_delayed_work(struct scn_call *c)
+{
+	return c->run->model->mod_delayed_work(c->w, arg_ptr(c, 1), (unsigned long)c->val[2]);
+}
+
+long scn_call_flush_work(struct scn_call *c)
+{
+	c->run->model->flush_work(work_of(c->a[0]));
+	return 0;
+}
+
+long scn_call_flush_worker(struct scn_call *c)
+{
+	c->run->model->flush_worker(c->w);
+	return 0;
+}
+
+long scn_call_cancel_work_sync(struct scn_call *c)
+{
+	return c->run->model->cancel_work_sync(work_of(c->a[0]));
+}
+
+long scn_call_cancel_delayed_work_sync(struct scn_call *c)
+{
+	return c->run->model->cancel_delayed_work_sync(arg_ptr(c, 0));
+}
+
+long scn_call_destroy_worker(struct scn_call *c)
+{
+	c->run->model->destroy_worker(c->w);
+	return 0;
+}
+
+long scn_call_udelay(struct scn_call *c)
+{
+	udelay((unsigned long)c->val[0]);
+	return 0;
+}
+
+long scn_call_mdelay(struct scn_call *c)
+{
+	mdelay((unsigned long)c->val[0]);
+	return 0;
+}
+
+long scn_call_ndelay(struct scn_call *c)
+{
+	ndelay((unsigned long)c->val[0]);
+	return 0;
+}
+
+long scn_call_msleep(struct scn_call *c)
+{
+	msleep((unsigned int)c->val[0]);
+	return 0;
+}
+
+long scn_call_msleep_interruptible(struct scn_call *c)
+{
+	return (long)msleep_interruptible((unsigned int)c->val[0]);
+}
+
+long scn_call_usleep_range(struct scn_call *c)
+{
+	usleep_range((unsigned long)c->val[0], (unsigned long)c->val[1]);
+	return 0;
+}
+
+long scn_call_cond_resched(struct scn_call *c)
+{
+	(void)c;
+	return cond_resched();
+}
+
+long scn_call_cpu_relax(struct scn_call *c)
+{
+	(void)c;
+	ndelay(10);
+	return 0;
+}
+
+long scn_call_spin_lock(struct scn_call *c)
+{
+	spin_lock(&c->l->lock);
+	return 0;
+}
+
+long scn_call_spin_unlock(struct scn_call *c)
+{
+	spin_unlock(&c->l->lock);
+	return 0;
+}
+
+long scn_call_spin_lock_irq(struct scn_call *c)
+{
+	spin_lock_irq(&c->l->lock);
+	return 0;
+}
+
+long scn_call_spin_unlock_irq(struct scn_call *c)
+{
+	spin_unlock_irq(&c->l->lock);
+	return 0;
+}
+
+long scn_call_spin_lock_irqsave(struct scn_call *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->l->lock, flags);
+	c->l->flags = flags;
+	return 0;
+}
+
+long scn_call_spin_unlock_irqrestore(struct scn_call *c)
+{
+	spin_unlock_irqrestore(&c->l->lock, c->l->flags);
+	return 0;
+}
+
+long scn_call_spin_lock_bh(struct scn_call *c)
+{
+	spin_lock_bh(&c->l->lock);
+	return 0;
+}
+
+long scn_call_spin_unlock_bh(struct scn_call *c)
+{
+	spin_unlock_bh(&c->l->lock);
+	return 0;
+}
+
+long scn_call_local_irq_disable(struct scn_call *c)
+{
+	(void)c;
+	local_irq_disable();
+	return 0;
+}
+
+long scn_call_local_irq_enable(struct scn_call *c)
+{
+	(void)c;
+	local_irq_enable();
+	return 0;
+}
+
+long scn_call_preempt_disable(struct scn_call *c)
+{
+	(void)c;
+	preempt_disable();
+	return 0;
+}
+
+long scn_call_preempt_enable(struct scn_call *c)
+{
+	(void)c;
+	preempt_enable();
+	return 0;
+}
+
+long scn_call_complete(struct scn_call *c)
+{
+	complete(arg_ptr(c, 0));
+	return 0;
+}
+
+long scn_call_complete_all(struct scn_call *c)
+{
+	complete_all(arg_ptr(c, 0));
+	return 0;
+}
+
+long scn_call_wait_for_completion(struct scn_call *c)
+{
+	wait_for_completion(arg_ptr(c, 0));
+	return 0;
+}
+
+long scn_call_msecs_to_jiffies(struct scn_call *c)
+{
+	return (long)msecs_to_jiffies((unsigned int)c->val[0]);
+}
+
+long scn_call_jiffies(struct scn_call *c)
+{
+	(void)c;
+	return (long)jiffies;
+}
+
+long scn_call_hz(struct scn_call *c)
+{
+	(void)c;
+	return (long)HZ;
+}
+
+long scn_call_mod_timer(struct scn_call *c)
+{
+	unsigned long expires = (unsigned long)arg_value(c, 1);
+
+	if (c->run->failed) {
+		c->refused = true;
+		return 0;
+	}
+	return mod_timer(arg_ptr(c, 0), expires);
+}
+
+long scn_call_del_timer(struct scn_call *c)
+{
+	return del_timer(arg_ptr(c, 0));
+}
+
+long scn_call_del_timer_sync(struct scn_call *c)
+{
+	return del_timer_sync((struct timer_list *)arg_ptr(c, 0));
+}
+
+long scn_call_cpu_down(struct scn_call *c)
+{
+	long cpu = arg_value(c, 0);
+
+	return cpu_exists(c, 0, cpu, true) ? sim_cpu_down((int)cpu) : 0;
+}
+
+long scn_call_cpu_up(struct scn_call *c)
+{
+	long cpu = arg_value(c, 0);
+
+	return cpu_exists(c, 0, cpu, true) ? sim_cpu_up((int)cpu) : 0;
+}
+
+long scn_call_smp_processor_id(struct scn_call *c)
+{
+	(void)c;
+	return smp_processor_id();
+}
+
+/* --- validate, narrate, dispatch ---------------------------------------------------------- */
+
+/*
+ * The worker and lock arguments, and the times: evaluated once, here, and
+ * range-checked (the parser saw only constants). False if the call is refused.
+ */
+static bool validate(struct scn_call *c)
+{
+	const struct scn_api *api = c->e->api;
+
+	for (int i = 0; i < c->e->nargs; i++) {
+		if (api->args[i] == ARG_WORKER &&
+		    !(c->w = worker_of(c->a[i], api->id == API_INIT_WORKER)))
+			return false;
+		if (api->args[i] == ARG_LOCK)
+			c->l = arg_ptr(c, i);
+	}
+	for (int i = 0; i < c->e->nargs; i++) {
+		const struct scn_expr *a = c->a[i];
 		char why[160];
 
 		if (api->args[i] < ARG_NSECS)
 			continue;
-		t = eval(env, a[i]);
-		if (R->failed)
-			return 0;
-		if (a[i]->kind == EX_RANGE && a[i]->lhs->value < a[i]->rhs->value)
-			note_range(api->name, t, a[i]->lhs->value, a[i]->rhs->value);
-		if (i == 0)
-			t0 = t;
-		*delay = t;
-		if (!scn_api_arg_fits(api, i, t, why, sizeof(why))) {
-			runtime_error(&a[i]->loc, "%s", why);
-			return 0;
+		c->val[i] = eval(c->env, a);
+		if (c->run->failed)
+			return false;
+		c->delay = c->val[i];
+		if (a->kind == EX_RANGE && a->lhs->value < a->rhs->value)
+			note_range(api->name, c->val[i], a->lhs->value, a->rhs->value);
+		if (!scn_api_arg_fits(api, i, c->val[i], why, sizeof(why))) {
+			runtime_error(&a->loc, "%s", why);
+			return false;
 		}
 	}
-	switch (api->id) {
-	case API_CREATE_WORKER:
-		v = (long)M->create_worker(-1, (unsigned int)eval(env, a[0]), a[1]->str);
-		break;
-	case API_CREATE_WORKER_ON_CPU: {
-		long cpu = eval(env, a[0]);
+	return true;
+}
 
-		if (cpu < 0 || cpu >= nr_cpu_ids) {
-			runtime_error(&a[0]->loc, "cpu %ld does not exist", cpu);
-			return 0;
+/* The account's line of a call: kind, its result (none before it returns), its arguments. */
+static void narrate(const struct scn_call *c, enum scn_ev_kind kind, bool returned, long v)
+{
+	const struct scn_api *api = c->e->api;
+	struct scn_event ev;
+
+	event_here(&ev);
+	ev.kind = (uint8_t)kind;
+	snprintf(ev.call, sizeof(ev.call), "%s", api->name);
+	if (returned && api->ret == RET_BOOL)
+		snprintf(ev.result, sizeof(ev.result), "%s", yes(v));
+	else if (returned && api->ret == RET_INT)
+		num(ev.result, sizeof(ev.result), v);
+	for (int i = 0; i < c->e->nargs && i < SCN_EV_MAX_ARGS; i++) {
+		char *arg = ev.args[ev.nargs++];
+		size_t len = sizeof(ev.args[0]);
+
+		switch (api->args[i]) {
+		case ARG_STR:
+			snprintf(arg, len, "\"%s\"", c->a[i]->str);
+			break;
+		case ARG_WORKER_FN:
+			snprintf(arg, len, "kthread_worker_fn");
+			break;
+		case ARG_TASK:
+			snprintf(arg, len, "%s->task", c->a[i]->obj->name);
+			break;
+		case ARG_INT:
+			snprintf(arg, len, "%lu", (unsigned long)c->val[i]);
+			break;
+		case ARG_NSECS: case ARG_USECS: case ARG_MSECS: case ARG_MSECS_UINT: case ARG_JIFFIES:
+			num(arg, len, c->val[i]);
+			break;
+		default:
+			snprintf(arg, len, "%s", c->a[i]->obj->name);
+			break;
 		}
-		v = (long)M->create_worker((int)cpu, (unsigned int)eval(env, a[1]), a[2]->str);
-		break;
 	}
-	case API_INIT_WORKER:
-		M->init_worker(w);
-		st_of(a[0]->obj)->count = 1;	/* initialised: see worker_of() */
-		note_call(SCN_EV_CALL, "kthread_init_worker", "", 1, a[0]->obj->name);
-		return 0;
-	case API_KTHREAD_RUN: {
-		struct task_struct *t = kthread_create(M->worker_fn, w, "%s", a[2]->str);
+	account(&ev);
+}
 
-		if (!IS_ERR(t)) {
-			st_of(a[1]->obj)->task = t;	/* W->task, for task_state() */
-			wake_up_process(t);
-		}
-		snprintf(nb, sizeof(nb), "\"%s\"", a[2]->str);
-		note_call(SCN_EV_CALL, "kthread_run", "", 3, "kthread_worker_fn", a[1]->obj->name, nb);
-		return 0;
-	}
-	case API_KTHREAD_STOP: {
-		struct task_struct *t;
+static long call_api(struct env *env, const struct scn_expr *e, long *delay)
+{
+	const struct scn_api *api = e->api;
+	struct scn_call c = { env, env->run, e, (const struct scn_expr *const *)e->args, NULL, NULL,
+			      { 0, 0, 0 }, 0, false };
+	bool valid = validate(&c);
+	long v;
 
-		if (!(w = worker_of(a[0], false)))
-			return 0;
-		/*
-		 * A legacy worker's thread sets worker->task when it first runs;
-		 * its starter holds what kthread_run() returned from the start.
-		 */
-		t = M->worker_task(w);
-		if (!t)
-			t = st_of(a[0]->obj)->task;
-		if (!t) {
-			runtime_error(&e->loc, "%s->task is NULL: the worker's thread has not "
-				      "started or has exited", a[0]->obj->name);
-			return 0;
-		}
-		v = kthread_stop(t);
-		snprintf(nb, sizeof(nb), "%s->task", a[0]->obj->name);
-		note_call(SCN_EV_CALL, "kthread_stop", num(rb, sizeof(rb), v), 1, nb);
-		return v;
-	}
-	case API_INIT_WORK:
-		/* obj->fn stays the declared fn: the next run starts from the declaration */
-		M->init_work(work_of(a[0]), trampoline(a[1]->obj->index));
-		note_call(SCN_EV_CALL, "kthread_init_work", "", 2, a[0]->obj->name, a[1]->obj->name);
+	*delay = c.delay;
+	if (!valid)
 		return 0;
-	case API_INIT_DELAYED_WORK:
-		M->init_delayed_work(st_of(a[0]->obj)->ptr, trampoline(a[1]->obj->index));
-		note_call(SCN_EV_CALL, "kthread_init_delayed_work", "", 2, a[0]->obj->name,
-			  a[1]->obj->name);
+	if (api->say == SCN_SAY_AROUND)
+		narrate(&c, SCN_EV_BEGINS, false, 0);
+	v = api->call(&c);
+	if (c.refused)
 		return 0;
-	case API_QUEUE_WORK:
-		v = M->queue_work(w, st_of(a[1]->obj)->ptr);
-		note_call(SCN_EV_CALL, "kthread_queue_work", yes(v), 2, a[0]->obj->name,
-			  a[1]->obj->name);
-		return v;
-	case API_QUEUE_DELAYED_WORK:
-		v = M->queue_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
-		note_call(SCN_EV_CALL, "kthread_queue_delayed_work", yes(v), 3, a[0]->obj->name,
-			  a[1]->obj->name, num(nb, sizeof(nb), t));
-		return v;
-	case API_MOD_DELAYED_WORK:
-		v = M->mod_delayed_work(w, st_of(a[1]->obj)->ptr, (unsigned long)t);
-		note_call(SCN_EV_CALL, "kthread_mod_delayed_work", yes(v), 3, a[0]->obj->name,
-			  a[1]->obj->name, num(nb, sizeof(nb), t));
-		return v;
-	case API_FLUSH_WORK:
-		note_call(SCN_EV_BEGINS, "kthread_flush_work", "", 1, a[0]->obj->name);
-		M->flush_work(work_of(a[0]));
-		note_call(SCN_EV_RETURNS, "kthread_flush_work", "", 1, a[0]->obj->name);
-		return 0;
-	case API_FLUSH_WORKER:
-		note_call(SCN_EV_BEGINS, "kthread_flush_worker", "", 1, a[0]->obj->name);
-		M->flush_worker(w);
-		note_call(SCN_EV_RETURNS, "kthread_flush_worker", "", 1, a[0]->obj->name);
-		return 0;
-	case API_CANCEL_WORK_SYNC:
-		note_call(SCN_EV_BEGINS, "kthread_cancel_work_sync", "", 1, a[0]->obj->name);
-		v = M->cancel_work_sync(work_of(a[0]));
-		note_call(SCN_EV_RETURNS, "kthread_cancel_work_sync", yes(v), 1, a[0]->obj->name);
-		return v;
-	case API_CANCEL_DELAYED_WORK_SYNC:
-		note_call(SCN_EV_BEGINS, "kthread_cancel_delayed_work_sync", "", 1, a[0]->obj->name);
-		v = M->cancel_delayed_work_sync(st_of(a[0]->obj)->ptr);
-		note_call(SCN_EV_RETURNS, "kthread_cancel_delayed_work_sync", yes(v), 1, a[0]->obj->name);
-		return v;
-	case API_DESTROY_WORKER:
-		note_call(SCN_EV_BEGINS, "kthread_destroy_worker", "", 1, a[0]->obj->name);
-		M->destroy_worker(w);
-		note_call(SCN_EV_RETURNS, "kthread_destroy_worker", "", 1, a[0]->obj->name);
-		return 0;
-	case API_UDELAY:
-		udelay((unsigned long)t);
-		return 0;
-	case API_MDELAY:
-		mdelay((unsigned long)t);
-		return 0;
-	case API_NDELAY:
-		ndelay((unsigned long)t);
-		return 0;
-	case API_MSLEEP:
-		msleep((unsigned int)t);
-		return 0;
-	case API_MSLEEP_INTERRUPTIBLE:
-		return (long)msleep_interruptible((unsigned int)t);
-	case API_CPU_DOWN:
-	case API_CPU_UP: {
-		long cpu = eval(env, a[0]);
-		char cb[24], rb[24];
-
-		if (cpu < 0 || cpu >= nr_cpu_ids) {
-			runtime_error(&a[0]->loc, "cpu %ld does not exist (cpus = %d)", cpu, nr_cpu_ids);
-			return 0;
-		}
-		v = api->id == API_CPU_DOWN ? sim_cpu_down((int)cpu) : sim_cpu_up((int)cpu);
-		note_call(SCN_EV_CALL, api->name, num(rb, sizeof(rb), v), 1, num(cb, sizeof(cb), cpu));
-		return v;
-	}
-	case API_SMP_PROCESSOR_ID:
-		return smp_processor_id();
-	case API_USLEEP_RANGE:
-		usleep_range((unsigned long)t0, (unsigned long)t);
-		return 0;
-	case API_COND_RESCHED:
-		return cond_resched();
-	case API_CPU_RELAX:
-		ndelay(10);
-		return 0;
-	case API_SPIN_LOCK:
-		spin_lock(&l->lock);
-		return 0;
-	case API_SPIN_UNLOCK:
-		spin_unlock(&l->lock);
-		return 0;
-	case API_SPIN_LOCK_IRQ:
-		spin_lock_irq(&l->lock);
-		return 0;
-	case API_SPIN_UNLOCK_IRQ:
-		spin_unlock_irq(&l->lock);
-		return 0;
-	case API_SPIN_LOCK_IRQSAVE: {
-		unsigned long flags;
-
-		spin_lock_irqsave(&l->lock, flags);
-		l->flags = flags;
-		return 0;
-	}
-	case API_SPIN_UNLOCK_IRQRESTORE:
-		spin_unlock_irqrestore(&l->lock, l->flags);
-		return 0;
-	case API_SPIN_LOCK_BH:
-		spin_lock_bh(&l->lock);
-		return 0;
-	case API_SPIN_UNLOCK_BH:
-		spin_unlock_bh(&l->lock);
-		return 0;
-	case API_LOCAL_IRQ_DISABLE:
-		local_irq_disable();
-		return 0;
-	case API_LOCAL_IRQ_ENABLE:
-		local_irq_enable();
-		return 0;
-	case API_PREEMPT_DISABLE:
-		preempt_disable();
-		return 0;
-	case API_PREEMPT_ENABLE:
-		preempt_enable();
-		return 0;
-	case API_COMPLETE:
-		complete(st_of(a[0]->obj)->ptr);
-		return 0;
-	case API_COMPLETE_ALL:
-		complete_all(st_of(a[0]->obj)->ptr);
-		return 0;
-	case API_WAIT_FOR_COMPLETION:
-		note_call(SCN_EV_BEGINS, "wait_for_completion", "", 1, a[0]->obj->name);
-		wait_for_completion(st_of(a[0]->obj)->ptr);
-		note_call(SCN_EV_RETURNS, "wait_for_completion", "", 1, a[0]->obj->name);
-		return 0;
-	case API_MSECS_TO_JIFFIES:
-		return (long)msecs_to_jiffies((unsigned int)t);
-	case API_JIFFIES:
-		return (long)jiffies;
-	case API_HZ:
-		return (long)HZ;
-	case API_MOD_TIMER: {
-		unsigned long expires = (unsigned long)eval(env, a[1]);
-
-		if (R->failed)
-			return 0;
-		v = mod_timer(st_of(a[0]->obj)->ptr, expires);
-		snprintf(nb, sizeof(nb), "%lu", expires);
-		note_call(SCN_EV_CALL, "mod_timer", yes(v), 2, a[0]->obj->name, nb);
-		return v;
-	}
-	case API_DEL_TIMER:
-		v = del_timer(st_of(a[0]->obj)->ptr);
-		note_call(SCN_EV_CALL, "del_timer", yes(v), 1, a[0]->obj->name);
-		return v;
-	case API_DEL_TIMER_SYNC:
-		note_call(SCN_EV_BEGINS, "del_timer_sync", "", 1, a[0]->obj->name);
-		v = del_timer_sync((struct timer_list *)st_of(a[0]->obj)->ptr);
-		note_call(SCN_EV_RETURNS, "del_timer_sync", yes(v), 1, a[0]->obj->name);
-		return v;
-	}
-	/* the worker constructors */
-	if (IS_ERR((void *)v))
+	if (api->say == SCN_SAY_AROUND)
+		narrate(&c, SCN_EV_RETURNS, true, v);
+	else if (api->say == SCN_SAY_CALL)
+		narrate(&c, SCN_EV_CALL, true, v);
+	else if (api->say == SCN_SAY_FAILED && IS_ERR((void *)v))
 		note_failed(api->name, PTR_ERR((void *)v), task_limit_text());
 	return v;
 }
@@ -858,7 +1048,7 @@ static const struct scn_obj *fn_starts(int i, enum scn_ev_kind kind, const void 
 
 static void run_fn(int i, struct kthread_work *w)
 {
-	struct env env = { NULL, NULL };
+	struct env env = { R, NULL, NULL };
 	const struct scn_obj *fn = fn_starts(i, SCN_EV_WORK, w);
 
 	scn_contract_exec(R, work_obj(w), true);
@@ -874,7 +1064,7 @@ static void run_fn(int i, struct kthread_work *w)
  */
 static void run_timer_fn(int i, struct timer_list *timer)
 {
-	struct env env = { NULL, NULL };
+	struct env env = { R, NULL, NULL };
 
 	exec(&env, fn_starts(i, SCN_EV_TIMER, timer)->body);
 }
@@ -921,7 +1111,7 @@ static scn_timer_fn timer_trampoline(int i)
 static int thread_main(void *arg)
 {
 	const struct scn_prog *prog = arg;
-	struct env env = { prog, &R->progs[prog->id] };
+	struct env env = { R, prog, &R->progs[prog->id] };
 
 	note_kind(SCN_EV_START, prog->name, NULL, R->progs[prog->id].said);
 	exec(&env, prog->body);
@@ -933,7 +1123,7 @@ static int thread_main(void *arg)
 static void irq_main(void *arg)
 {
 	const struct scn_prog *prog = arg;
-	struct env env = { prog, &R->progs[prog->id] };
+	struct env env = { R, prog, &R->progs[prog->id] };
 
 	note_kind(SCN_EV_IRQ, prog->name, NULL, R->progs[prog->id].said);
 	exec(&env, prog->body);
@@ -941,7 +1131,7 @@ static void irq_main(void *arg)
 
 static int setup_main(void *arg)
 {
-	struct env env = { NULL, NULL };
+	struct env env = { R, NULL, NULL };
 
 	(void)arg;
 	exec_list(&env, S->setup);
