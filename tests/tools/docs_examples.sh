@@ -119,9 +119,10 @@ matches() {
 			if (n == 1) return s == ""
 			return part[n] == "" || (length(s) >= length(part[n]) && substr(s, length(s) - length(part[n]) + 1) == part[n])
 		}
-		FNR == NR { sub(/[ \t]+$/, ""); got[++m] = $0; next }
+		# indentation aside: a block in a list item loses its first columns
+		FNR == NR { sub(/[ \t]+$/, ""); sub(/^[ \t]+/, ""); got[++m] = $0; next }
 		{
-			sub(/[ \t]+$/, ""); if ($0 ~ /^ *\.\.\.$/ || $0 == "") next
+			sub(/[ \t]+$/, ""); sub(/^[ \t]+/, ""); if ($0 == "..." || $0 == "") next
 			for (i = 1; i <= m; i++) if (fits(got[i], $0)) next
 			printf "%d\t%s\n", FNR, $0
 		}' "$1" "$2"
