@@ -5,8 +5,9 @@
 #   ```sh      commands: each one runs (kwsim and build-release/kwsim being
 #              the kwsim under test) in a directory of the test's own, one a
 #              page, from which scenarios/ and tools/ are the repository's; it
-#              exits 0, or N where its comment says "exit N"; sizes bounded as
-#              bound() below says
+#              exits 0, or N where its comment says "exit N" (0 or 1 either
+#              way where bound() below made it smaller: it may find less);
+#              GNU parallel's status is the worst of its jobs
 #   ```output  what the sh block just before it prints (its last command):
 #              every line is in that output ("..." in a line stands for any
 #              text; a line "..." for lines left out)
