@@ -35,7 +35,7 @@ prelude='KW example
 
 # The prelude as LANGUAGE.md shows it must be the one used here.
 if ! awk -v want="$prelude" '
-	/^  ```$/ && !inb { inb = 1; text = ""; next }
+	/^  ```(kws)?$/ && !inb { inb = 1; text = ""; next }
 	/^  ```$/ && inb { inb = 0; if (text == want "\n") found = 1; next }
 	inb { sub(/^  /, ""); text = text $0 "\n" }
 	END { exit !found }' "$ref"; then

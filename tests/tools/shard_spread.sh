@@ -165,7 +165,7 @@ expect 2 "a shard of another campaign \(--corpus \(the starting corpus's program
 # A page's script: its block after the line naming it (in docs/explore.md or docs/fuzz.md); the
 # test's sizes put in.
 script() {
-	awk -v mark="$1" 'index($0, mark) { on = 1; next } on && /^ *```$/ { if (n++) exit; next }
+	awk -v mark="$1" 'index($0, mark) { on = 1; next } on && /^ *```(sh)?$/ { if (n++) exit; next }
 		on && n == 1 { sub(/^  /, ""); print }' "$docs"/explore.md "$docs"/fuzz.md
 }
 script "sbatch --array=0-63 explore.sh" | sed -e 's/--runs 10000000/--runs 300 --strategy random --kernel v4.9,mainline/' \
