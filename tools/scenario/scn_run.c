@@ -157,10 +157,21 @@ static void event_what(struct scn_event *ev)
 static void account(struct scn_event *ev)
 {
 	R->nevents++;
-	if (!R->on_event)
-		return;
 	event_what(ev);
 	R->on_event(R->event_arg, ev);
+}
+
+/*
+ * Nobody reads the account (explore's and the bench's runs): the line is
+ * counted and never written. Writing it (an event of 1.5 KB cleared, a
+ * dozen snprintf) was about 5% of an explored run's time.
+ */
+static bool unheard(void)
+{
+	if (R->on_event)
+		return false;
+	R->nevents++;
+	return true;
 }
 
 /*
@@ -171,6 +182,9 @@ static void note_call(enum scn_ev_kind kind, const char *call, const char *resul
 {
 	struct scn_event ev;
 	va_list ap;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = (uint8_t)kind;
@@ -187,6 +201,9 @@ static void note_call(enum scn_ev_kind kind, const char *call, const char *resul
 static void note_kind(enum scn_ev_kind kind, const char *obj, const char *call, const char *text)
 {
 	struct scn_event ev;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = (uint8_t)kind;
@@ -208,6 +225,9 @@ static void note_range(const char *call, long t, long lo, long hi)
 {
 	struct scn_event ev;
 
+	if (unheard())
+		return;
+
 	event_here(&ev);
 	ev.kind = SCN_EV_RANGE;
 	snprintf(ev.call, sizeof(ev.call), "%s", call);
@@ -220,6 +240,9 @@ static void note_range(const char *call, long t, long lo, long hi)
 static void note_failed(const char *call, long err, const char *why)
 {
 	struct scn_event ev;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = SCN_EV_FAILED;
