@@ -185,6 +185,7 @@ struct sim_owner {
 struct sim_owners {			/* owner.c: by host page */
 	struct sim_owner *slot;
 	uintptr_t *page;
+	size_t *used;			/* the n slots filled: a reset empties those alone */
 	size_t n, cap;
 };
 

@@ -98,11 +98,14 @@ void sim_trace_init(void)
 void sim_trace_fini(bool keep)
 {
 	sim.trace.nrecs = 0;
-	for (size_t i = 0; i < sim.trace.capstrs; i++) {
+	/* a run that interned nothing (most of explore's) leaves the table untouched */
+	for (size_t i = 0; sim.trace.nstrs && i < sim.trace.capstrs; i++) {
+		if (!sim.trace.strs[i].s)
+			continue;
 		free(sim.trace.strs[i].s);
 		sim.trace.strs[i].s = NULL;
+		sim.trace.nstrs--;
 	}
-	sim.trace.nstrs = 0;
 	/* a sink set before sim_init() serves every run until the machine's teardown */
 	if (keep)
 		return;

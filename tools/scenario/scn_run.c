@@ -157,16 +157,30 @@ static void event_what(struct scn_event *ev)
 static void account(struct scn_event *ev)
 {
 	R->nevents++;
-	if (!R->on_event)
-		return;
 	event_what(ev);
 	R->on_event(R->event_arg, ev);
+}
+
+/*
+ * Nobody reads the account (explore's and the bench's runs): the line is
+ * counted and never written. Writing it (an event of 1.5 KB cleared, a
+ * dozen snprintf) was about 5% of an explored run's time.
+ */
+static bool unheard(void)
+{
+	if (R->on_event)
+		return false;
+	R->nevents++;
+	return true;
 }
 
 /* Any other line: its kind, the object it is about (or NULL), the fn or call, its text. */
 static void note_kind(enum scn_ev_kind kind, const char *obj, const char *call, const char *text)
 {
 	struct scn_event ev;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = (uint8_t)kind;
@@ -188,6 +202,9 @@ static void note_range(const char *call, long t, long lo, long hi)
 {
 	struct scn_event ev;
 
+	if (unheard())
+		return;
+
 	event_here(&ev);
 	ev.kind = SCN_EV_RANGE;
 	snprintf(ev.call, sizeof(ev.call), "%s", call);
@@ -200,6 +217,9 @@ static void note_range(const char *call, long t, long lo, long hi)
 static void note_failed(const char *call, long err, const char *why)
 {
 	struct scn_event ev;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = SCN_EV_FAILED;
@@ -745,6 +765,9 @@ static void narrate(const struct scn_call *c, enum scn_ev_kind kind, bool return
 {
 	const struct scn_api *api = c->e->api;
 	struct scn_event ev;
+
+	if (unheard())
+		return;
 
 	event_here(&ev);
 	ev.kind = (uint8_t)kind;
