@@ -133,6 +133,8 @@ void trace_view_timer_flags(char *buf, size_t len, uint64_t flags);
 int trace_view_softirq_vec(const char *name);
 /* The event name of r's line in the text view ("sched_switch", "timer_start", ...). */
 const char *trace_view_event_name(const struct sim_rec *r);
+/* The tracefs system (events/SYSTEM/) that event is under ("sched", "timer", ...). */
+const char *trace_view_event_system(const struct sim_rec *r);
 /*
  * Cut a view's body (len bytes in a temporary file) to at most budget
  * bytes, at the end of a line: returns the new length, *dropped the lines
