@@ -457,6 +457,24 @@ static const char *tp_func(const struct sim_rec *r)
 	}
 }
 
+/* A record's fields as its description names them (sim/trace_events.h): every one. */
+static void doc_fields(FILE *out, const struct sim_rec *r)
+{
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		const struct sim_rec_field *f = &d->field[i];
+
+		if (f->type == SIM_FT_PTR)
+			doc_addr(out, f->name, sim_rec_field_u64(r, f));
+		else if (f->type == SIM_FT_STR)
+			doc_kv(out, f->name, trace_view_str(sim_rec_field_str(r, f)));
+		else
+			fprintf(out, ",\"%s\":%llu", f->name,
+				(unsigned long long)sim_rec_field_u64(r, f));
+	}
+}
+
 static void write_rec_fields(FILE *out, const struct html_doc *d, const struct sim_rec *r)
 {
 	char comm[17];
@@ -494,27 +512,22 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 		doc_kv(out, "function", trace_view_str(r->s));
 		fprintf(out, ",\"now\":%llu", (unsigned long long)r->b);
 		return;
-	case REC_TIMER_EXPIRE_EXIT:
-	case REC_TIMER_CANCEL:
-		doc_addr(out, "timer", r->a);
-		return;
-	case REC_LOCK_CONTENDED:
-		doc_addr(out, "lock", r->a);
-		doc_kv(out, "name", trace_view_str(r->s));
-		fprintf(out, ",\"spun_ns\":%llu", (unsigned long long)r->b);
+	case REC_LOCK_RELEASE:
+		doc_fields(out, r);
 		return;
 	case REC_LOCK_ACQUIRE:
-	case REC_LOCK_RELEASE:
 		doc_addr(out, "lock", r->a);
 		doc_kv(out, "name", trace_view_str(r->s));
-		if (r->type == REC_LOCK_ACQUIRE)
-			fprintf(out, ",\"try\":%s", r->b & TRACE_LOCK_TRY ? "true" : "false");
+		fprintf(out, ",\"try\":%s", r->b & TRACE_LOCK_TRY ? "true" : "false");
 		return;
 	case REC_IRQ_ENTRY:
 		doc_kv(out, "name", trace_view_str(r->s));
 		return;
 	case REC_SOFTIRQ_ENTRY:
 		doc_kv(out, "name", r->s ? r->s : "TIMER");
+		return;
+	case REC_IRQ_EXIT:
+	case REC_SOFTIRQ_EXIT:	/* the entry's fields say it all */
 		return;
 	case REC_FINDING:
 		fprintf(out, ",\"index\":%llu", (unsigned long long)r->a);
@@ -556,7 +569,9 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 			doc_kv(out, "note", r->s2);
 		return;
 	}
-	default:
+	default:	/* a plain event: its description's fields */
+		if (sim_rec_desc(r->type) && sim_rec_desc(r->type)->print == SIM_PRINT_FIELDS)
+			doc_fields(out, r);
 		return;
 	}
 }
