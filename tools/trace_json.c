@@ -1038,17 +1038,15 @@ static void write_hold(FILE *out, const struct jev *e)
 
 static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
-	unsigned long now = trace_view_jiffies(r->time, hz);
-	char flags[16];
+	struct trace_timer_start t;
 
-	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	trace_view_timer_start(r, hz, &t);
 	json_addr(out, "timer", r->a);
 	fputs(",\"function\":", out);
 	json_vstr(out, r->s);
 	fprintf(out, ",\"expires\":%lu,\"timeout\":%ld,\"bucket_expiry\":%lu,\"cpu\":%u,"
-		"\"idx\":%u,\"flags\":\"%s\"", (unsigned long)r->b, (long)((unsigned long)r->b - now),
-		(unsigned long)r->c, (unsigned int)(r->d & 0x3ffff), (unsigned int)(r->d >> 32),
-		flags);
+		"\"idx\":%u,\"flags\":\"%s\"", t.expires, t.timeout, t.bucket_expiry, t.cpu,
+		t.idx, t.flags);
 }
 
 /* The category a record type's events go under, for the UI's filters. */

@@ -82,7 +82,7 @@ const char *trace_view_prev_state(const struct sim_rec *r)
 	return rep ? names[fls32(rep) - 1] : "R";
 }
 
-void trace_view_timer_flags(char *buf, size_t len, uint64_t flags)
+static void timer_flags(char *buf, size_t len, uint64_t flags)
 {
 	static const struct {
 		uint64_t mask;
@@ -102,6 +102,16 @@ void trace_view_timer_flags(char *buf, size_t len, uint64_t flags)
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
 					 used ? "|" : "", tab[i].name);
 	}
+}
+
+void trace_view_timer_start(const struct sim_rec *r, unsigned int hz, struct trace_timer_start *t)
+{
+	t->expires = (unsigned long)r->b;
+	t->timeout = (long)(t->expires - trace_view_jiffies(r->time, hz));
+	t->bucket_expiry = (unsigned long)r->c;
+	t->cpu = (unsigned int)(r->d & TIMER_CPUMASK);
+	t->idx = (unsigned int)(r->d >> 32);
+	timer_flags(t->flags, sizeof(t->flags), r->d);
 }
 
 int trace_view_softirq_vec(const char *name)
@@ -308,15 +318,13 @@ static void write_context(FILE *out, const struct sim_rec *r)
 
 static void write_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
-	unsigned long now = trace_view_jiffies(r->time, hz);
-	char flags[16];
+	struct trace_timer_start t;
 
-	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	trace_view_timer_start(r, hz, &t);
 	fprintf(out, "timer_start: timer=%016llx function=%s expires=%lu [timeout=%ld] "
 		"bucket_expiry=%lu cpu=%u idx=%u flags=%s\n",
-		(unsigned long long)r->a, trace_view_str(r->s), (unsigned long)r->b,
-		(long)((unsigned long)r->b - now), (unsigned long)r->c,
-		(unsigned int)(r->d & TIMER_CPUMASK), (unsigned int)(r->d >> 32), flags);
+		(unsigned long long)r->a, trace_view_str(r->s), t.expires, t.timeout,
+		t.bucket_expiry, t.cpu, t.idx, t.flags);
 }
 
 static void write_model(FILE *out, const struct sim_rec *r)

@@ -127,8 +127,18 @@ unsigned int trace_view_hz(const struct trace_view_opts *o);
 unsigned long trace_view_jiffies(uint64_t ns, unsigned int hz);
 /* sched_switch's prev_state, as __trace_sched_switch_state and TP_printk make it. */
 const char *trace_view_prev_state(const struct sim_rec *r);
-/* timer_start's flags=, as decode_timer_flags prints them ("" when none). */
-void trace_view_timer_flags(char *buf, size_t len, uint64_t flags);
+/*
+ * timer_start's values that its TP_printk() computes: the timeout from
+ * expires and jiffies now, cpu, idx and flags= (as decode_timer_flags
+ * prints them, "" when none) from the record's d.
+ */
+struct trace_timer_start {
+	unsigned long expires, bucket_expiry;
+	long timeout;
+	unsigned int cpu, idx;
+	char flags[16];
+};
+void trace_view_timer_start(const struct sim_rec *r, unsigned int hz, struct trace_timer_start *t);
 /* A softirq's vector number from its name, as show_softirq_name maps them; -1: unknown. */
 int trace_view_softirq_vec(const char *name);
 /* The event name of r's line in the text view ("sched_switch", "timer_start", ...). */

@@ -477,6 +477,7 @@ static void doc_fields(FILE *out, const struct sim_rec *r)
 
 static void write_rec_fields(FILE *out, const struct html_doc *d, const struct sim_rec *r)
 {
+	struct trace_timer_start ts;
 	char comm[17];
 	const char *name;
 
@@ -502,10 +503,10 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 			(long long)r->b);
 		return;
 	case REC_TIMER_START:
+		trace_view_timer_start(r, d->s->cfg.hz, &ts);
 		doc_addr(out, "timer", r->a);
 		doc_kv(out, "function", trace_view_str(r->s));
-		fprintf(out, ",\"expires\":%llu,\"timeout\":%ld", (unsigned long long)r->b,
-			(long)((unsigned long)r->b - trace_view_jiffies(r->time, d->s->cfg.hz)));
+		fprintf(out, ",\"expires\":%lu,\"timeout\":%ld", ts.expires, ts.timeout);
 		return;
 	case REC_TIMER_EXPIRE_ENTRY:
 		doc_addr(out, "timer", r->a);
