@@ -949,21 +949,24 @@ static void write_flow(FILE *out, const struct jev *e)
 static void json_fields(FILE *out, const struct sim_rec *r)
 {
 	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+	struct trace_field_value v;
 
 	for (unsigned int i = 0; i < d->nfields; i++) {
-		const struct sim_rec_field *f = &d->field[i];
+		enum trace_value k = trace_view_field(r, &d->field[i], &v);
 
 		if (i)
 			fputc(',', out);
-		if (f->type == SIM_FT_PTR) {
-			json_addr(out, f->name, sim_rec_field_u64(r, f));
-		} else if (f->type == SIM_FT_STR) {
-			fprintf(out, "\"%s\":", f->name);
-			json_vstr(out, sim_rec_field_str(r, f));
-		} else {
-			fprintf(out, "\"%s\":%llu", f->name,
-				(unsigned long long)sim_rec_field_u64(r, f));
+		if (k == TRACE_VALUE_ADDR) {
+			json_addr(out, d->field[i].name, (uint64_t)v.n);
+			continue;
 		}
+		fprintf(out, "\"%s\":", d->field[i].name);
+		if (k == TRACE_VALUE_STR)
+			json_str(out, v.s);
+		else if (k == TRACE_VALUE_INT)
+			fprintf(out, "%lld", v.n);
+		else
+			fprintf(out, "%llu", (unsigned long long)v.n);
 	}
 }
 

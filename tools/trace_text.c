@@ -480,6 +480,29 @@ const char *trace_view_event_name(const struct sim_rec *r)
 	return d->event;
 }
 
+enum trace_value trace_view_field(const struct sim_rec *r, const struct sim_rec_field *f,
+				  struct trace_field_value *v)
+{
+	v->s = trace_view_str(sim_rec_field_str(r, f));
+	v->n = (long long)sim_rec_field_u64(r, f);
+	switch (f->type) {
+	case SIM_FT_PTR:
+		return TRACE_VALUE_ADDR;
+	case SIM_FT_COMM:	/* a comm may fill its 16 bytes, unterminated */
+		snprintf(v->comm, sizeof(v->comm), "%.16s", v->s);
+		v->s = v->comm;
+		return TRACE_VALUE_STR;
+	case SIM_FT_STR:
+		return TRACE_VALUE_STR;
+	case SIM_FT_INT:
+	case SIM_FT_CPU:
+		v->n = (int)v->n;
+		return TRACE_VALUE_INT;
+	default:
+		return TRACE_VALUE_UINT;
+	}
+}
+
 const char *trace_view_event_system(const struct sim_rec *r)
 {
 	const struct sim_rec_desc *d = sim_rec_desc(r->type);
