@@ -51,17 +51,34 @@ static void html_text(FILE *out, const char *s)
 	}
 }
 
+/* The page up to the document's place: its title, its style. */
+static int write_to_doc(FILE *out, const char **at, const char *title)
+{
+	if (write_until(out, at, "@TITLE@"))
+		return -1;
+	html_text(out, title ? title : "kwsim");
+	if (write_until(out, at, "@CSS@"))
+		return -1;
+	fwrite(html_page_css, 1, html_page_css_len, out);
+	return write_until(out, at, "@DOC@");
+}
+
+/* The page from the document's place on: its script, its end. */
+static int write_from_doc(FILE *out, const char **at)
+{
+	if (write_until(out, at, "@JS@"))
+		return -1;
+	fwrite(html_page_js, 1, html_page_js_len, out);
+	if (write_until(out, at, NULL))
+		return -1;
+	return ferror(out) ? -1 : 0;
+}
+
 int html_write_page_head(FILE *out, const char *title)
 {
 	const char *at = (const char *)html_page_html;
 
-	if (write_until(out, &at, "@TITLE@"))
-		return -1;
-	html_text(out, title ? title : "kwsim");
-	if (write_until(out, &at, "@CSS@"))
-		return -1;
-	fwrite(html_page_css, 1, html_page_css_len, out);
-	if (write_until(out, &at, "@DOC@"))
+	if (write_to_doc(out, &at, title))
 		return -1;
 	fputs("<script type=\"application/json\" id=\"kwsim-doc\">", out);
 	return ferror(out) ? -1 : 0;
@@ -74,12 +91,7 @@ int html_write_page_tail(FILE *out)
 	/* the page resumes after the document's place */
 	at = strstr(at, "@DOC@") + strlen("@DOC@");
 	fputs("</script>", out);
-	if (write_until(out, &at, "@JS@"))
-		return -1;
-	fwrite(html_page_js, 1, html_page_js_len, out);
-	if (write_until(out, &at, NULL))
-		return -1;
-	return ferror(out) ? -1 : 0;
+	return write_from_doc(out, &at);
 }
 
 int html_write_page(FILE *out, const char *title, const char *doc_json)
@@ -98,19 +110,10 @@ int html_write_page(FILE *out, const char *title, const char *doc_json)
 		}
 		return html_write_page_tail(out);
 	}
-	if (write_until(out, &at, "@TITLE@"))
-		return -1;
-	html_text(out, title ? title : "kwsim");
-	if (write_until(out, &at, "@CSS@"))
-		return -1;
-	fwrite(html_page_css, 1, html_page_css_len, out);
 	/* no document: the page asks the server for it */
-	if (write_until(out, &at, "@DOC@") || write_until(out, &at, "@JS@"))
+	if (write_to_doc(out, &at, title))
 		return -1;
-	fwrite(html_page_js, 1, html_page_js_len, out);
-	if (write_until(out, &at, NULL))
-		return -1;
-	return ferror(out) ? -1 : 0;
+	return write_from_doc(out, &at);
 }
 
 /* --- JSON for inside a script element ------------------------------------------------ */
@@ -461,17 +464,25 @@ static const char *tp_func(const struct sim_rec *r)
 static void doc_fields(FILE *out, const struct sim_rec *r)
 {
 	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+	struct trace_field_value v;
 
 	for (unsigned int i = 0; i < d->nfields; i++) {
-		const struct sim_rec_field *f = &d->field[i];
+		const char *name = d->field[i].name;
 
-		if (f->type == SIM_FT_PTR)
-			doc_addr(out, f->name, sim_rec_field_u64(r, f));
-		else if (f->type == SIM_FT_STR)
-			doc_kv(out, f->name, trace_view_str(sim_rec_field_str(r, f)));
-		else
-			fprintf(out, ",\"%s\":%llu", f->name,
-				(unsigned long long)sim_rec_field_u64(r, f));
+		switch (trace_view_field(r, &d->field[i], &v)) {
+		case TRACE_VALUE_ADDR:
+			doc_addr(out, name, (uint64_t)v.n);
+			break;
+		case TRACE_VALUE_STR:
+			doc_kv(out, name, v.s);
+			break;
+		case TRACE_VALUE_INT:
+			fprintf(out, ",\"%s\":%lld", name, v.n);
+			break;
+		default:
+			fprintf(out, ",\"%s\":%llu", name, (unsigned long long)v.n);
+			break;
+		}
 	}
 }
 
