@@ -4,8 +4,10 @@
  * prints as, that event's system (events/SYSTEM/), and its fields in
  * TP_printk()'s order: each the slot of struct sim_rec it is read from and
  * its type. A view iterates over the description (sim_rec_desc()): the
- * text view prints "event: name=value ..." from it, the JSON and HTML views
- * take the same names for their args. Where the kernel's format is not
+ * text view prints "event: name=value ..." from it and names events and
+ * systems by it; the JSON and HTML views give a plain event's args its
+ * field names (records they draw as slices, or whose args the page's script
+ * reads by other names, keep theirs). Where the kernel's format is not
  * "name=value" (sched_switch's prev_state and "==>", timer_start's
  * [timeout=], lock_acquire's bare fields, softirq's vector) the event is
  * marked OWN: its fields are still listed, and a view writes it by hand.
