@@ -279,31 +279,51 @@ uint64_t sim_trace_hash(void)
 	return sim.trace.hash;
 }
 
+/* The descriptions, from the one list that also makes the enum. */
+#define F(n, sl, ty) { #n, SIM_F_##sl, SIM_FT_##ty, NULL },
+#define K(n, v) { #n, SIM_F_K, SIM_FT_STR, v },
+#define SIM_TRACE_EVENT(type, nm, ev, sys, pr, fields)					\
+	[type] = { .name = nm, .event = ev, .system = sys, .print = SIM_PRINT_##pr,	\
+		   .nfields = sizeof((struct sim_rec_field[]){ fields }) /		\
+			      sizeof(struct sim_rec_field),				\
+		   .field = { fields } },
+static const struct sim_rec_desc descs[REC__COUNT] = {
+#include <sim/trace_events.h>
+};
+#undef SIM_TRACE_EVENT
+#undef K
+#undef F
+
+const struct sim_rec_desc *sim_rec_desc(unsigned int type)
+{
+	return type < REC__COUNT ? &descs[type] : NULL;
+}
+
+uint64_t sim_rec_field_u64(const struct sim_rec *r, const struct sim_rec_field *f)
+{
+	switch (f->slot) {
+	case SIM_F_A: return r->a;
+	case SIM_F_B: return r->b;
+	case SIM_F_C: return r->c;
+	case SIM_F_D: return r->d;
+	default: return 0;
+	}
+}
+
+const char *sim_rec_field_str(const struct sim_rec *r, const struct sim_rec_field *f)
+{
+	switch (f->slot) {
+	case SIM_F_S: return r->s;
+	case SIM_F_S2: return r->s2;
+	case SIM_F_COMM: return r->comm;
+	case SIM_F_K: return f->value;
+	default: return NULL;
+	}
+}
+
 const char *sim_rec_type_name(enum sim_rec_type type)
 {
-	static const char *const names[REC__COUNT] = {
-		[REC_SCHED_SWITCH] = "sched_switch",
-		[REC_SCHED_WAKING] = "sched_waking",
-		[REC_TIMER_START] = "timer_start",
-		[REC_TIMER_EXPIRE_ENTRY] = "timer_expire_entry",
-		[REC_TIMER_EXPIRE_EXIT] = "timer_expire_exit",
-		[REC_TIMER_CANCEL] = "timer_cancel",
-		[REC_LOCK_CONTENDED] = "lock_contended",
-		[REC_IRQ_ENTRY] = "irq_handler_entry",
-		[REC_IRQ_EXIT] = "irq_handler_exit",
-		[REC_SOFTIRQ_ENTRY] = "softirq_entry",
-		[REC_SOFTIRQ_EXIT] = "softirq_exit",
-		[REC_FINDING] = "kwsim_finding",
-		[REC_FREEZER] = "kwsim_freezer",
-		[REC_TASK_NEW] = "task_newtask",
-		[REC_TASK_EXIT] = "sched_process_exit",
-		[REC_MODEL] = "model",
-		[REC_PRINTK] = "console",
-		[REC_LOCK_ACQUIRE] = "lock_acquire",
-		[REC_LOCK_RELEASE] = "lock_release",
-		[REC_STALL] = "kwsim_stall",
-	};
-	return type < REC__COUNT ? names[type] : "?";
+	return type < REC__COUNT ? descs[type].name : "?";
 }
 
 enum sim_work_step sim_rec_work_step(const struct sim_rec *r)

@@ -54,19 +54,14 @@ static char *dup_n(const char *s, size_t n)
 	return d;
 }
 
-/* The tracefs system (events/SYSTEM/) an event of the views is under. */
-static const char *event_system(const char *ev)
+/* A decimal number at s's start, *end after it: 0, or -1 when none or too big. */
+static int parse_leading(const char *s, unsigned long long *v, char **end)
 {
-	static const struct { const char *prefix, *sys; } tab[] = {
-		{ "sched_", "sched" }, { "timer_", "timer" }, { "irq_handler_", "irq" },
-		{ "softirq_", "irq" }, { "task_", "task" }, { "console", "printk" },
-		{ "suspend_resume", "power" }, { "lock_", "lock" },
-	};
-
-	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (!strncmp(ev, tab[i].prefix, strlen(tab[i].prefix)))
-			return tab[i].sys;
-	return "kwsim";
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -1 : 0;
 }
 
 static int parse_time(const char *s, uint64_t *ns)
@@ -77,11 +72,7 @@ static int parse_time(const char *s, uint64_t *ns)
 	unsigned long long v;
 	char *end;
 
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (parse_leading(s, &v, &end))
 		return -1;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].unit))
@@ -249,10 +240,8 @@ int trace_filter_parse(struct trace_filter **fp, const char *spec, char *err, si
 	return 0;
 }
 
-static bool event_match(const struct pattern *p, const char *ev)
+static bool event_match(const struct pattern *p, const char *ev, const char *sys)
 {
-	const char *sys = event_system(ev);
-
 	if (p->name)
 		return !fnmatch(p->sys, sys, 0) && !fnmatch(p->name, ev, 0);
 	return !fnmatch(p->sys, ev, 0) || !fnmatch(p->sys, sys, 0);
@@ -281,13 +270,13 @@ bool trace_filter_pass(const struct trace_filter *f, const struct sim_rec *r)
 			    !(f->cpus[r->cpu / 8] & (1u << (r->cpu % 8)))))
 		return false;
 	if (f->has_events) {
-		const char *ev = trace_view_event_name(r);
+		const char *ev = trace_view_event_name(r), *sys = trace_view_event_system(r);
 		bool any_include = false, in = false;
 
 		for (size_t i = 0; i < f->nev; i++) {
 			if (!f->ev[i].exclude)
 				any_include = true;
-			if (event_match(&f->ev[i], ev)) {
+			if (event_match(&f->ev[i], ev, sys)) {
 				if (f->ev[i].exclude)
 					return false;
 				in = true;
@@ -345,11 +334,7 @@ int trace_limit_parse(const char *s, unsigned long long *bytes)
 		*bytes = 0;
 		return 0;
 	}
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	if (parse_leading(s, &v, &end))
 		return -1;
 	if (*end == 'K' || *end == 'k')
 		mul = 1ULL << 10;

@@ -945,6 +945,31 @@ static void write_flow(FILE *out, const struct jev *e)
 	fprintf(out, ",\"pid\":%u,\"tid\":%u}", e->pid, e->tid);
 }
 
+/* A record's fields as its description names them (sim/trace_events.h): every one. */
+static void json_fields(FILE *out, const struct sim_rec *r)
+{
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+	struct trace_field_value v;
+
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		enum trace_value k = trace_view_field(r, &d->field[i], &v);
+
+		if (i)
+			fputc(',', out);
+		if (k == TRACE_VALUE_ADDR) {
+			json_addr(out, d->field[i].name, (uint64_t)v.n);
+			continue;
+		}
+		fprintf(out, "\"%s\":", d->field[i].name);
+		if (k == TRACE_VALUE_STR)
+			json_str(out, v.s);
+		else if (k == TRACE_VALUE_INT)
+			fprintf(out, "%lld", v.n);
+		else
+			fprintf(out, "%llu", (unsigned long long)v.n);
+	}
+}
+
 static void write_handler(FILE *out, const struct jev *e)
 {
 	const struct sim_rec *r = &e->r;
@@ -961,11 +986,7 @@ static void write_handler(FILE *out, const struct jev *e)
 	} else {
 		json_str2(out, "timer: ", r->s);
 		json_head(out, "timer", 'X', e);
-		json_addr(out, "timer", r->a);
-		fputs(",\"function\":", out);
-		json_vstr(out, r->s);
-		fprintf(out, ",\"now\":%llu,\"baseclk\":%llu", (unsigned long long)r->b,
-			(unsigned long long)r->c);
+		json_fields(out, r);
 	}
 	fprintf(out, ",\"cpu\":%u", (unsigned int)r->cpu);
 	write_pieces(out, e);
@@ -1020,38 +1041,30 @@ static void write_hold(FILE *out, const struct jev *e)
 
 static void args_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
-	unsigned long now = trace_view_jiffies(r->time, hz);
-	char flags[16];
+	struct trace_timer_start t;
 
-	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	trace_view_timer_start(r, hz, &t);
 	json_addr(out, "timer", r->a);
 	fputs(",\"function\":", out);
 	json_vstr(out, r->s);
 	fprintf(out, ",\"expires\":%lu,\"timeout\":%ld,\"bucket_expiry\":%lu,\"cpu\":%u,"
-		"\"idx\":%u,\"flags\":\"%s\"", (unsigned long)r->b, (long)((unsigned long)r->b - now),
-		(unsigned long)r->c, (unsigned int)(r->d & 0x3ffff), (unsigned int)(r->d >> 32),
-		flags);
+		"\"idx\":%u,\"flags\":\"%s\"", t.expires, t.timeout, t.bucket_expiry, t.cpu,
+		t.idx, t.flags);
 }
 
 /* The category a record type's events go under, for the UI's filters. */
 static const char *rec_cat(const struct sim_rec *r)
 {
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+
+	/* the tracefs system (sim/trace_events.h), but a new task goes with sched's */
 	switch (r->type) {
-	case REC_SCHED_SWITCH: case REC_SCHED_WAKING: case REC_TASK_NEW: case REC_TASK_EXIT:
+	case REC_TASK_NEW:
 		return "sched";
-	case REC_TIMER_START: case REC_TIMER_EXPIRE_ENTRY: case REC_TIMER_EXPIRE_EXIT:
-	case REC_TIMER_CANCEL:
-		return "timer";
-	case REC_IRQ_ENTRY: case REC_IRQ_EXIT: case REC_SOFTIRQ_ENTRY: case REC_SOFTIRQ_EXIT:
-		return "irq";
 	case REC_MODEL:
 		return sim_rec_kwsim_own(r) ? "kwsim" : "kthread_work";
-	case REC_PRINTK:
-		return "printk";
-	case REC_LOCK_ACQUIRE: case REC_LOCK_RELEASE:
-		return "lock";
 	default:
-		return "kwsim";
+		return d ? d->system : "kwsim";
 	}
 }
 
@@ -1122,12 +1135,8 @@ static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *
 		break;
 	case REC_TIMER_CANCEL:
 	case REC_TIMER_EXPIRE_EXIT:
-		json_addr(out, "timer", r->a);
-		break;
 	case REC_LOCK_RELEASE:	/* unbalanced: not held in this context */
-		json_addr(out, "lock", r->a);
-		fputs(",\"name\":", out);
-		json_vstr(out, r->s);
+		json_fields(out, r);
 		break;
 	case REC_FINDING:
 		fputs("\"kind\":", out);
@@ -1149,6 +1158,12 @@ static void instant_args(FILE *out, struct trace_json *w, const struct sim_rec *
 		fprintf(out, "\"level\":%llu", (unsigned long long)r->a);
 		break;
 	default:
+		if (sim_rec_desc(r->type) && sim_rec_desc(r->type)->print == SIM_PRINT_FIELDS &&
+		    r->type != REC_IRQ_EXIT) {
+			json_fields(out, r);
+			break;
+		}
+		/* a model tracepoint, an exit whose entry is not shown: every field, raw */
 		fprintf(out, "\"a\":\"0x%llx\",\"b\":\"0x%llx\",\"c\":\"0x%llx\",\"d\":\"0x%llx\"",
 			(unsigned long long)r->a, (unsigned long long)r->b,
 			(unsigned long long)r->c, (unsigned long long)r->d);

@@ -37,12 +37,6 @@
 #define TIMER_PINNED		0x00100000ULL
 #define TIMER_IRQSAFE		0x00200000ULL
 
-/*
- * kernel_thread() from kthreadd: CLONE_FS | CLONE_FILES | CLONE_VM |
- * CLONE_UNTRACED, the exit signal masked off. Every kwsim task is a kthread.
- */
-#define KTHREAD_CLONE_FLAGS	0x800700UL
-
 #define NSEC_PER_SEC		1000000000ULL
 
 unsigned int trace_view_hz(const struct trace_view_opts *o)
@@ -88,7 +82,7 @@ const char *trace_view_prev_state(const struct sim_rec *r)
 	return rep ? names[fls32(rep) - 1] : "R";
 }
 
-void trace_view_timer_flags(char *buf, size_t len, uint64_t flags)
+static void timer_flags(char *buf, size_t len, uint64_t flags)
 {
 	static const struct {
 		uint64_t mask;
@@ -108,6 +102,16 @@ void trace_view_timer_flags(char *buf, size_t len, uint64_t flags)
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
 					 used ? "|" : "", tab[i].name);
 	}
+}
+
+void trace_view_timer_start(const struct sim_rec *r, unsigned int hz, struct trace_timer_start *t)
+{
+	t->expires = (unsigned long)r->b;
+	t->timeout = (long)(t->expires - trace_view_jiffies(r->time, hz));
+	t->bucket_expiry = (unsigned long)r->c;
+	t->cpu = (unsigned int)(r->d & TIMER_CPUMASK);
+	t->idx = (unsigned int)(r->d >> 32);
+	timer_flags(t->flags, sizeof(t->flags), r->d);
 }
 
 int trace_view_softirq_vec(const char *name)
@@ -314,15 +318,13 @@ static void write_context(FILE *out, const struct sim_rec *r)
 
 static void write_timer_start(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
-	unsigned long now = trace_view_jiffies(r->time, hz);
-	char flags[16];
+	struct trace_timer_start t;
 
-	trace_view_timer_flags(flags, sizeof(flags), r->d);
+	trace_view_timer_start(r, hz, &t);
 	fprintf(out, "timer_start: timer=%016llx function=%s expires=%lu [timeout=%ld] "
 		"bucket_expiry=%lu cpu=%u idx=%u flags=%s\n",
-		(unsigned long long)r->a, trace_view_str(r->s), (unsigned long)r->b,
-		(long)((unsigned long)r->b - now), (unsigned long)r->c,
-		(unsigned int)(r->d & TIMER_CPUMASK), (unsigned int)(r->d >> 32), flags);
+		(unsigned long long)r->a, trace_view_str(r->s), t.expires, t.timeout,
+		t.bucket_expiry, t.cpu, t.idx, t.flags);
 }
 
 static void write_model(FILE *out, const struct sim_rec *r)
@@ -363,7 +365,38 @@ static void write_softirq(FILE *out, const char *ev, const struct sim_rec *r)
 		fprintf(out, "%s: vec=%d [action=%s]\n", ev, vec, r->s ? r->s : "TIMER");
 }
 
-static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
+/* One field of a plain event, as its TP_printk() prints it (sim/trace_events.h). */
+static void write_field(FILE *out, const struct sim_rec *r, const struct sim_rec_field *f)
+{
+	unsigned long long v = sim_rec_field_u64(r, f);
+
+	switch (f->type) {
+	case SIM_FT_PTR:
+		fprintf(out, "%016llx", v);
+		break;
+	case SIM_FT_INT:
+		fprintf(out, "%d", (int)v);
+		break;
+	case SIM_FT_ULONG:
+		fprintf(out, "%lu", (unsigned long)v);
+		break;
+	case SIM_FT_U64:
+		fprintf(out, "%llu", v);
+		break;
+	case SIM_FT_CPU:
+		fprintf(out, "%03d", (int)v);
+		break;
+	case SIM_FT_COMM:
+		fprintf(out, "%.16s", sim_rec_field_str(r, f));
+		break;
+	default:
+		fputs(trace_view_str(sim_rec_field_str(r, f)), out);
+		break;
+	}
+}
+
+/* The events whose format is not "name=value": the kernel's own TP_printk() shapes. */
+static void write_own(FILE *out, const struct sim_rec *r, unsigned int hz)
 {
 	unsigned long long a = r->a, b = r->b;
 
@@ -373,26 +406,8 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 			"next_comm=%s next_pid=%d next_prio=120\n", trace_view_str(r->s), (int)a,
 			trace_view_prev_state(r), trace_view_str(r->s2), (int)r->c);
 		break;
-	case REC_SCHED_WAKING:
-		fprintf(out, "sched_waking: comm=%s pid=%d prio=120 target_cpu=%03d\n",
-			trace_view_str(r->s), (int)a, (int)b);
-		break;
 	case REC_TIMER_START:
 		write_timer_start(out, r, hz);
-		break;
-	case REC_TIMER_EXPIRE_ENTRY:
-		fprintf(out, "timer_expire_entry: timer=%016llx function=%s now=%lu baseclk=%lu\n",
-			a, trace_view_str(r->s), (unsigned long)b, (unsigned long)r->c);
-		break;
-	case REC_TIMER_EXPIRE_EXIT:
-		fprintf(out, "timer_expire_exit: timer=%016llx\n", a);
-		break;
-	case REC_TIMER_CANCEL:
-		fprintf(out, "timer_cancel: timer=%016llx\n", a);
-		break;
-	case REC_LOCK_CONTENDED:
-		fprintf(out, "kwsim_lock_contended: lock=%016llx name=%s spun_ns=%llu\n", a,
-			trace_view_str(r->s), b);
 		break;
 	case REC_LOCK_ACQUIRE:	/* lock.h's "%p %s%s%s": flags, then the lockdep name */
 		fprintf(out, "lock_acquire: %016llx %s%s%s\n", a, (b & TRACE_LOCK_TRY) ? "try " : "",
@@ -401,20 +416,11 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	case REC_LOCK_RELEASE:
 		fprintf(out, "lock_release: %016llx %s\n", a, trace_view_str(r->s));
 		break;
-	case REC_IRQ_ENTRY:
-		fprintf(out, "irq_handler_entry: irq=%d name=%s\n", (int)a, trace_view_str(r->s));
-		break;
-	case REC_IRQ_EXIT:
-		fprintf(out, "irq_handler_exit: irq=%d ret=handled\n", (int)a);
-		break;
 	case REC_SOFTIRQ_ENTRY:
 		write_softirq(out, "softirq_entry", r);
 		break;
 	case REC_SOFTIRQ_EXIT:
 		write_softirq(out, "softirq_exit", r);
-		break;
-	case REC_FINDING:
-		fprintf(out, "kwsim_finding: kind=%s index=%llu\n", trace_view_str(r->s), a);
 		break;
 	case REC_FREEZER:
 		if (r->s2)	/* a task's: frozen, thawed */
@@ -423,13 +429,6 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 		else	/* the suspend's steps, as power.h's suspend_resume prints them */
 			fprintf(out, "suspend_resume: %s[%u] %s\n", trace_view_str(r->s),
 				(unsigned int)b, r->c ? "begin" : "end");
-		break;
-	case REC_TASK_NEW:
-		fprintf(out, "task_newtask: pid=%d comm=%s clone_flags=%lx oom_score_adj=0\n",
-			(int)a, trace_view_str(r->s), KTHREAD_CLONE_FLAGS);
-		break;
-	case REC_TASK_EXIT:
-		fprintf(out, "sched_process_exit: comm=%.16s pid=%d prio=120\n", r->comm, (int)a);
 		break;
 	case REC_MODEL:
 		write_model(out, r);
@@ -452,32 +451,69 @@ static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
 	}
 }
 
+static void write_event(FILE *out, const struct sim_rec *r, unsigned int hz)
+{
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+
+	if (!d || d->print == SIM_PRINT_OWN) {
+		write_own(out, r, hz);
+		return;
+	}
+	fprintf(out, "%s:", d->event);
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		fprintf(out, " %s=", d->field[i].name);
+		write_field(out, r, &d->field[i]);
+	}
+	fputc('\n', out);
+}
+
 const char *trace_view_event_name(const struct sim_rec *r)
 {
-	/* the names write_event() prints, in the same order */
-	switch (r->type) {
-	case REC_SCHED_SWITCH: return "sched_switch";
-	case REC_SCHED_WAKING: return "sched_waking";
-	case REC_TIMER_START: return "timer_start";
-	case REC_TIMER_EXPIRE_ENTRY: return "timer_expire_entry";
-	case REC_TIMER_EXPIRE_EXIT: return "timer_expire_exit";
-	case REC_TIMER_CANCEL: return "timer_cancel";
-	case REC_LOCK_CONTENDED: return "kwsim_lock_contended";
-	case REC_IRQ_ENTRY: return "irq_handler_entry";
-	case REC_IRQ_EXIT: return "irq_handler_exit";
-	case REC_SOFTIRQ_ENTRY: return "softirq_entry";
-	case REC_SOFTIRQ_EXIT: return "softirq_exit";
-	case REC_FINDING: return "kwsim_finding";
-	case REC_FREEZER: return r->s2 ? "kwsim_freezer" : "suspend_resume";
-	case REC_TASK_NEW: return "task_newtask";
-	case REC_TASK_EXIT: return "sched_process_exit";
-	case REC_MODEL: return trace_view_str(r->s);
-	case REC_PRINTK: return "console";
-	case REC_LOCK_ACQUIRE: return "lock_acquire";
-	case REC_LOCK_RELEASE: return "lock_release";
-	case REC_STALL: return "kwsim_stall";
-	default: return "kwsim_unknown";
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+
+	if (!d)
+		return "kwsim_unknown";
+	if (r->type == REC_MODEL)	/* the tracepoint's own name */
+		return trace_view_str(r->s);
+	if (r->type == REC_FREEZER && !r->s2)
+		return "suspend_resume";
+	return d->event;
+}
+
+enum trace_value trace_view_field(const struct sim_rec *r, const struct sim_rec_field *f,
+				  struct trace_field_value *v)
+{
+	v->s = trace_view_str(sim_rec_field_str(r, f));
+	v->n = (long long)sim_rec_field_u64(r, f);
+	switch (f->type) {
+	case SIM_FT_PTR:
+		return TRACE_VALUE_ADDR;
+	case SIM_FT_COMM:	/* a comm may fill its 16 bytes, unterminated */
+		snprintf(v->comm, sizeof(v->comm), "%.16s", v->s);
+		v->s = v->comm;
+		return TRACE_VALUE_STR;
+	case SIM_FT_STR:
+		return TRACE_VALUE_STR;
+	case SIM_FT_INT:
+	case SIM_FT_CPU:
+		v->n = (int)v->n;
+		return TRACE_VALUE_INT;
+	default:
+		return TRACE_VALUE_UINT;
 	}
+}
+
+const char *trace_view_event_system(const struct sim_rec *r)
+{
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+
+	if (!d)
+		return "kwsim";
+	if (r->type == REC_MODEL)	/* sched_kthread_work_*, or kwsim's own */
+		return r->s && !strncmp(r->s, "sched_", 6) ? "sched" : "kwsim";
+	if (r->type == REC_FREEZER && !r->s2)
+		return "power";
+	return d->system;
 }
 
 long long trace_view_fit(FILE *body, unsigned long long len, unsigned long long budget,

@@ -127,12 +127,37 @@ unsigned int trace_view_hz(const struct trace_view_opts *o);
 unsigned long trace_view_jiffies(uint64_t ns, unsigned int hz);
 /* sched_switch's prev_state, as __trace_sched_switch_state and TP_printk make it. */
 const char *trace_view_prev_state(const struct sim_rec *r);
-/* timer_start's flags=, as decode_timer_flags prints them ("" when none). */
-void trace_view_timer_flags(char *buf, size_t len, uint64_t flags);
+/*
+ * timer_start's values that its TP_printk() computes: the timeout from
+ * expires and jiffies now, cpu, idx and flags= (as decode_timer_flags
+ * prints them, "" when none) from the record's d.
+ */
+struct trace_timer_start {
+	unsigned long expires, bucket_expiry;
+	long timeout;
+	unsigned int cpu, idx;
+	char flags[16];
+};
+void trace_view_timer_start(const struct sim_rec *r, unsigned int hz, struct trace_timer_start *t);
 /* A softirq's vector number from its name, as show_softirq_name maps them; -1: unknown. */
 int trace_view_softirq_vec(const char *name);
+/*
+ * A field of r's description (sim/trace_events.h) as a view that names its
+ * fields (JSON, HTML) writes it: an address, a string (NULL as "(null)"),
+ * a signed or an unsigned number.
+ */
+enum trace_value { TRACE_VALUE_ADDR, TRACE_VALUE_STR, TRACE_VALUE_INT, TRACE_VALUE_UINT };
+struct trace_field_value {
+	const char *s;		/* TRACE_VALUE_STR's */
+	long long n;		/* the others' (an address or unsigned: as unsigned long long) */
+	char comm[17];
+};
+enum trace_value trace_view_field(const struct sim_rec *r, const struct sim_rec_field *f,
+				  struct trace_field_value *v);
 /* The event name of r's line in the text view ("sched_switch", "timer_start", ...). */
 const char *trace_view_event_name(const struct sim_rec *r);
+/* The tracefs system (events/SYSTEM/) that event is under ("sched", "timer", ...). */
+const char *trace_view_event_system(const struct sim_rec *r);
 /*
  * Cut a view's body (len bytes in a temporary file) to at most budget
  * bytes, at the end of a line: returns the new length, *dropped the lines

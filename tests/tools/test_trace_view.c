@@ -1002,6 +1002,55 @@ START_TEST(event_name_is_the_lines)
 }
 END_TEST
 
+/*
+ * Every record type has a description (sim/trace_events.h), and a plain
+ * one's line is its description: the event, then each field's "name=" in
+ * that order, nothing else. A field added, dropped or moved in one place
+ * only fails here.
+ */
+START_TEST(descriptions_are_the_lines)
+{
+	size_t n, plain = 0;
+	struct case_line *c = all_types(&n);
+
+	for (unsigned int t = 0; t < REC__COUNT; t++) {
+		const struct sim_rec_desc *d = sim_rec_desc(t);
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_msg(d->name && d->nfields > 0 && d->nfields <= SIM_REC_FIELDS_MAX,
+			      "type %u: a name and its fields", t);
+		ck_assert_msg(d->print == SIM_PRINT_OWN || (d->event && d->system),
+			      "type %u (%s): a plain event needs its event and system", t, d->name);
+	}
+	ck_assert_ptr_null(sim_rec_desc(REC__COUNT));
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_rec_desc *d = sim_rec_desc(c[i].r.type);
+		const char *p = strstr(strchr(c[i].line, ']'), ": ") + 2;
+		size_t len = strlen(d->event ? d->event : "");
+
+		if (d->print != SIM_PRINT_FIELDS)
+			continue;
+		plain++;
+		ck_assert_msg(!strncmp(p, d->event, len) && p[len] == ':', "'%s' is %s", c[i].line,
+			      d->event);
+		ck_assert_str_eq(trace_view_event_system(&c[i].r), d->system);
+		p += len + 1;
+		for (unsigned int k = 0; k < d->nfields; k++) {
+			size_t nl = strlen(d->field[k].name);
+
+			ck_assert_msg(p[0] == ' ' && !strncmp(p + 1, d->field[k].name, nl) &&
+				      p[1 + nl] == '=', "'%s': field %u is %s", c[i].line, k,
+				      d->field[k].name);
+			p = strpbrk(p + 1, " ");
+			if (!p)
+				p = "";
+		}
+		ck_assert_msg(!*p, "'%s': more than its description's fields", c[i].line);
+	}
+	ck_assert_uint_ge(plain, 10);
+}
+END_TEST
+
 static bool passes(const struct trace_filter *f, struct sim_rec r)
 {
 	return trace_filter_pass(f, &r);
@@ -1278,6 +1327,7 @@ static Suite *suite(void)
 	tcase_add_test(run, streamed_views_are_the_views);
 	tcase_add_test(run, views_are_deterministic);
 	tcase_add_test(text, event_name_is_the_lines);
+	tcase_add_test(text, descriptions_are_the_lines);
 	tcase_add_test(text, filter_selects);
 	tcase_add_test(text, filter_refuses);
 	tcase_add_test(json, json_filter_keeps_slices_whole);

@@ -51,17 +51,34 @@ static void html_text(FILE *out, const char *s)
 	}
 }
 
+/* The page up to the document's place: its title, its style. */
+static int write_to_doc(FILE *out, const char **at, const char *title)
+{
+	if (write_until(out, at, "@TITLE@"))
+		return -1;
+	html_text(out, title ? title : "kwsim");
+	if (write_until(out, at, "@CSS@"))
+		return -1;
+	fwrite(html_page_css, 1, html_page_css_len, out);
+	return write_until(out, at, "@DOC@");
+}
+
+/* The page from the document's place on: its script, its end. */
+static int write_from_doc(FILE *out, const char **at)
+{
+	if (write_until(out, at, "@JS@"))
+		return -1;
+	fwrite(html_page_js, 1, html_page_js_len, out);
+	if (write_until(out, at, NULL))
+		return -1;
+	return ferror(out) ? -1 : 0;
+}
+
 int html_write_page_head(FILE *out, const char *title)
 {
 	const char *at = (const char *)html_page_html;
 
-	if (write_until(out, &at, "@TITLE@"))
-		return -1;
-	html_text(out, title ? title : "kwsim");
-	if (write_until(out, &at, "@CSS@"))
-		return -1;
-	fwrite(html_page_css, 1, html_page_css_len, out);
-	if (write_until(out, &at, "@DOC@"))
+	if (write_to_doc(out, &at, title))
 		return -1;
 	fputs("<script type=\"application/json\" id=\"kwsim-doc\">", out);
 	return ferror(out) ? -1 : 0;
@@ -74,12 +91,7 @@ int html_write_page_tail(FILE *out)
 	/* the page resumes after the document's place */
 	at = strstr(at, "@DOC@") + strlen("@DOC@");
 	fputs("</script>", out);
-	if (write_until(out, &at, "@JS@"))
-		return -1;
-	fwrite(html_page_js, 1, html_page_js_len, out);
-	if (write_until(out, &at, NULL))
-		return -1;
-	return ferror(out) ? -1 : 0;
+	return write_from_doc(out, &at);
 }
 
 int html_write_page(FILE *out, const char *title, const char *doc_json)
@@ -98,19 +110,10 @@ int html_write_page(FILE *out, const char *title, const char *doc_json)
 		}
 		return html_write_page_tail(out);
 	}
-	if (write_until(out, &at, "@TITLE@"))
-		return -1;
-	html_text(out, title ? title : "kwsim");
-	if (write_until(out, &at, "@CSS@"))
-		return -1;
-	fwrite(html_page_css, 1, html_page_css_len, out);
 	/* no document: the page asks the server for it */
-	if (write_until(out, &at, "@DOC@") || write_until(out, &at, "@JS@"))
+	if (write_to_doc(out, &at, title))
 		return -1;
-	fwrite(html_page_js, 1, html_page_js_len, out);
-	if (write_until(out, &at, NULL))
-		return -1;
-	return ferror(out) ? -1 : 0;
+	return write_from_doc(out, &at);
 }
 
 /* --- JSON for inside a script element ------------------------------------------------ */
@@ -457,8 +460,35 @@ static const char *tp_func(const struct sim_rec *r)
 	}
 }
 
+/* A record's fields as its description names them (sim/trace_events.h): every one. */
+static void doc_fields(FILE *out, const struct sim_rec *r)
+{
+	const struct sim_rec_desc *d = sim_rec_desc(r->type);
+	struct trace_field_value v;
+
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		const char *name = d->field[i].name;
+
+		switch (trace_view_field(r, &d->field[i], &v)) {
+		case TRACE_VALUE_ADDR:
+			doc_addr(out, name, (uint64_t)v.n);
+			break;
+		case TRACE_VALUE_STR:
+			doc_kv(out, name, v.s);
+			break;
+		case TRACE_VALUE_INT:
+			fprintf(out, ",\"%s\":%lld", name, v.n);
+			break;
+		default:
+			fprintf(out, ",\"%s\":%llu", name, (unsigned long long)v.n);
+			break;
+		}
+	}
+}
+
 static void write_rec_fields(FILE *out, const struct html_doc *d, const struct sim_rec *r)
 {
+	struct trace_timer_start ts;
 	char comm[17];
 	const char *name;
 
@@ -484,37 +514,32 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 			(long long)r->b);
 		return;
 	case REC_TIMER_START:
+		trace_view_timer_start(r, d->s->cfg.hz, &ts);
 		doc_addr(out, "timer", r->a);
 		doc_kv(out, "function", trace_view_str(r->s));
-		fprintf(out, ",\"expires\":%llu,\"timeout\":%ld", (unsigned long long)r->b,
-			(long)((unsigned long)r->b - trace_view_jiffies(r->time, d->s->cfg.hz)));
+		fprintf(out, ",\"expires\":%lu,\"timeout\":%ld", ts.expires, ts.timeout);
 		return;
 	case REC_TIMER_EXPIRE_ENTRY:
 		doc_addr(out, "timer", r->a);
 		doc_kv(out, "function", trace_view_str(r->s));
 		fprintf(out, ",\"now\":%llu", (unsigned long long)r->b);
 		return;
-	case REC_TIMER_EXPIRE_EXIT:
-	case REC_TIMER_CANCEL:
-		doc_addr(out, "timer", r->a);
-		return;
-	case REC_LOCK_CONTENDED:
-		doc_addr(out, "lock", r->a);
-		doc_kv(out, "name", trace_view_str(r->s));
-		fprintf(out, ",\"spun_ns\":%llu", (unsigned long long)r->b);
+	case REC_LOCK_RELEASE:
+		doc_fields(out, r);
 		return;
 	case REC_LOCK_ACQUIRE:
-	case REC_LOCK_RELEASE:
 		doc_addr(out, "lock", r->a);
 		doc_kv(out, "name", trace_view_str(r->s));
-		if (r->type == REC_LOCK_ACQUIRE)
-			fprintf(out, ",\"try\":%s", r->b & TRACE_LOCK_TRY ? "true" : "false");
+		fprintf(out, ",\"try\":%s", r->b & TRACE_LOCK_TRY ? "true" : "false");
 		return;
 	case REC_IRQ_ENTRY:
 		doc_kv(out, "name", trace_view_str(r->s));
 		return;
 	case REC_SOFTIRQ_ENTRY:
 		doc_kv(out, "name", r->s ? r->s : "TIMER");
+		return;
+	case REC_IRQ_EXIT:
+	case REC_SOFTIRQ_EXIT:	/* the entry's fields say it all */
 		return;
 	case REC_FINDING:
 		fprintf(out, ",\"index\":%llu", (unsigned long long)r->a);
@@ -556,7 +581,9 @@ static void write_rec_fields(FILE *out, const struct html_doc *d, const struct s
 			doc_kv(out, "note", r->s2);
 		return;
 	}
-	default:
+	default:	/* a plain event: its description's fields */
+		if (sim_rec_desc(r->type) && sim_rec_desc(r->type)->print == SIM_PRINT_FIELDS)
+			doc_fields(out, r);
 		return;
 	}
 }

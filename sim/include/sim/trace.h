@@ -9,35 +9,11 @@
 #include <stdint.h>
 #include <stddef.h>
 
+/* The record types, in the order of their descriptions (sim/trace_events.h). */
 enum sim_rec_type {
-	REC_SCHED_SWITCH,	/* a: prev pid, b: prev state, c: next pid; s: prev comm, s2: next comm */
-	REC_SCHED_WAKING,	/* a: pid, b: target cpu; s: comm */
-	REC_TIMER_START,	/* a: timer, b: expires, c: bucket_expiry, d: flags | cpu, idx << 32; s: function */
-	REC_TIMER_EXPIRE_ENTRY,	/* a: timer, b: now (jiffies), c: baseclk; s: function */
-	REC_TIMER_EXPIRE_EXIT,	/* a: timer */
-	REC_TIMER_CANCEL,	/* a: timer */
-	REC_LOCK_CONTENDED,	/* a: lock, b: ns spun; s: lock name */
-	REC_IRQ_ENTRY,		/* s: handler name */
-	REC_IRQ_EXIT,
-	REC_SOFTIRQ_ENTRY,
-	REC_SOFTIRQ_EXIT,
-	REC_FINDING,		/* a: finding index, b: its cause's time, c: its cause's cpu (a
-				   use-after-free's: the kfree's; others: 0); s: kind name */
-	REC_FREEZER,		/* the suspend's steps as suspend_resume traces them (s: action
-				   "suspend_enter", "sync_filesystems", "freeze_processes", "machine_suspend",
-				   "thaw_processes"; b: val, c: 1 begin / 0 end, d: ns slept in all),
-				   or a task's ("frozen", "thawed": a: its pid, s2: its comm) */
-	REC_TASK_NEW,		/* a: pid; s: comm */
-	REC_TASK_EXIT,		/* a: pid, b: exit code */
-	REC_MODEL,		/* model tracepoints, the kernel's or kwsim's own (kwsim_*):
-				   s: event name, a..d its fields, s2: function */
-	REC_PRINTK,		/* a: log level (4 with no KERN_ prefix); s: the line, no newline */
-	REC_LOCK_ACQUIRE,	/* the lock taken: a: lock, b: TRACE_LOCK_TRY | TRACE_LOCK_READ; s: name */
-	REC_LOCK_RELEASE,	/* a: lock; s: lock name */
-	REC_STALL,		/* the CPU held up from the record's time (stall.c): a: ns, b: what
-				   it waits for (struct sim_question's until, as int64_t), c: its
-				   decision's index, d: the held context's line (sim_note_line; 0:
-				   none); s: its name (NULL: idle), s2: its sim_note() text, or NULL */
+#define SIM_TRACE_EVENT(type, name, event, system, print, fields) type,
+#include <sim/trace_events.h>
+#undef SIM_TRACE_EVENT
 	REC__COUNT
 };
 
@@ -110,5 +86,52 @@ const struct sim_rec *sim_trace_records(void);
 /* A hash over every record of the run, kept even when records are not. */
 uint64_t sim_trace_hash(void);
 const char *sim_rec_type_name(enum sim_rec_type type);
+
+/*
+ * A record type's description (sim/trace_events.h): what the kernel's
+ * TRACE_EVENT() says of an event, its name, system and fields in
+ * TP_printk()'s order. The views read it; sim/ only states it.
+ */
+enum sim_field_slot {
+	SIM_F_A, SIM_F_B, SIM_F_C, SIM_F_D,	/* the record's a..d */
+	SIM_F_S, SIM_F_S2,			/* its strings */
+	SIM_F_COMM,				/* the running task's comm */
+	SIM_F_K,				/* a constant: value */
+};
+enum sim_field_type {
+	SIM_FT_PTR,	/* an address: %016llx */
+	SIM_FT_INT,	/* %d */
+	SIM_FT_ULONG,	/* %lu */
+	SIM_FT_U64,	/* %llu */
+	SIM_FT_CPU,	/* a CPU number: %03d */
+	SIM_FT_STR,	/* %s, NULL as "(null)" */
+	SIM_FT_COMM,	/* a comm: %.16s */
+	SIM_FT_OWN,	/* computed by the view (the event prints OWN) */
+};
+enum sim_rec_print {
+	SIM_PRINT_FIELDS,	/* "event: name=value name=value ..." */
+	SIM_PRINT_OWN,		/* a format of its own: the views write it by hand */
+};
+#define SIM_REC_FIELDS_MAX	8
+struct sim_rec_field {
+	const char *name;
+	uint8_t slot;		/* enum sim_field_slot */
+	uint8_t type;		/* enum sim_field_type */
+	const char *value;	/* SIM_F_K's */
+};
+struct sim_rec_desc {
+	const char *name;	/* the record's: sim_rec_type_name() */
+	const char *event;	/* the tracefs event (NULL: the record's s, a model tracepoint) */
+	const char *system;	/* events/SYSTEM/ (NULL: by the event's name) */
+	uint8_t print;		/* enum sim_rec_print */
+	uint8_t nfields;
+	struct sim_rec_field field[SIM_REC_FIELDS_MAX];
+};
+/* NULL for a type out of range. */
+const struct sim_rec_desc *sim_rec_desc(unsigned int type);
+/* A field's raw value: the record's slot (0 for strings and constants). */
+uint64_t sim_rec_field_u64(const struct sim_rec *r, const struct sim_rec_field *f);
+/* A string field's value (STR, COMM, K): may be NULL. */
+const char *sim_rec_field_str(const struct sim_rec *r, const struct sim_rec_field *f);
 
 #endif
