@@ -1,11 +1,11 @@
 /*
- * The process pool (tools/jobs.h): every job's lines reach the parent in
+ * The process pool (tools/lib/jobs.h): every job's lines reach the parent in
  * the order each sent them, every job ends once with its own status, a
  * stop reaches every running child, a pool in a caller's event loop
  * reaps only its own children, a job's bytes reach a data callback whole,
  * and a signal to one job reaches it alone.
  */
-#include <jobs.h>
+#include "lib/jobs.h"
 
 #include "../harness.h"
 

@@ -1,5 +1,5 @@
 /*
- * The timeline view (tools/timeline.c) from hand-built records, where the
+ * The timeline view (tools/view/timeline.c) from hand-built records, where the
  * expected column of each thing is worked out by hand: a work that takes no
  * time shows (the first to begin in a column), a spin is painted back from
  * where it began, an irq beats the task it interrupts, a window shows only
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #define S_TASK_UNINTERRUPTIBLE	2ULL
 

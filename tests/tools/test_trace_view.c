@@ -1,5 +1,5 @@
 /*
- * The trace views (tools/trace_text.c, tools/trace_json.c). Pins: the text
+ * The trace views (tools/view/trace_text.c, tools/view/trace_json.c). Pins: the text
  * header, line for line; the exact line of every record type, the flags
  * column's combinations and the timestamp's rounding, from hand-built
  * records; the merge of the CPUs' streams by time; that the JSON is valid
@@ -24,7 +24,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 /* --- rendering into memory ---------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
 # Output that cannot be written: every command that writes a file the user
 # named, or standard output, says "cannot write PATH: REASON" (or "error
 # writing standard output: REASON") and exits 2; a file that was there is
-# left as it was (written beside and renamed, tools/outfile.h) and no
+# left as it was (written beside and renamed, tools/lib/outfile.h) and no
 # temporary file is left (explore --out: no part of a finding's file); a path
 # that is not a regular file (a device) is written straight and is still
 # there, as it was, afterwards.

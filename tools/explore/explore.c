@@ -10,11 +10,11 @@
  * Wall time is read here for --time and nowhere in a run: a run is a
  * function of its token alone.
  */
-#include "util.h"
+#include "lib/util.h"
 #include "explore.h"
 #include "finding.h"
 #include "shrink.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "scenario/scn.h"
 
 #include <model.h>

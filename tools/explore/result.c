@@ -6,7 +6,7 @@
  */
 #include "explore.h"
 #include "finding.h"
-#include "json.h"
+#include "lib/json.h"
 #include "scenario/scn.h"
 
 #include <errno.h>

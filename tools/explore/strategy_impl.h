@@ -7,7 +7,7 @@
 #ifndef KWSIM_STRATEGY_IMPL_H
 #define KWSIM_STRATEGY_IMPL_H
 
-#include "rng.h"
+#include "lib/rng.h"
 #include "strategy.h"
 
 /* pct's state for one run (pct.c). */

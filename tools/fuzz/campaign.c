@@ -6,7 +6,7 @@
  */
 #include "campaign.h"
 #include "campaign_impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 #include "explore/coverage.h"
 #include "explore/strategy.h"

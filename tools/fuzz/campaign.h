@@ -3,7 +3,7 @@
  * each printed as a scenario, parsed and explored with a small budget of
  * schedules, kept in a corpus when they reach coverage nothing reached
  * before, and every distinct finding shrunk, written out and tried on the
- * other kernel variants. A library: tools/cmd_fuzz.c is the command,
+ * other kernel variants. A library: tools/cmd/cmd_fuzz.c is the command,
  * tests/tools/test_fuzz_campaign.c its tests. (The libFuzzer harnesses
  * beside it in tools/fuzz/ are another thing: fuzz_scenario.c,
  * fuzz_schedule.c.)

@@ -24,7 +24,7 @@
 #include "campaign_impl.h"
 
 #include "explore/explore.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
 #include "explore/strategy.h"

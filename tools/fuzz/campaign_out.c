@@ -7,8 +7,8 @@
 #include "campaign.h"
 #include "campaign_impl.h"
 
-#include "json.h"
-#include "outfile.h"
+#include "lib/json.h"
+#include "lib/outfile.h"
 
 #include <sim/fnv.h>
 

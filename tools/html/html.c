@@ -11,9 +11,9 @@
  */
 #include "html.h"
 
-#include "json.h"
+#include "lib/json.h"
 #include "scenario/scn.h"
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #include <model.h>
 #include <sim/site.h>

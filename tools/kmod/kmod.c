@@ -4,7 +4,7 @@
  * file and nothing kwsim did not write is removed.
  */
 #include "kmod/kmod.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "scenario/scn.h"
 
 #include <ctype.h>
@@ -26,7 +26,7 @@ void kmod_name(const struct scn *s, char *buf, size_t len)
 			buf[i] = '_';
 }
 
-/* DIR/NAME, written whole beside it and renamed over (tools/outfile.h). */
+/* DIR/NAME, written whole beside it and renamed over (tools/lib/outfile.h). */
 static int write_file(const char *dir, const char *name, const char *text, size_t len, FILE *err)
 {
 	char path[4096];

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rng.h"
+#include "lib/rng.h"
 
 #define KP_MAX_WORKERS	3
 #define KP_MAX_WORKS	6

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "lib/json.h"
 
 static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
 			  bool live);

@@ -31,11 +31,11 @@
 #include "srv.h"
 #include "srv_page.h"
 
-#include "util.h"
+#include "lib/util.h"
 #include "explore/strategy.h"
-#include "jobs.h"
+#include "lib/jobs.h"
 #include "html/html.h"
-#include "json.h"
+#include "lib/json.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -673,7 +673,7 @@ static void route_scenario(struct server *sv, struct evhttp_request *req, const 
 	free(n.text);
 }
 
-/* --- simulations: each in a child of the pool (tools/jobs.h), within the server's limits -------- */
+/* --- simulations: each in a child of the pool (tools/lib/jobs.h), within the server's limits -------- */
 
 /*
  * A run or an exploration takes as long as it takes: the server forks a

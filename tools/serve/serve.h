@@ -5,7 +5,7 @@
  *   kwsim serve [--port P] [--bind ADDR] [--root DIR] [--time-limit S]
  *               [--cpu-limit S] [--mem-limit MB] [--output-limit MB] [--max-sims N]
  *
- * Each run or exploration runs in a child process (tools/jobs.h), to its
+ * Each run or exploration runs in a child process (tools/lib/jobs.h), to its
  * end or to the server's bounds (steps and bytes) and limits (wall and CPU
  * time, memory, output): the deterministic core never waits on the network,
  * and the event loop never waits on the core. What a browser watches live

@@ -3,7 +3,7 @@
  * straight where the path is not a regular file (outfile.h says why).
  */
 #define _GNU_SOURCE
-#include "outfile.h"
+#include "lib/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -38,13 +38,13 @@
  * verdict's: a script tells "the race showed" (0 or 1 by the condition)
  * from "the run did not finish" (3).
  */
-#include "cmd_run.h"
-#include "util.h"
+#include "cmd/cmd_run.h"
+#include "lib/util.h"
 #include "html/html.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "kmod/kmod.h"
 #include "scenario/scn.h"
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #include <model.h>
 

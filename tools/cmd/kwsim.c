@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cmd_explore.h"
-#include "cmd_fuzz.h"
-#include "cmd_run.h"
-#include "cmd_shrink.h"
+#include "bench/bench.h"
+#include "cmd/cmd_explore.h"
+#include "cmd/cmd_fuzz.h"
+#include "cmd/cmd_run.h"
+#include "cmd/cmd_shrink.h"
 #include "explore/strategy.h"
 #include "html/html.h"
 #include "serve/serve.h"

@@ -1,7 +1,7 @@
 /*
  * One JSON string writer for the tools (json.h).
  */
-#include "json.h"
+#include "lib/json.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -26,8 +26,8 @@
  * rff learns across runs: its campaigns run 0, 1, 2, ... in order, as the
  * others' do here, so its figures are those of `kwsim explore --strategy rff`.
  */
-#include "util.h"
-#include "bench.h"
+#include "lib/util.h"
+#include "bench/bench.h"
 
 #include <dirent.h>
 #include <stdio.h>

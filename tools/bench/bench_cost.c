@@ -19,8 +19,8 @@
  * 10. The target: at most 2 at every step;
  * --quick leaves out each family's largest size.
  */
-#include "util.h"
-#include "bench.h"
+#include "lib/util.h"
+#include "bench/bench.h"
 
 #include <stdarg.h>
 #include <stdio.h>

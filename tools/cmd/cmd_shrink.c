@@ -21,12 +21,12 @@
  * without a schedule section or one that no longer fits, a run that shows
  * nothing to keep, output that could not be written.
  */
-#include "cmd_shrink.h"
-#include "util.h"
+#include "cmd/cmd_shrink.h"
+#include "lib/util.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
-#include "outfile.h"
-#include "json.h"
+#include "lib/outfile.h"
+#include "lib/json.h"
 #include "scenario/scn.h"
 
 #include <model.h>

@@ -26,14 +26,14 @@
  *      says which job and which shard of the runs is missing
  * With --token the status is kwsim run's for that run.
  */
-#include "cmd_explore.h"
-#include "util.h"
-#include "cmd_fuzz.h"
-#include "cmd_run.h"
+#include "cmd/cmd_explore.h"
+#include "lib/util.h"
+#include "cmd/cmd_fuzz.h"
+#include "cmd/cmd_run.h"
 #include "explore/explore.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 #include "explore/finding.h"
-#include "jobs.h"
+#include "lib/jobs.h"
 #include "scenario/scn.h"
 
 #include <model.h>
@@ -626,7 +626,7 @@ int kwsim_merge(int argc, char **argv)
 	int ndirs = 0, rc = 0;
 	char err[256];
 
-	/* the shards of kwsim fuzz: their own merge (tools/cmd_fuzz.c), by the first's result */
+	/* the shards of kwsim fuzz: their own merge (tools/cmd/cmd_fuzz.c), by the first's result */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--corpus")) {
 			i++;
@@ -711,7 +711,7 @@ int kwsim_merge(int argc, char **argv)
 	return rc;
 }
 
-/* --- --jobs: child processes (tools/jobs.h) ------------------------------------------------- */
+/* --- --jobs: child processes (tools/lib/jobs.h) ------------------------------------------------- */
 
 struct child {
 	struct evbuffer *result;	/* the result's lines, once it starts */

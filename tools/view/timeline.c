@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #define CELLS_PER_COL	8	/* R above: how finely an open window is kept */
 #define TOP		3	/* candidates kept per cell for "the longest" */

@@ -3,7 +3,7 @@
 
 #include <stdbool.h>
 
-/* kwsim fuzz: programs generated and explored, no scenario given (tools/cmd_fuzz.c). */
+/* kwsim fuzz: programs generated and explored, no scenario given (tools/cmd/cmd_fuzz.c). */
 int kwsim_fuzz(int argc, char **argv);
 /* kwsim merge of fuzz --shard outputs: DIR/result.txt is a fuzz shard's (kwsim_merge asks). */
 bool kwsim_fuzz_shard_dir(const char *dir);

@@ -5,7 +5,7 @@
  * means its own child is gone. A job is freed once it has ended: a server
  * runs jobs without end, and keeps only those that run.
  */
-#include "jobs.h"
+#include "lib/jobs.h"
 
 #include <errno.h>
 #include <event2/buffer.h>

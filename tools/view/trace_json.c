@@ -56,8 +56,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "trace_view.h"
+#include "lib/json.h"
+#include "view/trace_view.h"
 
 #include <sim/sim.h>
 

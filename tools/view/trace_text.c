@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #include <sim/sim.h>
 

@@ -7,8 +7,8 @@
  * Only tools/ may read the wall clock; the machine itself never does, so
  * nothing measured here can leak into a simulated run.
  */
-#include "util.h"
-#include "bench.h"
+#include "lib/util.h"
+#include "bench/bench.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 
 #include <sys/resource.h>
 
-#include "cmd_run.h"
+#include "cmd/cmd_run.h"
 #include "scenario/scn.h"
 
 #include <model.h>

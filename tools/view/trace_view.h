@@ -15,7 +15,7 @@
 
 #include <sim/trace.h>
 
-#include "trace_filter.h"
+#include "view/trace_filter.h"
 
 struct trace_view_opts {
 	unsigned int hz;	/* jiffies per second, for timer_start's now/timeout; 0: 250 */

@@ -15,7 +15,7 @@
  * their return, else the NEAR_RECORDS records either side of it; within
  * NEAR_NS of the focus, at least MIN_SPAN_NS wide, 8% more on each side.
  */
-#include "cmd_run.h"
+#include "cmd/cmd_run.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,7 +27,7 @@
 #include <sim/trace.h>
 
 #include "scenario/scn.h"
-#include "trace_view.h"
+#include "view/trace_view.h"
 
 #define NEAR_RECORDS 12
 #define NEAR_NS 20000u

@@ -24,12 +24,12 @@
  * Exit status: 0 nothing found, 1 findings, 2 bad input or usage,
  * 3 stopped (SIGINT) before the programs asked were done, nothing found.
  */
-#include "cmd_fuzz.h"
-#include "util.h"
+#include "cmd/cmd_fuzz.h"
+#include "lib/util.h"
 #include "fuzz/campaign.h"
-#include "jobs.h"
+#include "lib/jobs.h"
 #include "scenario/scn.h"
-#include "outfile.h"
+#include "lib/outfile.h"
 
 #include <model.h>
 
@@ -290,7 +290,7 @@ int kwsim_fuzz(int argc, char **argv)
 
 /* --- --jobs and --shard: streams as child processes, multiplexed with libevent ---------------- */
 
-/* A stream's part, as its child sent it (--jobs: tools/jobs.h runs them). */
+/* A stream's part, as its child sent it (--jobs: tools/lib/jobs.h runs them). */
 struct job {
 	bool ended;		/* it sent its "end" line */
 	struct fz_stats progress;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_filter.h"
-#include "trace_view.h"
+#include "view/trace_filter.h"
+#include "view/trace_view.h"
 
 struct pattern {
 	char *sys, *name;	/* name NULL: a bare word, matched as an event or a system */
