@@ -244,12 +244,6 @@ static const char *test_word(int quant)
 	       quant == Q_EXISTS ? "Allowed" : "(no condition)";
 }
 
-static const char *quant_name(int quant)
-{
-	return quant == Q_NOT_EXISTS ? "~exists" : quant == Q_FORALL ? "forall" :
-	       quant == Q_EXISTS ? "exists" : "";
-}
-
 static size_t nfindings(const struct xr *r)
 {
 	size_t n = 0;
@@ -428,7 +422,7 @@ void xr_print(FILE *out, const struct xr *r)
 		for (size_t i = 0; i < nv; i++)
 			cells[i] = observation(&r->v[i]);
 		row(&t, "Observation", cells, nv);
-		fprintf(out, "Condition %s %s\n", quant_name(r->quant), cond);
+		fprintf(out, "Condition %s %s\n", scn_quant_name(r->quant), cond);
 	} else {
 		fputs("(no condition: a state is how a run ended and how many findings it had)\n",
 		      out);
@@ -529,7 +523,7 @@ void xr_print_json(FILE *out, const struct xr *r)
 		r->shard, r->nshards, r->stopped ? "true" : "false", r->complete ? "true" : "false");
 	if (r->quant != Q_NONE) {
 		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"test\":\"%s\",\"text\":",
-			quant_name(r->quant), test_word(r->quant));
+			scn_quant_name(r->quant), test_word(r->quant));
 		json_str(out, r->cond_text);
 		fputc('}', out);
 	}

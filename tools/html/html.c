@@ -721,17 +721,6 @@ void html_doc_output(struct html_doc *d, FILE *recs)
 	d->first = true;
 }
 
-static const char *preempt_name(enum sim_preempt p)
-{
-	return p == SIM_PREEMPT_NONE ? "none" : p == SIM_PREEMPT_FULL ? "full" : "voluntary";
-}
-
-static const char *strategy_name(enum sim_strategy st)
-{
-	return st == SIM_STRATEGY_RANDOM ? "random" : st == SIM_STRATEGY_REPLAY ? "replay"
-									     : "faithful";
-}
-
 void html_doc_head(struct html_doc *d, FILE *out, bool whole)
 {
 	const struct scn *s = d->s;
@@ -747,7 +736,7 @@ void html_doc_head(struct html_doc *d, FILE *out, bool whole)
 	doc_str(out, d->m->name);
 	fprintf(out, ",\"cpus\":%d,\"hz\":%u,\"preempt\":\"%s\",\"strategy\":\"%s\",\"seed\":%llu,"
 		"\"replay\":%s,\"max_records\":%zu}", s->cfg.ncpus, s->cfg.hz,
-		preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy),
+		scn_preempt_name(s->cfg.preempt), scn_strategy_name(s->cfg.strategy),
 		(unsigned long long)s->cfg.seed, s->replay ? "true" : "false", d->max);
 	fputs(whole ? ",\"records\":[\n" : "}", out);
 }

@@ -367,6 +367,11 @@ struct scn_run;
  * own); NULL past the last setting. A saved schedule holds them all.
  */
 const char *scn_setting_text(const struct scn_run *run, size_t i, char *buf, size_t len);
+/* The settings' words for a preemption model, a strategy ("replay" for a replay) */
+const char *scn_preempt_name(enum sim_preempt p);
+const char *scn_strategy_name(enum sim_strategy st);
+/* A condition's quantifier as written: "exists", "~exists", "forall" ("" for none) */
+const char *scn_quant_name(enum scn_quant q);
 
 /* --- running ------------------------------------------------------------------------------ */
 

@@ -13,7 +13,7 @@
 static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
 			  bool live);
 
-static const char *quant_name(enum scn_quant q)
+const char *scn_quant_name(enum scn_quant q)
 {
 	switch (q) {
 	case Q_EXISTS: return "exists";
@@ -22,17 +22,6 @@ static const char *quant_name(enum scn_quant q)
 	case Q_NONE: break;
 	}
 	return "";
-}
-
-static const char *preempt_name(enum sim_preempt p)
-{
-	return p == SIM_PREEMPT_NONE ? "none" : p == SIM_PREEMPT_FULL ? "full" : "voluntary";
-}
-
-static const char *strategy_name(enum sim_strategy st)
-{
-	return st == SIM_STRATEGY_RANDOM ? "random" : st == SIM_STRATEGY_REPLAY ? "replay"
-									     : "faithful";
 }
 
 static void print_time(FILE *out, uint64_t ns)
@@ -419,8 +408,8 @@ struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
 		if (s->era)
 			fprintf(out, " (era %u.%u)", s->era >> 8, s->era & 0xff);
 		fprintf(out, ", %d cpu%s, HZ=%u, preempt %s, strategy %s", s->cfg.ncpus,
-			s->cfg.ncpus == 1 ? "" : "s", s->cfg.hz, preempt_name(s->cfg.preempt),
-			strategy_name(s->cfg.strategy));
+			s->cfg.ncpus == 1 ? "" : "s", s->cfg.hz, scn_preempt_name(s->cfg.preempt),
+			scn_strategy_name(s->cfg.strategy));
 		/* only the random strategy draws from the seed */
 		if (s->cfg.strategy == SIM_STRATEGY_RANDOM)
 			fprintf(out, ", seed %llu", (unsigned long long)s->cfg.seed);
@@ -435,7 +424,7 @@ struct scn_timeline *scn_timeline_begin(FILE *out, const struct scn *s,
 	json_str(out, m->name);
 	fprintf(out, ",\"cpus\":%d,\"hz\":%u,\"preempt\":\"%s\",\"strategy\":\"%s\",\"seed\":%llu,"
 		"\"time_limit_ns\":%llu,\"events\":[", s->cfg.ncpus, s->cfg.hz,
-		preempt_name(s->cfg.preempt), strategy_name(s->cfg.strategy),
+		scn_preempt_name(s->cfg.preempt), scn_strategy_name(s->cfg.strategy),
 		(unsigned long long)s->cfg.seed, (unsigned long long)s->cfg.time_limit_ns);
 	return t;
 }
@@ -694,7 +683,7 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 	fputc('\n', out);
 	fprintf(out, "%s\n", verdict(s, run) ? "Ok" : "No");
 	fprintf(out, "Witnesses\nPositive: %d Negative: %d\n", pos, !pos);
-	fprintf(out, "Condition %s ", quant_name(s->quant));
+	fprintf(out, "Condition %s ", scn_quant_name(s->quant));
 	put_text(out, s->cond_text);
 	/*
 	 * One run shows whether the state was observed, no more: herd7's
@@ -798,7 +787,7 @@ void scn_print_json(FILE *out, const struct scn *s, const struct scn_run *run)
 	}
 	if (s->quant != Q_NONE) {
 		fprintf(out, ",\"condition\":{\"quantifier\":\"%s\",\"test\":\"%s\",\"text\":",
-			quant_name(s->quant), s->quant == Q_NOT_EXISTS ? "Forbidden" :
+			scn_quant_name(s->quant), s->quant == Q_NOT_EXISTS ? "Forbidden" :
 			s->quant == Q_FORALL ? "Required" : "Allowed");
 		json_str(out, s->cond_text);
 		fputs(",\"state\":", out);

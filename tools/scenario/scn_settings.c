@@ -29,6 +29,17 @@ static const char *const unbounded_names[] = { "unbounded", NULL };
 static const char *const off_on_names[] = { "off", "on", NULL };
 static const char *const mem_sleep_names[] = { "deep", "s2idle", NULL };
 
+const char *scn_preempt_name(enum sim_preempt p)
+{
+	return preempt_names[p];
+}
+
+/* a replay is not a setting's value: a saved schedule says faithful or random */
+const char *scn_strategy_name(enum sim_strategy st)
+{
+	return st == SIM_STRATEGY_REPLAY ? "replay" : strategy_names[st];
+}
+
 #define CFG(field) offsetof(struct sim_config, field), sizeof(((struct sim_config *)0)->field)
 
 static const struct setting {
