@@ -564,7 +564,7 @@ static void hung_check(void *arg)
 		   p->wait_what ? p->wait_what : "nothing known");
 }
 
-/* --- fatal faults: guard pages and freed memory -------------------------------- */
+/* --- fatal faults: guard pages, freed memory, the NULL page -------------------- */
 
 static char fault_msg[512];
 static struct sim_site fault_site;	/* where the faulting context was (sim_ctx_site) */
@@ -574,6 +574,32 @@ static uint16_t fault_after_cpu;
 static struct sigaction host_action[2];	/* SIGSEGV, SIGBUS: what the host had */
 static bool handler_installed;		/* the process's handlers are on_fault */
 static bool altstack_set;
+
+/*
+ * An access within the page at address 0 is a member of a structure
+ * reached through a NULL pointer: the kernel's oops (arch/x86/mm/fault.c,
+ * show_fault_oops(): "kernel NULL pointer dereference" below PAGE_SIZE),
+ * which kills the task with whatever it held, so the machine stops as it
+ * does for BUG(). The address is the member's offset in the model's
+ * structure, the same in every run.
+ */
+#define NULL_PAGE_END	4096
+
+static bool null_deref(const void *addr, const struct sim_ctx *x)
+{
+	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
+
+	if ((uintptr_t)addr >= NULL_PAGE_END)
+		return false;
+	snprintf(fault_msg, sizeof(fault_msg),
+		 "BUG: kernel NULL pointer dereference, address: %016llx\n"
+		 "  Oops in %s by task %s/%d%s%s%s on CPU %d",
+		 (unsigned long long)(uintptr_t)addr,
+		 fault_site.func ? fault_site.func : "an unknown function", t->comm, t->pid,
+		 x->kind == CTX_TASK ? "" : " (", x->kind == CTX_TASK ? "" : sim_ctx_name(x),
+		 x->kind == CTX_TASK ? "" : ")", x->cpu->id);
+	return true;
+}
 
 /*
  * Not a fault the machine explains: hand it to whoever handled it before
@@ -609,6 +635,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	} else if (sim_slab_fault(addr, fault_site.func, x, fault_msg, sizeof(fault_msg),
 				  &fault_after, &fault_after_cpu)) {
 		sim.fault_kind = SIM_F_UAF;
+	} else if (null_deref(addr, x)) {
+		sim.fault_kind = SIM_F_BUG;
+		fault_after = fault_after_cpu = 0;
 	} else {
 		pass_on(sig, si);
 		return;

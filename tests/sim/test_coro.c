@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* --- stack overflow ------------------------------------------------------------- */
 
@@ -93,7 +94,7 @@ START_TEST(stack_overflow_in_hardirq)
 END_TEST
 
 /* A fault the machine cannot explain is the host's: the process dies of it (or ASan reports it). */
-static volatile uintptr_t wild_addr = 16;	/* the null page: mapped by nobody */
+static volatile uintptr_t wild_addr;
 
 static int wild_fn(void *arg)
 {
@@ -104,10 +105,35 @@ static int wild_fn(void *arg)
 
 START_TEST(wild_access_is_not_a_finding)
 {
+	/* a page of the host's, no block's, no stack's */
+	void *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(page, MAP_FAILED);
+	wild_addr = (uintptr_t)page + 16;
 	h_init(1);
 	sim_spawn("wild", wild_fn, NULL, 0, true, 0);
 	h_run();
 	ck_abort_msg("the run survived a wild access");
+}
+END_TEST
+
+/*
+ * The NULL page: a member reached through a NULL pointer, the kernel's oops
+ * (named "an unknown function": the machine has no symbol for wild_fn).
+ */
+START_TEST(null_page_access_is_an_oops)
+{
+	const struct sim_finding *f;
+
+	wild_addr = 16;
+	h_init(1);
+	sim_spawn("wild", wild_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	ck_assert_uint_eq(h_count(SIM_F_BUG), 1);
+	f = h_first(SIM_F_BUG);
+	ck_assert_str_eq(f->msg, "BUG: kernel NULL pointer dereference, address: 0000000000000010\n"
+				 "  Oops in an unknown function by task wild/1 on CPU 0");
+	ck_assert_str_eq(f->context, "wild");
 }
 END_TEST
 
@@ -365,6 +391,7 @@ static Suite *suite(void)
 #else
 	tcase_add_test_raise_signal(tc, wild_access_is_not_a_finding, SIGSEGV);
 #endif
+	tcase_add_test(tc, null_page_access_is_an_oops);
 	tcase_add_test(tc, thousand_tasks_switch_round_robin);
 	tcase_add_test(tc, fp_state_is_per_context);
 	tcase_add_test(tc, fp_state_of_host_untouched);
