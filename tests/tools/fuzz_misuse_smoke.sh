@@ -18,7 +18,7 @@ run fuzz --kernel mainline --runs 1 --seed 3 --misuse --out "$tmp/found" >"$tmp/
 check
 [[ $rc == 1 ]] || fail "mainline seed 3: exit $rc, want 1 (findings)"
 check
-grep -q 'BUG: kernel NULL pointer dereference, address: 0000000000000008' "$tmp/out.txt" ||
+grep -q 'BUG: kernel NULL pointer dereference' "$tmp/out.txt" ||
 	fail "mainline seed 3: no NULL pointer dereference finding"
 check
 shopt -s nullglob
