@@ -115,27 +115,38 @@ static bool corrupt(bool cond, unsigned int c)
 	sim_die();
 }
 
-/* p in a simulated stack, below the part in use: the frame it was in has returned. */
-static bool in_dead_frame(const void *p, const struct sim_ctx **owner)
+/*
+ * p in a simulated stack, in no frame in use: the whole stack of a task
+ * that has exited, else below the part in use (here is the frame of the
+ * list check, whose caller's frames are above it; a switched-out
+ * context's part in use starts at its saved sp). The first is exact in
+ * every build. The second is not: a frame that returned and was covered
+ * again by a later call's is in use again by that measure (what the kernel
+ * reads there is another frame's), and how deep the later calls go is
+ * the compiler's (-O0 keeps the inline list functions' frames).
+ */
+static bool in_dead_frame(const void *p, uintptr_t here, const struct sim_ctx **owner)
 {
 	const struct sim_owner *o = p ? sim_owner_of(p) : NULL;
-	uintptr_t here = (uintptr_t)__builtin_frame_address(0), sp;
+	const struct sim_ctx *x;
+	uintptr_t sp;
 
 	if (!o || !o->ctx)
 		return false;
-	/* the running context's live part starts here; a switched-out one's at its saved sp */
-	sp = here >= o->lo && here < o->hi ? here : (uintptr_t)o->ctx->coro.sp;
-	*owner = o->ctx;
+	x = *owner = o->ctx;
+	if (x->kind == CTX_TASK && x->task->__state == TASK_DEAD)
+		return true;
+	sp = here >= o->lo && here < o->hi ? here : (uintptr_t)x->coro.sp;
 	return (uintptr_t)p < sp;
 }
 
-static void dead_frame_check(const void *p, const char *func)
+static void dead_frame_check(const void *p, uintptr_t here, const char *func)
 {
 	const struct sim_ctx *owner, *x = sim.cur;
 	const struct task_struct *t;
 	struct sim_site where = { NULL, 0, NULL };
 
-	if (!in_dead_frame(p, &owner) || !x)
+	if (!in_dead_frame(p, here, &owner) || !x)
 		return;
 	t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	sim_ctx_site(x, &where);	/* the finding names the model function, as a fault's */
@@ -153,13 +164,14 @@ bool __list_add_valid(struct list_head *new, struct list_head *prev, struct list
 {
 	const char *fn = sim_era_since(6, 6) ? "__list_add_valid_or_report" :
 			 sim_era_since(4, 10) ? "__list_add_valid" : "__list_add";
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	bool bad;
 
 	if (sim_era_since(4, 10) && (corrupt(!prev, ADD_PNULL) || corrupt(!next, ADD_NNULL)))
 		return false;
-	dead_frame_check(new, fn);
-	dead_frame_check(prev, fn);
-	dead_frame_check(next, fn);
+	dead_frame_check(new, here, fn);
+	dead_frame_check(prev, here, fn);
+	dead_frame_check(next, here, fn);
 	if (!sim_era_since(4, 10)) {
 		/* 4.9: three WARNs, each on its own, and the add goes ahead */
 		corrupt(next->prev != prev, ADD_NEXT);
@@ -176,16 +188,17 @@ bool __list_del_entry_valid(struct list_head *entry)
 {
 	const char *fn = sim_era_since(6, 6) ? "__list_del_entry_valid_or_report" :
 			 sim_era_since(4, 10) ? "__list_del_entry_valid" : "__list_del_entry";
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	struct list_head *prev, *next;
 
-	dead_frame_check(entry, fn);
+	dead_frame_check(entry, here, fn);
 	prev = entry->prev;
 	next = entry->next;
 	if (sim_era_since(4, 10) && (corrupt(!next, DEL_NNULL) || corrupt(!prev, DEL_PNULL)))
 		return false;
 	if (corrupt(next == LIST_POISON1, DEL_POISON1) || corrupt(prev == LIST_POISON2, DEL_POISON2))
 		return false;
-	dead_frame_check(prev, fn);
-	dead_frame_check(next, fn);
+	dead_frame_check(prev, here, fn);
+	dead_frame_check(next, here, fn);
 	return !(corrupt(prev->next != entry, DEL_PREV) || corrupt(next->prev != entry, DEL_NEXT));
 }
