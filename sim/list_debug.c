@@ -117,7 +117,8 @@ static bool corrupt(bool cond, unsigned int c)
 
 /*
  * p in a simulated stack, in no frame in use: the whole stack of a task
- * that has exited, else below the part in use (here is the frame of the
+ * that has exited (and is not running its way out: TASK_DEAD is set
+ * before the last unlinks), else below the part in use (here is the frame of the
  * list check, whose caller's frames are above it; a switched-out
  * context's part in use starts at its saved sp). The first is exact in
  * every build. The second is not: a frame that returned and was covered
@@ -134,9 +135,11 @@ static bool in_dead_frame(const void *p, uintptr_t here, const struct sim_ctx **
 	if (!o || !o->ctx)
 		return false;
 	x = *owner = o->ctx;
+	if (here >= o->lo && here < o->hi)	/* its own stack: it may be on its way out */
+		return (uintptr_t)p < here;
 	if (x->kind == CTX_TASK && x->task->__state == TASK_DEAD)
 		return true;
-	sp = here >= o->lo && here < o->hi ? here : (uintptr_t)x->coro.sp;
+	sp = (uintptr_t)x->coro.sp;
 	return (uintptr_t)p < sp;
 }
 
