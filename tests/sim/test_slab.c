@@ -173,7 +173,7 @@ END_TEST
  * same read instrumented, right after, reports.
  */
 #ifdef KWSIM_KASAN
-static __attribute__((noinline, no_sanitize_address)) long unchecked_read(const long *p)
+static noinline __attribute__((no_sanitize_address)) long unchecked_read(const long *p)
 {
 	return *p;
 }
