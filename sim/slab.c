@@ -166,7 +166,7 @@ void sim_slab_fini(bool keep)
 	for (size_t i = 0; i < sim.slab.nblocks; i++) {
 		if (keep && sim.slab.nspares < SLAB_KEEP)
 			keep_mapping(&sim.slab.blocks[i]);
-		else
+		else if (keep || !in_arena(sim.slab.blocks[i].base))	/* else: arena_reset() */
 			unmap_block(sim.slab.blocks[i].base, sim.slab.blocks[i].map_size);
 	}
 	sim.slab.nblocks = 0;
