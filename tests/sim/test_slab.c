@@ -178,6 +178,8 @@ static noinline __attribute__((no_sanitize_address)) long unchecked_read(const l
 	return *p;
 }
 
+/* called through a pointer, so that no compiler moves the read into its instrumented caller */
+static long (*volatile unchecked)(const long *) = unchecked_read;
 static bool unchecked_survived;
 
 static int unchecked_then_checked_fn(void *arg)
@@ -187,7 +189,7 @@ static int unchecked_then_checked_fn(void *arg)
 	(void)arg;
 	t->b = 5;
 	drop_thing(t);
-	sink = unchecked_read(&t->b);
+	sink = unchecked(&t->b);
 	unchecked_survived = true;
 	t->b = 6;		/* a store, instrumented: reported */
 	survived = true;
