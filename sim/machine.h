@@ -471,6 +471,21 @@ bool sim_slab_fault(const void *addr, const char *func, const struct sim_ctx *x,
 		    size_t len, uint64_t *freed_at, uint16_t *free_cpu);
 bool sim_slab_fake_addr(const void *p, uint64_t *out);
 
+/* --- kasan.c -------------------------------------------------------------------- */
+/* The slab's arena: one reservation, so that the access check is one compare. */
+#define SIM_ARENA_SIZE	((uintptr_t)4 << 30)
+/* The arena starts at lo (slab.c reserves it, once per process). */
+void sim_kasan_arena(const void *lo);
+/* Granules of the arena holding a freed block (poisoned) or a live one or nothing. */
+void sim_kasan_poison(const void *p, size_t len);
+void sim_kasan_unpoison(const void *p, size_t len);
+bool sim_kasan_poisoned(const void *p);
+/*
+ * An instrumented access touched freed memory at addr (machine.c): the
+ * finding the fault on a freed page gives, and the run ends there.
+ */
+void sim_bad_access(const void *addr);
+
 /* --- freezer.c ------------------------------------------------------------------ */
 void sim_freezer_init(void);
 void sim_freezer_fini(bool keep);

@@ -1,8 +1,16 @@
 /*
- * The checking allocator. Each block gets pages of its own; kfree() makes
- * them inaccessible and keeps them until the run ends, so any later touch
- * faults and the fault handler names the block, where it was allocated and
- * where it was freed. Blocks are numbered in allocation order, which gives
+ * The checking allocator. Each block gets pages of its own, followed by a
+ * page nobody maps, in one arena reserved once per process (kasan.c's
+ * shadow covers it, so checking an address is one compare); kfree() marks
+ * them freed and keeps them until the run ends, so any later touch is
+ * reported, naming the block, where it was allocated and where it was
+ * freed. How a touch is caught depends on the build: where the model is
+ * instrumented (KWSIM_KASAN: -fsanitize=kernel-address, outline), each
+ * access asks kasan.c's shadow and nothing else is done; in the sanitizer
+ * build, which cannot instrument so, kfree() makes the pages PROT_NONE and
+ * the fault handler reports (about 41 us a kfree() on this guest, the TLB
+ * shootdown, against a few for a whole run of a small race). Blocks are
+ * numbered in allocation order, which gives
  * them stable fake addresses. What is live when the machine comes to rest
  * and nothing live refers to is a leak, as kmemleak would report it (a
  * block a live kthread holds, such as a worker whose thread still waits
@@ -10,7 +18,10 @@
  *
  * A reset keeps the run's mappings for the next run's blocks of the same
  * size: a freed one is made accessible again only when it is handed out,
- * so a block freed in this run faults on touch as in the first run.
+ * so a block freed in this run faults on touch as in the first run. Once
+ * the arena is used up (4 GiB of blocks and guard pages not yet given back
+ * by a teardown), blocks are mapped on their own and guarded by their
+ * pages in every build.
  */
 #include "machine.h"
 #include <linux/slab.h>
@@ -60,6 +71,83 @@ struct slab_spare {
 	bool inaccessible;	/* a freed block's: PROT_NONE */
 };
 
+/* The arena: [lo, lo + SIM_ARENA_SIZE), handed out from lo upwards up to used. */
+static struct {
+	char *lo;
+	size_t used;
+} arena;
+
+static bool in_arena(const void *p)
+{
+	return arena.lo && (uintptr_t)p - (uintptr_t)arena.lo < SIM_ARENA_SIZE;
+}
+
+/*
+ * Whether kfree() must take a block's pages away: where nothing checks
+ * accesses, or for a block outside the arena, which no shadow covers.
+ * KWSIM_KASAN_VERIFY keeps both, to show the check misses nothing the
+ * guard catches (machine.c's on_fault then aborts).
+ */
+static bool protect(const void *base)
+{
+#if defined(KWSIM_KASAN) && !defined(KWSIM_KASAN_VERIFY)
+	return !in_arena(base);
+#else
+	(void)base;
+	return true;
+#endif
+}
+
+/* map_size bytes of the arena, read-write, and a guard page after them; NULL if full. */
+static void *arena_take(size_t map_size)
+{
+	size_t pg = coro_page_size();
+	void *p;
+
+	if (!arena.lo) {
+		p = mmap(NULL, SIM_ARENA_SIZE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		arena.lo = p;
+		sim_kasan_arena(p);
+	}
+	if (SIM_ARENA_SIZE - arena.used < map_size + pg)
+		return NULL;
+	p = arena.lo + arena.used;
+	if (mprotect(p, map_size, PROT_READ | PROT_WRITE))
+		return NULL;
+	arena.used += map_size + pg;
+	return p;
+}
+
+/*
+ * Give a block's mapping back. The arena's pages become a reservation
+ * again, in the arena's place (they return to use at the teardown).
+ */
+static void unmap_block(void *base, size_t map_size)
+{
+	if (in_arena(base))
+		mmap(base, map_size, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	else
+		munmap(base, map_size);
+}
+
+/*
+ * The teardown: the arena's pages go, all of it becomes a reservation
+ * again, with no block marked freed.
+ */
+static void arena_reset(void)
+{
+	if (!arena.used)
+		return;
+	mmap(arena.lo, arena.used, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+	     -1, 0);
+	sim_kasan_unpoison(arena.lo, arena.used);
+	arena.used = 0;
+}
+
 void sim_slab_init(void)
 {
 	sim.slab.nblocks = 0;
@@ -78,14 +166,16 @@ void sim_slab_fini(bool keep)
 	for (size_t i = 0; i < sim.slab.nblocks; i++) {
 		if (keep && sim.slab.nspares < SLAB_KEEP)
 			keep_mapping(&sim.slab.blocks[i]);
-		else
-			munmap(sim.slab.blocks[i].base, sim.slab.blocks[i].map_size);
+		else if (keep || !in_arena(sim.slab.blocks[i].base))	/* else: arena_reset() */
+			unmap_block(sim.slab.blocks[i].base, sim.slab.blocks[i].map_size);
 	}
 	sim.slab.nblocks = 0;
 	if (keep)
 		return;
 	for (size_t i = 0; i < sim.slab.nspares; i++)
-		munmap(sim.slab.spares[i].base, sim.slab.spares[i].map_size);
+		if (!in_arena(sim.slab.spares[i].base))
+			munmap(sim.slab.spares[i].base, sim.slab.spares[i].map_size);
+	arena_reset();
 	free(sim.slab.spares);
 	sim.slab.spares = NULL;
 	sim.slab.nspares = sim.slab.capspares = 0;
@@ -105,16 +195,20 @@ static void *map_block(size_t map_size)
 		if (s->map_size != map_size)
 			continue;
 		p = s->base;
-		if (s->inaccessible && mprotect(p, map_size, PROT_READ | PROT_WRITE))
+		if (s->inaccessible && protect(p) && mprotect(p, map_size, PROT_READ | PROT_WRITE))
 			return NULL;
 		*s = sim.slab.spares[--sim.slab.nspares];
+		sim_kasan_unpoison(p, map_size);
 		fresh_mapping(p, map_size);
 		memset(p, 0, map_size);
 		return p;
 	}
-	p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
+	p = arena_take(map_size);
+	if (!p) {
+		p = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+	}
 	fresh_mapping(p, map_size);
 	return p;
 }
@@ -219,7 +313,9 @@ void sim_kfree(const void *p, const struct sim_site *site)
 		snprintf(b->freer, sizeof(b->freer), "%s", sim_ctx_name(sim.cur));
 		b->free_note = sim_ctx_note(sim.cur)[0] ? sim_intern(sim.cur->note) : NULL;
 	}
-	mprotect(b->base, b->map_size, PROT_NONE);
+	sim_kasan_poison(b->base, b->map_size);
+	if (protect(b->base))
+		mprotect(b->base, b->map_size, PROT_NONE);
 }
 
 /*
