@@ -26,22 +26,6 @@ static void ctx_init(struct sim_ctx *x, struct sim_cpu *c, enum sim_ctx_kind kin
 	sim_owner_add_stack(x);
 }
 
-/*
- * "swapper/N", the idle task's comm, without snprintf(): every reset names
- * each CPU's idle task again, and printf's machinery cost more than the rest
- * of the CPU's set-up.
- */
-static void idle_comm(char *comm, int id)
-{
-	_Static_assert(SIM_MAX_CPUS <= 100, "two digits name every CPU");
-	char *s = stpcpy(comm, "swapper/");
-
-	if (id >= 10)
-		*s++ = (char)('0' + id / 10);
-	*s++ = (char)('0' + id % 10);
-	*s = '\0';
-}
-
 void sim_cpus_init(void)
 {
 	struct sim_cpu *c;
@@ -55,7 +39,7 @@ void sim_cpus_init(void)
 		c->idle.cpu = c->id;
 		c->idle.bound_cpu = c->id;
 		c->idle.on_rq = true;
-		idle_comm(c->idle.comm, c->id);
+		snprintf(c->idle.comm, sizeof(c->idle.comm), "swapper/%d", c->id);
 		/* init_idle_preempt_count(): the idle loop runs with preemption off */
 		c->idle.preempt_saved = PREEMPT_OFFSET;
 		c->preempt_count = PREEMPT_OFFSET;
