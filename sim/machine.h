@@ -189,6 +189,17 @@ struct sim_owners {			/* owner.c: by host page */
 	size_t n, cap;
 };
 
+/*
+ * task.c: task_structs a reset keeps for the next run's tasks. At 1.6 KiB
+ * one is past malloc's per-thread cache, and making and freeing a run's
+ * few tasks cost malloc's slow path (and its consolidation) every run.
+ */
+#define SIM_SPARE_TASKS 64
+struct sim_spare_tasks {
+	struct task_struct *p[SIM_SPARE_TASKS];
+	size_t n;
+};
+
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
@@ -244,6 +255,7 @@ struct sim {
 	struct sim_lockdep lockdep;
 	struct sim_rf_table rf;
 	struct sim_owners owners;
+	struct sim_spare_tasks spare_tasks;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those

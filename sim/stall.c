@@ -37,7 +37,6 @@
 #include "machine.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* 1 + every other CPU + the next event + the ladder, 10 us .. 100 s, and the bound */
 #define STALL_MAX (1 + SIM_MAX_CPUS + 1 + 8)
@@ -66,8 +65,11 @@ static void offer(struct stall_q *s, uint64_t d, int until)
 		;
 	if (s->durations[i - 1] == d)
 		return;
-	memmove(&s->durations[i + 1], &s->durations[i], (s->n - i) * sizeof(s->durations[0]));
-	memmove(&s->until[i + 1], &s->until[i], (s->n - i) * sizeof(s->until[0]));
+	/* a handful of entries, most offers at the end: a loop, not two memmove calls */
+	for (unsigned int j = s->n; j > i; j--) {
+		s->durations[j] = s->durations[j - 1];
+		s->until[j] = s->until[j - 1];
+	}
 	s->durations[i] = d;
 	s->until[i] = until;
 	s->n++;
@@ -149,8 +151,13 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 			offer(&s, cand[i].when - when + 1, cand[i].cpu->id);
 	if (next)
 		offer(&s, next->time - when + 1, SIM_STALL_EVENT);
+	/*
+	 * The rungs at or past the bound would be capped to it, the bound's
+	 * own offer below, with the same 'until': offered once, not each time.
+	 */
 	for (unsigned int i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++)
-		offer(&s, ladder[i], SIM_STALL_FIXED);
+		if (ladder[i] < sim.cfg.stall_ns)
+			offer(&s, ladder[i], SIM_STALL_FIXED);
 	offer(&s, sim.cfg.stall_ns, SIM_STALL_FIXED);
 	for (unsigned int i = 0; i < s.n; i++)
 		s.ids[i] = c->id;

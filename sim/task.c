@@ -18,16 +18,36 @@ void sim_tasks_init(void)
 	sim.next_pid = 1;
 }
 
+/* A zeroed task_struct: a spare from an earlier run, else a new one. */
+static struct task_struct *task_alloc(void)
+{
+	struct sim_spare_tasks *spare = &sim.spare_tasks;
+	struct task_struct *p;
+
+	if (!spare->n)
+		return calloc(1, sizeof(*p));
+	p = spare->p[--spare->n];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
 void sim_tasks_fini(bool keep)
 {
-	(void)keep;	/* the stacks go to the pool either way: sim_fini() drains it */
+	struct sim_spare_tasks *spare = &sim.spare_tasks;
+
+	/* the stacks go to the pool either way: sim_fini() drains it */
 	while (!list_empty(&sim.tasks)) {
 		struct task_struct *p = list_first_entry(&sim.tasks, struct task_struct, all_node);
 
 		list_del(&p->all_node);
 		coro_pool_put(&sim.stacks, &p->ctx.coro);
-		free(p);
+		if (keep && spare->n < SIM_SPARE_TASKS)
+			spare->p[spare->n++] = p;
+		else
+			free(p);
 	}
+	while (!keep && spare->n)
+		free(spare->p[--spare->n]);
 }
 
 struct task_struct *sim_current(void)
@@ -100,7 +120,7 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 
 	if (sim.cfg.max_tasks && sim.stats.tasks >= sim.cfg.max_tasks)
 		return NULL;
-	p = calloc(1, sizeof(*p));
+	p = task_alloc();
 	if (!p)
 		abort();
 	if (coro_pool_get(&sim.stacks, &p->ctx.coro, sim.cfg.stack_size)) {
@@ -111,7 +131,8 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 	p->__state = TASK_UNINTERRUPTIBLE;	/* a new kthread sleeps until first woken */
 	p->flags = PF_KTHREAD | PF_NOFREEZE;
 	p->pid = sim.next_pid++;
-	snprintf(p->comm, sizeof(p->comm), "%s", name);
+	/* as snprintf("%s") would, without printf's cost: p is zeroed, the last byte stays 0 */
+	strncpy(p->comm, name, sizeof(p->comm) - 1);
 	p->threadfn = fn;
 	p->data = arg;
 	p->cpu = cpu >= 0 && cpu < sim.cfg.ncpus ? cpu : 0;

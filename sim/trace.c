@@ -27,6 +27,9 @@ struct trace_interned {
 	uint64_t h;
 };
 
+/* Interned strings a reset keeps (sim_trace_fini()); a run names a few dozen. */
+#define TRACE_KEEP_STRS 4096
+
 struct trace_object {
 	const void *p;
 	size_t size;
@@ -95,10 +98,9 @@ void sim_trace_init(void)
 	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
 }
 
-void sim_trace_fini(bool keep)
+/* Free every interned string; the table keeps its size. */
+static void strs_free(void)
 {
-	sim.trace.nrecs = 0;
-	/* a run that interned nothing (most of explore's) leaves the table untouched */
 	for (size_t i = 0; sim.trace.nstrs && i < sim.trace.capstrs; i++) {
 		if (!sim.trace.strs[i].s)
 			continue;
@@ -106,6 +108,21 @@ void sim_trace_fini(bool keep)
 		sim.trace.strs[i].s = NULL;
 		sim.trace.nstrs--;
 	}
+}
+
+void sim_trace_fini(bool keep)
+{
+	sim.trace.nrecs = 0;
+	/*
+	 * Interned strings outlive a reset: the next run names the same
+	 * contexts, sites and notes, and making them again (a strdup and a
+	 * free each, every run) cost as much as the run's records. A lookup
+	 * goes by the text, so no run can tell whether a string was already
+	 * there. Past TRACE_KEEP_STRS (runs that name something new each time)
+	 * the table starts over, so it stays bounded.
+	 */
+	if (!keep || sim.trace.nstrs > TRACE_KEEP_STRS)
+		strs_free();
 	/* a sink set before sim_init() serves every run until the machine's teardown */
 	if (keep)
 		return;
