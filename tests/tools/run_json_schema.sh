@@ -6,10 +6,13 @@
 # for names and text that are not valid UTF-8; its events, given in parts
 # (event, call, args, result), render back to the text's "What ran" lines one
 # for one (run_json_lines.py). The text summary's "What ran" is in time order too.
+# The asan build runs a fixed sample of the library (library_sample.sh says why).
 # Usage: run_json_schema.sh KWSIM SOURCE_DIR
 set -uo pipefail
 kwsim=${1:?usage: run_json_schema.sh KWSIM SOURCE_DIR}
 src=${2:?usage: run_json_schema.sh KWSIM SOURCE_DIR}
+# shellcheck source=SCRIPTDIR/library_sample.sh
+. "$src/tests/tools/library_sample.sh"
 schema=$src/tools/schema/kwsim-run.schema.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -54,7 +57,8 @@ if ! grep -q '"end":"time-limit","end_time_ns":[0-9]*,"stopped_at_time_limit":tr
 fi
 
 n=0 pairs=()
-for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
+mapfile -t files < <(library_files "$src/scenarios" "$src"/scenarios/*/*.kws "$tmp/utf8.kws")
+for f in "${files[@]}"; do
 	for k in "${variants[@]}"; do
 		n=$((n + 1))
 		"$kwsim" run "$f" --kernel "$k" --json >"$tmp/$n.json" 2>"$tmp/err"
@@ -63,6 +67,9 @@ for f in "$src"/scenarios/*/*.kws "$tmp/utf8.kws"; do
 			echo "FAIL: kwsim run $f --kernel $k --json exited $rc: $(head -3 "$tmp/err")"
 			failed=1
 		fi
+		# the kinds of event, finding and end it shows, for the sample's check
+		grep -o '"\(event\|kind\|end\)":"[^"]*"' "$tmp/$n.json" | sort -u | sed "s|^|$f json |" \
+			>>"$tmp/kinds"
 		"$kwsim" run "$f" --kernel "$k" >"$tmp/text" 2>/dev/null
 		[ "$f" != "$tmp/utf8.kws" ] && cp "$tmp/text" "$tmp/$n.txt" && pairs+=("$tmp/$n.txt" "$tmp/$n.json")
 		# "What ran" lines: "  S.NNNNNNNNN  cpuN  ..." until the fn counts
@@ -85,4 +92,9 @@ fi
 /usr/bin/python3 "$src/tests/tools/check_run_json.py" "$schema" "$tmp"/*.json || failed=1
 # the events in parts say what the text's lines say, one for one
 /usr/bin/python3 "$src/tests/tools/run_json_lines.py" "${pairs[@]}" || failed=1
+if library_sampled; then
+	echo "sampled: ${#files[@]} files of the library and the UTF-8 one (library_sample.txt)"
+else
+	sample_covers "$src/scenarios" "$tmp/kinds" || failed=1
+fi
 exit $failed

@@ -69,14 +69,6 @@ struct explore_opts {
 	char *sets_text;	/* the --set values, for the scenario's hash */
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static void free_opts(struct explore_opts *o)
 {
 	free(o->kernels);
@@ -157,18 +149,14 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 	o->xc.runs = 10000;
 	o->xc.nshards = 1;
 	o->jobs = 1;
-	o->sets = calloc((size_t)argc, sizeof(*o->sets));
-	if (!o->sets)
-		abort();
+	o->sets = cmd_set_slots(argc, sizeof(*o->sets));
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = cmd_takes_value(a, explore_valued);
+		const char *a = argv[i], *v;
 		uint64_t n;
 
-		if (takes && !v)
-			return cmd_usage_error(cmd, "option %s needs a value", a);
-		if (takes && strcmp(a, "--token") && strcmp(a, "--save-schedule") && strcmp(a, "--set"))
+		if (cmd_option_value(cmd, argc, argv, i, explore_valued, &v))
+			return 2;
+		if (v && cmd_takes_value(a, explore_valued) && strcmp(a, "--token") && strcmp(a, "--save-schedule") && strcmp(a, "--set"))
 			campaign_flag = true;
 		if (!strcmp(a, "--strategy")) {
 			char names[256];
@@ -181,11 +169,7 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 				return cmd_usage_error(cmd, "--runs wants a positive number, not '%s'", v);
 			o->runs_given = true;
 		} else if (!strcmp(a, "--time")) {
-			char *end;
-
-			errno = 0;
-			o->xc.time_s = strtod(v, &end);
-			if (errno || *end || !*v || !(o->xc.time_s > 0) || !isfinite(o->xc.time_s))
+			if (!cmd_parse_seconds(v, &o->xc.time_s))
 				return cmd_usage_error(cmd, "--time wants a positive number of seconds, "
 						   "not '%s'", v);
 			o->time_given = true;
@@ -274,25 +258,15 @@ static int parse_opts(int argc, char **argv, struct explore_opts *o)
 
 /* --- the progress line: on a terminal only ----------------------------------------------------- */
 
-struct progress {
-	double t0, last;
-};
-
-static void progress_line(struct progress *p, uint64_t runs, size_t findings, size_t traces,
+static void progress_line(struct cmd_progress *p, uint64_t runs, size_t findings, size_t traces,
 			  size_t tuples, bool final)
 {
-	double now = host_seconds(CLOCK_MONOTONIC);
+	double e;
 
-	if (final) {
-		fputs("\r\033[K", stderr);
+	if (!cmd_progress_due(p, final, &e))
 		return;
-	}
-	if (now - p->last < 0.2)
-		return;
-	p->last = now;
 	fprintf(stderr, "\r\033[Kexplore: %" PRIu64 " runs, %.0f runs/s, %zu findings, coverage %zu "
-		"traces %zu work states, %.1f s", runs, runs / (now - p->t0 > 0 ? now - p->t0 : 1),
-		findings, traces, tuples, now - p->t0);
+		"traces %zu work states, %.1f s", runs, runs / (e > 0 ? e : 1), findings, traces, tuples, e);
 }
 
 static void totals(const struct xr *r, size_t *findings, size_t *traces, size_t *tuples)
@@ -394,9 +368,8 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 static int explore_campaign(struct explore_opts *o)
 {
 	struct scn *s = load(o);
-	struct progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
-	struct sigaction sa = { .sa_handler = on_sigint }, old;
-	const char *hook = getenv("KWSIM_EXPLORE_SIGINT_AFTER");
+	struct cmd_progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
+	struct sigaction old;
 	struct xr r;
 	unsigned int died = 0;
 	int rc;
@@ -404,8 +377,7 @@ static int explore_campaign(struct explore_opts *o)
 	if (!s)
 		return 2;
 	/* SIGINT is ours before DIR exists: a script may wait for DIR, then interrupt */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	cmd_catch_sigint(&old);
 	if (o->xc.out_dir && make_dir(o->xc.out_dir)) {
 		sigaction(SIGINT, &old, NULL);
 		scn_free(s);
@@ -413,14 +385,10 @@ static int explore_campaign(struct explore_opts *o)
 	}
 	result_init(&r, o, s);
 	o->xc.sets_text = o->sets_text;
-	o->xc.stop = &stop_flag;
-	if (isatty(STDERR_FILENO)) {
+	if (cmd_campaign_hooks("KWSIM_EXPLORE_SIGINT_AFTER", &o->xc.stop, &o->xc.raise_sigint_at)) {
 		o->xc.progress = on_progress;
 		o->xc.progress_arg = &prog;
 	}
-	/* tests: a SIGINT after this many runs, without a race against the run's speed */
-	if (hook)
-		(void)cmd_parse_u64(hook, &o->xc.raise_sigint_at);
 	if (o->jobs > 1)
 		rc = run_jobs(o, s, &r, &died);
 	else
@@ -726,7 +694,7 @@ struct jobs {
 	const struct scn *s;
 	struct child *c;
 	unsigned int n;
-	struct progress prog;
+	struct cmd_progress prog;
 	bool tty;
 	struct jobs_batch batch;
 };
@@ -988,7 +956,7 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 		rc = make_dir(j.c[i].dir);
 	}
 	j.batch = (struct jobs_batch){ .n = j.n, .status = status,
-		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = on_sigint } };
+		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = cmd_on_sigint } };
 	if (!rc && jobs_batch_run(&j.batch, "kwsim explore"))
 		rc = 2;
 	jobs_progress(&j, true);
@@ -998,7 +966,7 @@ static int run_jobs(struct explore_opts *o, const struct scn *s, struct xr *r,
 		r->shard = o->xc.shard;
 		r->nshards = o->xc.nshards;
 		/* a stop (SIGINT, or another child's first finding) is the campaign's */
-		if ((stop_flag || j.batch.interrupted) && !r->complete)
+		if ((cmd_stop || j.batch.interrupted) && !r->complete)
 			r->stopped = true;
 		if (o->xc.out_dir)
 			gather_files(&j, r, parts, o->xc.out_dir);

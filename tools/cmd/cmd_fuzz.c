@@ -55,14 +55,6 @@ struct fuzz_opts {
 	const char *corpus;
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 #define FUZZ_USAGE								\
 	"fuzz --kernel V [--runs N | --time S] [--seed S] [--schedules K]\n"	\
 	"                  [--misuse] [--out DIR] [--corpus DIR] [--jobs J] [--json]\n" \
@@ -84,13 +76,11 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 	o->jobs = 1;
 	o->nshards = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes = cmd_takes_value(a, fuzz_valued);
+		const char *a = argv[i], *v;
 		uint64_t n;
 
-		if (takes && !v)
-			return cmd_usage_error("fuzz", "option %s needs a value", a);
+		if (cmd_option_value("fuzz", argc, argv, i, fuzz_valued, &v))
+			return 2;
 		if (!strcmp(a, "--kernel")) {
 			const struct kw_model *m = kw_model_find(v);
 
@@ -105,11 +95,7 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 						   v);
 			o->runs_given = true;
 		} else if (!strcmp(a, "--time")) {
-			char *end;
-
-			errno = 0;
-			o->fz.time_s = strtod(v, &end);
-			if (errno || *end || !*v || !(o->fz.time_s > 0) || !isfinite(o->fz.time_s))
+			if (!cmd_parse_seconds(v, &o->fz.time_s))
 				return cmd_usage_error("fuzz", "--time wants a positive number of seconds, not '%s'",
 						   v);
 			o->time_given = true;
@@ -184,25 +170,17 @@ static int parse_opts(int argc, char **argv, struct fuzz_opts *o)
 
 /* --- the progress line: on a terminal only ------------------------------------------------------- */
 
-struct progress {
-	double t0, last;
-};
-
-static void progress_line(struct progress *p, const struct fz_stats *s, bool final)
+static void progress_line(struct cmd_progress *p, const struct fz_stats *s, bool final)
 {
-	double now = host_seconds(CLOCK_MONOTONIC), dt = now - p->t0 > 0 ? now - p->t0 : 1;
+	double e, dt;
 
-	if (final) {
-		fputs("\r\033[K", stderr);
+	if (!cmd_progress_due(p, final, &e))
 		return;
-	}
-	if (now - p->last < 0.2)
-		return;
-	p->last = now;
+	dt = e > 0 ? e : 1;
 	fprintf(stderr, "\r\033[Kfuzz: %" PRIu64 " programs, %" PRIu64 " schedules, %.0f programs/s, "
 		"%.0f schedules/s, corpus %zu, coverage %zu, findings %zu+%zu misuse, %.0f s",
 		s->programs, s->runs, s->programs / dt, s->runs / dt, s->corpus, s->features,
-		s->findings, s->misuse_findings, now - p->t0);
+		s->findings, s->misuse_findings, e);
 }
 
 static void on_progress(void *arg, const struct fz_stats *s, bool final)
@@ -232,30 +210,24 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 
 static int fuzz(struct fuzz_opts *o)
 {
-	struct progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
-	struct sigaction sa = { .sa_handler = on_sigint }, old;
-	const char *hook = getenv("KWSIM_FUZZ_SIGINT_AFTER");
+	struct cmd_progress prog = { host_seconds(CLOCK_MONOTONIC), 0 };
+	struct sigaction old;
 	struct fz_corpus c = { 0 };
 	struct fz_result r;
 	double t0 = host_seconds(CLOCK_MONOTONIC);
 	int rc;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	cmd_catch_sigint(&old);
 	if ((o->fz.out_dir && make_dir(o->fz.out_dir)) ||
 	    (o->corpus && fz_corpus_load(o->corpus, &c, o->fz.corpus_max, stderr))) {
 		sigaction(SIGINT, &old, NULL);
 		fz_corpus_free(&c);
 		return 2;
 	}
-	o->fz.stop = &stop_flag;
-	if (isatty(STDERR_FILENO)) {
+	if (cmd_campaign_hooks("KWSIM_FUZZ_SIGINT_AFTER", &o->fz.stop, &o->fz.raise_sigint_at)) {
 		o->fz.progress = on_progress;
 		o->fz.progress_arg = &prog;
 	}
-	/* tests: a SIGINT after this many programs, without a race against their speed */
-	if (hook)
-		(void)cmd_parse_u64(hook, &o->fz.raise_sigint_at);
 	memset(&r, 0, sizeof(r));
 	if (o->jobs > 1 || o->shard_given)
 		rc = run_jobs(o, &c, &r);
@@ -304,7 +276,7 @@ struct jobs {
 	const struct fz_corpus *c0;	/* the --corpus every job starts from */
 	struct job *c;
 	unsigned int n;
-	struct progress prog;
+	struct cmd_progress prog;
 	bool tty;
 };
 
@@ -549,7 +521,7 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 	for (unsigned int i = 0; i < j.n && !rc; i++)
 		rc = job_dirs(o, &j.c[i], i);
 	b = (struct jobs_batch){ .n = j.n, .status = status,
-		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = on_sigint } };
+		.ops = { .child = child_main, .line = child_line, .arg = &j, .on_sigint = cmd_on_sigint } };
 	if (!rc && jobs_batch_run(&b, "kwsim fuzz"))
 		rc = 2;
 	jobs_progress(&j, true);
@@ -574,7 +546,7 @@ static int run_jobs(struct fuzz_opts *o, struct fz_corpus *c, struct fz_result *
 	}
 	if (!rc)
 		rc = merge(&j, o, c, r);
-	if (!rc && (stop_flag || b.interrupted) && r->st.programs < r->programs_asked)
+	if (!rc && (cmd_stop || b.interrupted) && r->st.programs < r->programs_asked)
 		r->stopped = true;
 	for (unsigned int i = 0; i < j.n; i++) {
 		fz_result_free(&j.c[i].r);

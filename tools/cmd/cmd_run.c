@@ -336,15 +336,12 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct run_opts *o
 	memset(o, 0, sizeof(*o));
 	o->tl.cpu_lanes = true;
 	o->limit = TRACE_LIMIT_DEFAULT;
-	o->sets = calloc((size_t)argc, sizeof(*o->sets));
-	if (!o->sets)
-		abort();
+	o->sets = cmd_set_slots(argc, sizeof(*o->sets));
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v;
 
-		if (cmd_takes_value(a, run_valued) && !v)
-			return cmd_usage_error(cmd, "option %s needs a value", a);
+		if (cmd_option_value(cmd, argc, argv, i, run_valued, &v))
+			return 2;
 		/* a replay's settings are the schedule's: anything else would not reproduce it */
 		if (replay && (!strcmp(a, "--seed") || !strcmp(a, "--kernel") ||
 			       !strcmp(a, "--strategy") || !strcmp(a, "--set") ||

@@ -58,7 +58,7 @@ static int parse_opts(int argc, char **argv, struct shrink_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v = cmd_value(argc, argv, i);
 
 		if (!strcmp(a, "--out") || !strcmp(a, "--budget") || !strcmp(a, "--finding")) {
 			if (!v)

@@ -57,6 +57,7 @@ static const struct command commands[] = {
 static void usage(FILE *f)
 {
 	const struct srv_limits lim = SRV_LIMITS_DEFAULT;
+	char params[128];
 
 	fprintf(f, "kwsim %s: a deterministic simulator of the Linux kernel's kthread_worker\n\n",
 		KWSIM_VERSION);
@@ -96,12 +97,15 @@ static void usage(FILE *f)
 	fputs("\nexplore options (docs/explore.md \"kwsim explore\"):\n"
 	      "  --strategy NAME          ", f);
 	xs_print_names(f, ", ", true, "\n", 27, 27, 79);
+	/* and which strategies take --depth and --preemptions */
 	fprintf(f, "  --runs N                 runs per kernel (default 10000)\n"
 		"  --time S                 stop after S s of wall time (alone: no run bound)\n"
 		"  --seed S                 the campaign's seed (default 0)\n"
-		"  --depth D                pct's and tpct's bug depth (default 3)\n"
-		"  --preemptions K          dfs's preemption bound, delay's delay bound (default 2)\n"
-		"  --kernel V[,V...]|all    the variants, outcome tables side by side\n"
+		"  --depth D                %s (default 3)\n",
+		xs_param_help(XS_DEPTH, params, sizeof(params)));
+	fprintf(f, "  --preemptions K          %s (default 2)\n",
+		xs_param_help(XS_BOUND, params, sizeof(params)));
+	fprintf(f, "  --kernel V[,V...]|all    the variants, outcome tables side by side\n"
 		"  --jobs J                 J processes on this machine\n"
 		"  --shard I/N              only runs r with r %% N == I (merge the shards' --out);\n"
 		"                           delay: the schedules whose first delay is shard I's\n"

@@ -81,6 +81,31 @@ static void wrap(FILE *f, const char *text, int col, int indent, int width)
 	}
 }
 
+const char *xs_param_help(unsigned int param, char *buf, size_t len)
+{
+	unsigned int n = 0, total = 0, i;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < XS__COUNT; i++)
+		total += !!(registry[i]->named & param);
+	for (i = 0; i < XS__COUNT && at < len; i++) {
+		const struct xs_ops *o = registry[i];
+
+		if (!(o->named & param))
+			continue;
+		n++;
+		if (param == XS_DEPTH)	/* one parameter, one meaning: "pct's and tpct's bug depth" */
+			at += (size_t)snprintf(buf + at, len - at, "%s%s's%s",
+					       n == 1 ? "" : n == total ? " and " : ", ", o->name,
+					       n == total ? " bug depth" : "");
+		else			/* what each bound counts, in the singular: "dfs's preemption bound" */
+			at += (size_t)snprintf(buf + at, len - at, "%s%s's %.*s bound", n == 1 ? "" : ", ",
+					       o->name, (int)strlen(o->bound) - 1, o->bound);
+	}
+	return buf;
+}
+
 void xs_print_names(FILE *f, const char *sep, bool notes, const char *end,
 		    int col, int indent, int width)
 {

@@ -153,6 +153,12 @@ const char *xs_names(char *buf, size_t len, const char *sep, const char *last);
 void xs_print_names(FILE *f, const char *sep, bool notes, const char *end,
 		    int col, int indent, int width);
 /*
+ * Help's words for a parameter (XS_DEPTH or XS_BOUND), from the strategies
+ * whose runs' names carry it: "pct's and tpct's bug depth", "dfs's
+ * preemption bound, delay's delay bound" (each bound singular).
+ */
+const char *xs_param_help(unsigned int param, char *buf, size_t len);
+/*
  * A strategy with its parameters as runs name it, without a handle:
  * "pct(d=3)", "delay(k=1)", "random" (kwsim fuzz's rotation, bench).
  */

@@ -1,10 +1,12 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -62,4 +64,77 @@ double host_seconds(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+volatile sig_atomic_t cmd_stop;
+
+void cmd_on_sigint(int sig)
+{
+	(void)sig;
+	cmd_stop = 1;
+}
+
+void cmd_catch_sigint(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = cmd_on_sigint };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
+}
+
+bool cmd_campaign_hooks(const char *env, volatile sig_atomic_t **stop, uint64_t *raise_at)
+{
+	const char *hook = getenv(env);
+
+	*stop = &cmd_stop;
+	if (hook)
+		(void)cmd_parse_u64(hook, raise_at);
+	return isatty(STDERR_FILENO);
+}
+
+void *cmd_set_slots(int argc, size_t size)
+{
+	void *p = calloc((size_t)argc, size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+const char *cmd_value(int argc, char **argv, int i)
+{
+	return i + 1 < argc ? argv[i + 1] : NULL;
+}
+
+bool cmd_parse_seconds(const char *v, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return !errno && !*end && *v && *out > 0 && isfinite(*out);
+}
+
+int cmd_option_value(const char *cmd, int argc, char **argv, int i, const char *const valued[],
+		     const char **v)
+{
+	*v = cmd_value(argc, argv, i);
+	if (!*v && cmd_takes_value(argv[i], valued))
+		return cmd_usage_error(cmd, "option %s needs a value", argv[i]);
+	return 0;
+}
+
+bool cmd_progress_due(struct cmd_progress *p, bool final, double *elapsed)
+{
+	double now = host_seconds(CLOCK_MONOTONIC);
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return false;
+	}
+	if (now - p->last < 0.2)
+		return false;
+	p->last = now;
+	*elapsed = now - p->t0;
+	return true;
 }

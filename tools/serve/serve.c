@@ -1527,7 +1527,7 @@ int kwsim_serve(int argc, char **argv)
 
 	/* every option but --help takes a value */
 	for (int i = 1; i < argc; i += 2) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v = cmd_value(argc, argv, i);
 		uint64_t *limit = limit_option(&sv.lim, a);
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
