@@ -18,6 +18,20 @@ void sim_tasks_init(void)
 	sim.next_pid = 1;
 }
 
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/*
+ * A kept task_struct is poisoned until a later run takes it, so ASan still
+ * reports a stale pointer to an earlier run's task, as it did when each
+ * run's tasks were freed.
+ */
+#define spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
+#define spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
+#else
+#define spare_keep(p)	do { } while (0)
+#define spare_take(p)	do { } while (0)
+#endif
+
 /* A zeroed task_struct: a spare from an earlier run, else a new one. */
 static struct task_struct *task_alloc(void)
 {
@@ -27,6 +41,7 @@ static struct task_struct *task_alloc(void)
 	if (!spare->n)
 		return calloc(1, sizeof(*p));
 	p = spare->p[--spare->n];
+	spare_take(p);
 	memset(p, 0, sizeof(*p));
 	return p;
 }
@@ -34,20 +49,25 @@ static struct task_struct *task_alloc(void)
 void sim_tasks_fini(bool keep)
 {
 	struct sim_spare_tasks *spare = &sim.spare_tasks;
+	struct task_struct *p;
 
 	/* the stacks go to the pool either way: sim_fini() drains it */
 	while (!list_empty(&sim.tasks)) {
-		struct task_struct *p = list_first_entry(&sim.tasks, struct task_struct, all_node);
-
+		p = list_first_entry(&sim.tasks, struct task_struct, all_node);
 		list_del(&p->all_node);
 		coro_pool_put(&sim.stacks, &p->ctx.coro);
-		if (keep && spare->n < SIM_SPARE_TASKS)
+		if (keep && spare->n < SIM_SPARE_TASKS) {
+			spare_keep(p);
 			spare->p[spare->n++] = p;
-		else
+		} else {
 			free(p);
+		}
 	}
-	while (!keep && spare->n)
-		free(spare->p[--spare->n]);
+	while (!keep && spare->n) {
+		p = spare->p[--spare->n];
+		spare_take(p);
+		free(p);
+	}
 }
 
 struct task_struct *sim_current(void)

@@ -7,6 +7,8 @@
  *    clean and the same as ever, and the fault itself repeats: the kept
  *    stacks keep their guard pages, the kept blocks fault when freed again;
  *  - a kept block comes back as a fresh one would: kzalloc zeroes it;
+ *  - under ASan, a task_struct kept for the next run is poisoned until
+ *    that run takes it, so a stale pointer to it is still reported;
  *  - a reset with a bad configuration leaves the machine and its run as they were;
  *  - the process's mappings stay bounded over a thousand runs.
  */
@@ -16,6 +18,7 @@
 #include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/compiler.h>
+#include <linux/sched.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -222,6 +225,30 @@ START_TEST(a_bad_reset_leaves_the_run)
 }
 END_TEST
 
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+
+START_TEST(kept_tasks_are_poisoned)
+{
+	struct sim_config cfg = h_config(1);
+	struct task_struct *p;
+
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	p = sim_spawn("clean", clean_fn, NULL, 0, true, 0);
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	ck_assert(!__asan_address_is_poisoned(p));
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	ck_assert(__asan_address_is_poisoned(p));
+	ck_assert(__asan_address_is_poisoned((char *)p + sizeof(*p) - 1));
+	/* the next run's first task takes it back, unpoisoned and zeroed */
+	ck_assert_ptr_eq(sim_spawn("clean", clean_fn, NULL, 0, true, 0), p);
+	ck_assert(!__asan_address_is_poisoned(p));
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	sim_fini();
+}
+END_TEST
+#endif
+
 /* --- what is kept stays bounded ------------------------------------------------------------ */
 
 static size_t mappings(void)
@@ -270,6 +297,9 @@ static Suite *reset_suite(void)
 	tcase_add_test(tc, a_run_after_a_fault_is_clean);
 	tcase_add_test(tc, kept_blocks_come_back_fresh);
 	tcase_add_test(tc, a_bad_reset_leaves_the_run);
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+	tcase_add_test(tc, kept_tasks_are_poisoned);
+#endif
 	tcase_add_test(tc, kept_mappings_stay_bounded);
 	suite_add_tcase(s, tc);
 	return s;
