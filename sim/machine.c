@@ -655,7 +655,11 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	struct sim_ctx *x = sim.cur;
 
 	(void)uc;
-	if (!sim.running || !x || !explain(si->si_addr, x)) {
+	/*
+	 * A signal sent (kill(), sigqueue()) is no access: its si_addr is the
+	 * sender's pid and uid, which a small pid would make the NULL page.
+	 */
+	if (si->si_code <= 0 || !sim.running || !x || !explain(si->si_addr, x)) {
 		pass_on(sig, si);
 		return;
 	}

@@ -5,7 +5,8 @@
  *    SIM_END_FATAL instead of crashing, the host's own SIGSEGV handler is
  *    back afterwards, and a fresh machine runs normally in the same process;
  *  - a fault that is neither goes to the host's handler: the process dies of
- *    SIGSEGV, or under ASan its report ends the process with status 1;
+ *    SIGSEGV, or under ASan its report ends the process with status 86; so
+ *    does a SIGSEGV another process sends, whatever its si_addr reads;
  *  - 1000 tasks on one CPU each switch 100 times, round robin: every task is
  *    switched in exactly 101 times and its stack contents survive;
  *  - each context keeps its own floating point control state (SSE rounding
@@ -26,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* --- stack overflow ------------------------------------------------------------- */
 
@@ -134,6 +137,35 @@ START_TEST(null_page_access_is_an_oops)
 	ck_assert_str_eq(f->msg, "BUG: kernel NULL pointer dereference\n"
 				 "  Oops in an unknown function by task wild/1 on CPU 0");
 	ck_assert_str_eq(f->context, "wild");
+}
+END_TEST
+
+/*
+ * A SIGSEGV sent by another process during a run is no access of the
+ * model's: the process dies of it as of any. Sent with si_pid 16 and
+ * si_uid 0, which is where a fault's si_addr lies: read as an address it
+ * is the NULL page (kwsim serve's children are killed this way).
+ */
+static int sent_fn(void *arg)
+{
+	siginfo_t si;
+
+	(void)arg;
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGSEGV;
+	si.si_code = SI_QUEUE;
+	si.si_pid = 16;
+	si.si_uid = 0;
+	syscall(SYS_rt_sigqueueinfo, getpid(), SIGSEGV, &si);
+	return 0;
+}
+
+START_TEST(sent_segv_is_not_a_finding)
+{
+	h_init(1);
+	sim_spawn("sent", sent_fn, NULL, 0, true, 0);
+	h_run();
+	ck_abort_msg("the run survived a SIGSEGV sent to it");
 }
 END_TEST
 
@@ -388,8 +420,10 @@ static Suite *suite(void)
 #if defined(KWSIM_ASAN)
 	/* ASan's SEGV report, with the tests' status for it (tests/harness.c) */
 	tcase_add_exit_test(tc, wild_access_is_not_a_finding, 86);
+	tcase_add_exit_test(tc, sent_segv_is_not_a_finding, 86);
 #else
 	tcase_add_test_raise_signal(tc, wild_access_is_not_a_finding, SIGSEGV);
+	tcase_add_test_raise_signal(tc, sent_segv_is_not_a_finding, SIGSEGV);
 #endif
 	tcase_add_test(tc, null_page_access_is_an_oops);
 	tcase_add_test(tc, thousand_tasks_switch_round_robin);
