@@ -97,7 +97,7 @@ static void usage(FILE *f)
 	fputs("\nexplore options (docs/explore.md \"kwsim explore\"):\n"
 	      "  --strategy NAME          ", f);
 	xs_print_names(f, ", ", true, "\n", 27, 27, 79);
-	/* and which strategies take --depth and --preemptions */
+	/* --depth's line (and --preemptions' below) names the strategies that take it */
 	fprintf(f, "  --runs N                 runs per kernel (default 10000)\n"
 		"  --time S                 stop after S s of wall time (alone: no run bound)\n"
 		"  --seed S                 the campaign's seed (default 0)\n"
