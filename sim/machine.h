@@ -362,6 +362,7 @@ void sim_push_tasks(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
 /* p's comm, interned for a trace record: looked up again only when it changed. */
 const char *sim_task_comm(struct task_struct *p);
+void sim_comm_numbered(char *comm, size_t len, const char *prefix, unsigned int n);
 /* Each blocked context, a line each, every line starting with "\n". */
 void sim_report_blocked(char *buf, size_t len);
 /* The first context sim_report_blocked() lists, or NULL. */
