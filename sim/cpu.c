@@ -39,7 +39,7 @@ void sim_cpus_init(void)
 		c->idle.cpu = c->id;
 		c->idle.bound_cpu = c->id;
 		c->idle.on_rq = true;
-		snprintf(c->idle.comm, sizeof(c->idle.comm), "swapper/%d", c->id);
+		sim_comm_numbered(c->idle.comm, sizeof(c->idle.comm), "swapper/", (unsigned int)c->id);
 		/* init_idle_preempt_count(): the idle loop runs with preemption off */
 		c->idle.preempt_saved = PREEMPT_OFFSET;
 		c->preempt_count = PREEMPT_OFFSET;

@@ -182,11 +182,19 @@ struct sim_owner {
 	struct sim_ctx *ctx;
 	struct task_struct *task;
 };
-struct sim_owners {			/* owner.c: by host page */
-	struct sim_owner *slot;
-	uintptr_t *page;
-	size_t *used;			/* the n slots filled: a reset empties those alone */
+struct sim_owner_map {			/* owner.c: host page -> owner records */
+	uintptr_t *page;		/* a slot's page; 0: an empty slot */
+	uint32_t *rec;			/* a slot's record, in owners */
+	size_t *used;			/* the n slots filled: emptying costs what was added */
 	size_t n, cap;
+	struct sim_owner *owners;
+	size_t nowners, capowners;
+};
+struct sim_owners {			/* owner.c */
+	struct sim_owner_map tasks;	/* this run's task_structs */
+	struct sim_owner_map stacks;	/* every stack mapped, kept across resets */
+	uint32_t *named;		/* the stacks' records this run names a context in */
+	size_t nnamed, capnamed;
 };
 
 /*
@@ -354,6 +362,7 @@ void sim_push_tasks(struct sim_cpu *c);
 const char *sim_ctx_name(const struct sim_ctx *x);
 /* p's comm, interned for a trace record: looked up again only when it changed. */
 const char *sim_task_comm(struct task_struct *p);
+void sim_comm_numbered(char *comm, size_t len, const char *prefix, unsigned int n);
 /* Each blocked context, a line each, every line starting with "\n". */
 void sim_report_blocked(char *buf, size_t len);
 /* The first context sim_report_blocked() lists, or NULL. */

@@ -6,15 +6,23 @@
  * that creates T tasks cost T^2 (10,000 kthread_destroy_worker() calls,
  * 3.3 s, 54% of it in that walk).
  *
- * A table from host page to the contexts and tasks that cover part of it,
- * open addressing with linear probing, several entries per page allowed
- * (task_structs share pages; a stack owns its pages alone). Stacks and
- * tasks live until the machine is reset, so entries are only added, and
- * the table is emptied at reset (sim_owners_fini()), its array kept: the
- * slots a run filled are listed, so that emptying costs what the run added
- * (clearing the whole array was 2% of a small race's explored run).
+ * Two maps from host page to owner records, open addressing with linear
+ * probing, several records per page allowed (task_structs share pages; a
+ * stack owns its pages alone), each at most half full:
+ *
+ * - tasks: this run's task_structs. A reset empties it, its arrays kept:
+ *   the slots a run filled are listed, so that emptying costs what the run
+ *   added (clearing the whole array was 2% of a small race's explored run).
+ * - stacks: every stack the machine has mapped, kept across resets as the
+ *   stack pool keeps the mappings. A pooled stack does not move, so a run
+ *   that takes it back only names its context in the record
+ *   (sim_owner_add_stack()): indexing each stack's host pages again every
+ *   run (176 pages a run of a small race, 5% of its instructions) went.
+ *   A reset clears the contexts the run named, so a pooled stack nobody
+ *   took answers "no owner", as a stack that is not mapped does.
+ *
  * Nothing here orders anything: a lookup answers the same whatever the
- * table's layout, so the host's addresses reach no output.
+ * maps' layout, so the host's addresses reach no output.
  */
 #include "machine.h"
 
@@ -23,6 +31,14 @@
 
 #define OWNER_PAGE_SHIFT 12
 
+static void *xrealloc(void *p, size_t n, size_t size)
+{
+	p = realloc(p, n * size);
+	if (!p)
+		abort();
+	return p;
+}
+
 static size_t slot_of(uintptr_t page, size_t cap)
 {
 	uint64_t h = (uint64_t)page * 0x9e3779b97f4a7c15ULL;
@@ -30,74 +46,124 @@ static size_t slot_of(uintptr_t page, size_t cap)
 	return (size_t)(h >> 32) & (cap - 1);
 }
 
-static void insert(const struct sim_owner *o, uintptr_t page)
+static void insert(struct sim_owner_map *m, uintptr_t page, uint32_t rec)
 {
-	struct sim_owners *t = &sim.owners;
 	size_t i;
 
-	for (i = slot_of(page, t->cap); t->slot[i].lo; i = (i + 1) & (t->cap - 1))
+	for (i = slot_of(page, m->cap); m->page[i]; i = (i + 1) & (m->cap - 1))
 		;
-	t->slot[i] = *o;
-	t->page[i] = page;
-	t->used[t->n++] = i;
+	m->page[i] = page;
+	m->rec[i] = rec;
+	m->used[m->n++] = i;
 }
 
-static void grow(void)
+static void grow(struct sim_owner_map *m)
 {
-	struct sim_owners *t = &sim.owners;
-	struct sim_owner *old = t->slot;
-	uintptr_t *oldpage = t->page;
-	size_t oldcap = t->cap;
+	uintptr_t *oldpage = m->page;
+	uint32_t *oldrec = m->rec;
+	size_t oldcap = m->cap;
 
-	t->cap = t->cap ? 2 * t->cap : 1024;
-	t->slot = calloc(t->cap, sizeof(*t->slot));
-	t->page = calloc(t->cap, sizeof(*t->page));
-	free(t->used);
-	t->used = malloc(t->cap / 2 * sizeof(*t->used));	/* at most half full */
-	if (!t->slot || !t->page || !t->used)
+	m->cap = m->cap ? 2 * m->cap : 1024;
+	m->page = calloc(m->cap, sizeof(*m->page));
+	m->rec = malloc(m->cap * sizeof(*m->rec));
+	free(m->used);
+	m->used = malloc(m->cap / 2 * sizeof(*m->used));	/* at most half full */
+	if (!m->page || !m->rec || !m->used)
 		abort();
-	t->n = 0;
+	m->n = 0;
 	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].lo)
-			insert(&old[i], oldpage[i]);
-	free(old);
+		if (oldpage[i])
+			insert(m, oldpage[i], oldrec[i]);
 	free(oldpage);
+	free(oldrec);
 }
 
-/* [lo, lo + size) belongs to ctx (a stack) or task (a task_struct). */
-static void add(const void *lo, size_t size, struct sim_ctx *ctx, struct task_struct *task)
+/* A record for [lo, hi), its every host page indexed. */
+static struct sim_owner *add(struct sim_owner_map *m, uintptr_t lo, uintptr_t hi)
 {
-	struct sim_owner o = { (uintptr_t)lo, (uintptr_t)lo + size, ctx, task };
-	uintptr_t first = o.lo >> OWNER_PAGE_SHIFT, last = (o.hi - 1) >> OWNER_PAGE_SHIFT;
+	uintptr_t first = lo >> OWNER_PAGE_SHIFT, last = (hi - 1) >> OWNER_PAGE_SHIFT;
+	uint32_t rec = (uint32_t)m->nowners;
 
-	for (uintptr_t page = first; page <= last; page++) {
-		if (2 * (sim.owners.n + 1) > sim.owners.cap)
-			grow();
-		insert(&o, page);
+	if (m->nowners == m->capowners) {
+		m->capowners = m->capowners ? 2 * m->capowners : 64;
+		m->owners = xrealloc(m->owners, m->capowners, sizeof(*m->owners));
 	}
+	m->owners[m->nowners++] = (struct sim_owner){ lo, hi, NULL, NULL };
+	for (uintptr_t page = first; page <= last; page++) {
+		if (2 * (m->n + 1) > m->cap)
+			grow(m);
+		insert(m, page, rec);
+	}
+	return &m->owners[rec];
+}
+
+/*
+ * With hi, the record of exactly [a, hi); else a live record (one that
+ * names its context or task) covering a.
+ */
+static struct sim_owner *find(const struct sim_owner_map *m, uintptr_t a, uintptr_t hi)
+{
+	uintptr_t page = a >> OWNER_PAGE_SHIFT;
+
+	if (!m->n)
+		return NULL;
+	for (size_t i = slot_of(page, m->cap); m->page[i]; i = (i + 1) & (m->cap - 1)) {
+		struct sim_owner *o = &m->owners[m->rec[i]];
+
+		if (m->page[i] != page)
+			continue;
+		if (hi ? o->lo == a && o->hi == hi : a >= o->lo && a < o->hi && (o->ctx || o->task))
+			return o;
+	}
+	return NULL;
 }
 
 void sim_owner_add_stack(struct sim_ctx *x)
 {
-	add(x->coro.stack, x->coro.size, x, NULL);
+	struct sim_owners *t = &sim.owners;
+	uintptr_t lo = (uintptr_t)x->coro.stack, hi = lo + x->coro.size;
+	/* a stack unmapped and its addresses mapped again may leave a stale record */
+	struct sim_owner *o = find(&t->stacks, lo, hi);
+
+	if (!o)
+		o = add(&t->stacks, lo, hi);
+	o->ctx = x;
+	if (t->nnamed == t->capnamed) {
+		t->capnamed = t->capnamed ? 2 * t->capnamed : 64;
+		t->named = xrealloc(t->named, t->capnamed, sizeof(*t->named));
+	}
+	t->named[t->nnamed++] = (uint32_t)(o - t->stacks.owners);
 }
 
 void sim_owner_add_task(struct task_struct *p)
 {
-	add(p, sizeof(*p), NULL, p);
+	add(&sim.owners.tasks, (uintptr_t)p, (uintptr_t)p + sizeof(*p))->task = p;
 }
 
 const struct sim_owner *sim_owner_of(const void *p)
 {
 	struct sim_owners *t = &sim.owners;
-	uintptr_t a = (uintptr_t)p, page = a >> OWNER_PAGE_SHIFT;
+	uintptr_t a = (uintptr_t)p;
+	const struct sim_owner *o = find(&t->tasks, a, 0);
 
-	if (!t->n)
-		return NULL;
-	for (size_t i = slot_of(page, t->cap); t->slot[i].lo; i = (i + 1) & (t->cap - 1))
-		if (t->page[i] == page && a >= t->slot[i].lo && a < t->slot[i].hi)
-			return &t->slot[i];
-	return NULL;
+	/* a pooled stack no context of this run took has no owner: find() skips it */
+	return o ? o : find(&t->stacks, a, 0);
+}
+
+static void map_empty(struct sim_owner_map *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		m->page[m->used[i]] = 0;
+	m->n = 0;
+	m->nowners = 0;
+}
+
+static void map_free(struct sim_owner_map *m)
+{
+	free(m->page);
+	free(m->rec);
+	free(m->used);
+	free(m->owners);
 }
 
 void sim_owners_fini(bool keep)
@@ -105,13 +171,14 @@ void sim_owners_fini(bool keep)
 	struct sim_owners *t = &sim.owners;
 
 	if (keep) {
-		for (size_t i = 0; i < t->n; i++)
-			t->slot[t->used[i]] = (struct sim_owner){ 0 };
-		t->n = 0;
+		map_empty(&t->tasks);
+		for (size_t i = 0; i < t->nnamed; i++)
+			t->stacks.owners[t->named[i]].ctx = NULL;
+		t->nnamed = 0;
 		return;
 	}
-	free(t->slot);
-	free(t->page);
-	free(t->used);
+	map_free(&t->tasks);
+	map_free(&t->stacks);
+	free(t->named);
 	memset(t, 0, sizeof(*t));
 }

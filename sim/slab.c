@@ -265,7 +265,7 @@ void *sim_kmalloc(size_t size, gfp_t flags, const struct sim_site *site)
 	b.id = sim.slab.next_id++;
 	b.alloc_site = site;
 	if (in_context())
-		snprintf(b.owner, sizeof(b.owner), "%s", sim_ctx_name(sim.cur));
+		strncpy(b.owner, sim_ctx_name(sim.cur), sizeof(b.owner) - 1); /* b is zeroed */
 	if (!(flags & __GFP_ZERO))
 		memset(b.ptr, 0x6b, size);	/* POISON_INUSE-like garbage, deterministic */
 	if (sim.slab.nblocks == sim.slab.capblocks)

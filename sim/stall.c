@@ -37,6 +37,7 @@
 #include "machine.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* 1 + every other CPU + the next event + the ladder, 10 us .. 100 s, and the bound */
 #define STALL_MAX (1 + SIM_MAX_CPUS + 1 + 8)
@@ -73,6 +74,46 @@ static void offer(struct stall_q *s, uint64_t d, int until)
 	s->durations[i] = d;
 	s->until[i] = until;
 	s->n++;
+}
+
+/*
+ * The ladder's rungs below the bound, then the bound, each SIM_STALL_FIXED
+ * (the rungs at or past the bound would be capped to it: offered once).
+ * The same as offering each in turn after the CPUs and the event, as
+ * their order is kept and the rungs ascend: a merge, where an offer each
+ * searched and shifted (a third of the question's cost).
+ */
+static void offer_ladder(struct stall_q *s)
+{
+	static const uint64_t ladder[] = {
+		10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+		1000000000ULL, 10000000000ULL, 100000000000ULL,
+	};
+	uint64_t durations[STALL_MAX], bound = sim.cfg.stall_ns;
+	int until[STALL_MAX];
+	unsigned int nrungs = 0, r = 0, i = 1, n = 1;
+
+	while (nrungs < sizeof(ladder) / sizeof(ladder[0]) && ladder[nrungs] < bound)
+		nrungs++;
+	durations[0] = s->durations[0];
+	until[0] = s->until[0];
+	/* r == nrungs: the bound's turn; past it, the ladder is done */
+	while (i < s->n || r <= nrungs) {
+		uint64_t rung = r < nrungs ? ladder[r] : bound;
+
+		if (i < s->n && (r > nrungs || s->durations[i] <= rung)) {
+			r += r <= nrungs && s->durations[i] == rung;	/* the first offered stays */
+			durations[n] = s->durations[i];
+			until[n++] = s->until[i++];
+		} else {
+			durations[n] = rung;
+			until[n++] = SIM_STALL_FIXED;
+			r++;
+		}
+	}
+	memcpy(s->durations, durations, n * sizeof(*durations));
+	memcpy(s->until, until, n * sizeof(*until));
+	s->n = n;
 }
 
 /*
@@ -130,10 +171,6 @@ static void lockup(struct sim_cpu *c, uint64_t start)
 
 bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 {
-	static const uint64_t ladder[] = {
-		10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
-		1000000000ULL, 10000000000ULL, 100000000000ULL,
-	};
 	struct sim_cpu *c = cand[k].cpu;
 	uint64_t when = cand[k].when;
 	struct sim_question q;
@@ -151,14 +188,7 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 			offer(&s, cand[i].when - when + 1, cand[i].cpu->id);
 	if (next)
 		offer(&s, next->time - when + 1, SIM_STALL_EVENT);
-	/*
-	 * The rungs at or past the bound would be capped to it, the bound's
-	 * own offer below, with the same 'until': offered once, not each time.
-	 */
-	for (unsigned int i = 0; i < sizeof(ladder) / sizeof(ladder[0]); i++)
-		if (ladder[i] < sim.cfg.stall_ns)
-			offer(&s, ladder[i], SIM_STALL_FIXED);
-	offer(&s, sim.cfg.stall_ns, SIM_STALL_FIXED);
+	offer_ladder(&s);
 	for (unsigned int i = 0; i < s.n; i++)
 		s.ids[i] = c->id;
 	q = (struct sim_question){

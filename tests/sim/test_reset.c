@@ -9,11 +9,14 @@
  *  - a kept block comes back as a fresh one would: kzalloc zeroes it;
  *  - under ASan, a task_struct kept for the next run is poisoned until
  *    that run takes it, so a stale pointer to it is still reported;
+ *  - a stack kept for the next run has no owner until a task of that run
+ *    takes it, and then that task's: owners are the run's own;
  *  - a reset with a bad configuration leaves the machine and its run as they were;
  *  - the process's mappings stay bounded over a thousand runs.
  */
 #include "../harness.h"
 #include "mix.h"
+#include "../../sim/machine.h"	/* sim_owner_of(): whose stack an address is on */
 
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -207,6 +210,39 @@ START_TEST(kept_blocks_come_back_fresh)
 }
 END_TEST
 
+static uintptr_t stack_slot;	/* an address on the first task's stack */
+
+static int note_stack(void *arg)
+{
+	volatile int slot = 0;
+
+	(void)arg;
+	stack_slot = (uintptr_t)&slot;
+	return slot;
+}
+
+START_TEST(kept_stacks_are_owned_by_their_run)
+{
+	struct sim_config cfg = h_config(1);
+	struct task_struct *p;
+
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	p = sim_spawn("first", note_stack, NULL, 0, true, 0);
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	ck_assert_ptr_nonnull(sim_owner_of((const void *)stack_slot));
+	ck_assert_ptr_eq(sim_owner_of((const void *)stack_slot)->ctx, &p->ctx);
+	/* kept in the pool, its mapping where it was: nobody's */
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	ck_assert(!sim_on_stack((const void *)stack_slot));
+	/* the CPUs took theirs back first (last in, first out): this task takes first's */
+	p = sim_spawn("second", clean_fn, NULL, 0, true, 0);
+	ck_assert_ptr_nonnull(sim_owner_of((const void *)stack_slot));
+	ck_assert_ptr_eq(sim_owner_of((const void *)stack_slot)->ctx, &p->ctx);
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	sim_fini();
+}
+END_TEST
+
 START_TEST(a_bad_reset_leaves_the_run)
 {
 	struct sim_config cfg = h_config(1), bad = cfg;
@@ -296,6 +332,7 @@ static Suite *reset_suite(void)
 	tcase_add_test(tc, resets_repeat_a_fresh_process);
 	tcase_add_test(tc, a_run_after_a_fault_is_clean);
 	tcase_add_test(tc, kept_blocks_come_back_fresh);
+	tcase_add_test(tc, kept_stacks_are_owned_by_their_run);
 	tcase_add_test(tc, a_bad_reset_leaves_the_run);
 #ifdef KWSIM_ASAN	/* not __SANITIZE_ADDRESS__: the kernel-address checks set it too */
 	tcase_add_test(tc, kept_tasks_are_poisoned);
