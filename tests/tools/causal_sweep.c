@@ -78,39 +78,39 @@ static uint64_t stall_ns;
 static FILE *quiet;	/* a random run may stop on a scenario's own error: not ours to print */
 
 /*
- * One run; returns its violations (0 also for a file that does not load on
- * this variant). With x, run r of that exploration strategy answers.
+ * One run of s, the file at path, parsed once for all of its runs (a run
+ * only reads it: its settings go in a copy); returns its violations (0 also
+ * for a file that does not load on this variant). With x, run r of that
+ * exploration strategy answers.
  */
-static size_t check_one(const char *path, const struct kw_model *m, enum sim_strategy strat,
-			uint64_t seed, uint64_t skew, uint64_t stall, bool unfair, struct xs *x,
-			uint64_t r)
+static size_t check_one(const struct scn *s, const char *path, const struct kw_model *m,
+			enum sim_strategy strat, uint64_t seed, uint64_t skew, uint64_t stall,
+			bool unfair, struct xs *x, uint64_t r)
 {
-	struct scn *s = scn_load(path, stderr);
-	struct scn_run run = { 0 };
+	struct sim_config cfg = s->cfg;
+	struct scn_run run = { .config = &cfg };
 	char first[320];
 	size_t v = 0;
 
-	if (!s)
-		exit(2);
-	s->cfg.keep_trace = true;
-	s->cfg.strategy = strat;
-	s->cfg.seed = seed;
-	s->cfg.skew_ns = skew;
-	s->cfg.stall_ns = stall;
+	cfg.keep_trace = true;
+	cfg.strategy = strat;
+	cfg.seed = seed;
+	cfg.skew_ns = skew;
+	cfg.stall_ns = stall;
 	if (stall_ns)
-		s->cfg.stall_ns = stall_ns;
+		cfg.stall_ns = stall_ns;
 	/*
 	 * A stall can turn the library's misuse into a livelock: cut it short,
 	 * cheaply (the library's faithful runs take a few thousand points; 200,000
 	 * keeps the sweep inside its timeout under ASan).
 	 */
-	if (s->cfg.stall_ns && (!s->cfg.max_steps || s->cfg.max_steps > 200000))
-		s->cfg.max_steps = 200000;
+	if (cfg.stall_ns && (!cfg.max_steps || cfg.max_steps > 200000))
+		cfg.max_steps = 200000;
 	if (unfair) {
-		s->cfg.spinlock = SIM_SPINLOCK_UNFAIR;
-		s->cfg.preempt = SIM_PREEMPT_FULL;
+		cfg.spinlock = SIM_SPINLOCK_UNFAIR;
+		cfg.preempt = SIM_PREEMPT_FULL;
 	}
-	if (x && !xs_begin(x, r, &s->cfg))
+	if (x && !xs_begin(x, r, &cfg))
 		goto out;	/* dfs: the bounded space is searched */
 	if (scn_run(s, m, &run, quiet) == 0) {
 		char name[96];
@@ -144,7 +144,6 @@ static size_t check_one(const char *path, const struct kw_model *m, enum sim_str
 out:
 	sim_fini();
 	scn_run_free(&run);
-	scn_free(s);
 	return v;
 }
 
@@ -155,15 +154,15 @@ out:
  * their bounded space is searched or n runs), calibrated as explore is.
  * Depth 3; a bound of 2 preemptions, of 1 for a strategy that aims with
  * stalls (delay: each delay multiplies the space by the stall questions).
+ * The calibrations see the stall of the strategies before them, as on a
+ * parse of their own; s's settings are as they were when it returns.
  */
-static size_t check_strategies(const char *path, const struct kw_model *m, long n)
+static size_t check_strategies(struct scn *s, const char *path, const struct kw_model *m, long n)
 {
-	struct scn *s = scn_load(path, stderr);
+	struct sim_config saved = s->cfg;
 	struct scn_run run = { 0 };
 	size_t total = 0;
 
-	if (!s)
-		exit(2);
 	for (unsigned int k = 0; k < XS__COUNT; k++) {
 		bool aims = xs_ops_of((enum xs_kind)k)->aims;
 		struct xs_params p = { .kind = (enum xs_kind)k, .seed = 1, .depth = 3,
@@ -181,14 +180,14 @@ static size_t check_strategies(const char *path, const struct kw_model *m, long 
 		if (!x)
 			abort();
 		for (long r = 0; r < n && !xs_exhausted(x); r++)
-			total += check_one(path, m, SIM_STRATEGY_FAITHFUL, 1, SIM_SKEW_DEFAULT_NS,
+			total += check_one(s, path, m, SIM_STRATEGY_FAITHFUL, 1, SIM_SKEW_DEFAULT_NS,
 					   0, false, x, (uint64_t)r);
 		xs_free(x);
 	}
 	stall_ns = 0;
 	sim_fini();
 	scn_run_free(&run);
-	scn_free(s);
+	s->cfg = saved;
 	return total;
 }
 
@@ -243,30 +242,36 @@ int main(int argc, char **argv)
 	for (size_t f = 0; f < nfiles; f++) {
 		/* races, and the runs with ranges (each seed draws their values), get more */
 		long n = strstr(files[f], "/races/") || strstr(files[f], "/ranges/") ? race_seeds : seeds;
+		struct scn *s = scn_load(files[f], stderr);
 
+		if (!s)
+			exit(2);
 		for (size_t k = 0; k < nmodels; k++) {
-			total += check_one(files[f], models[k], SIM_STRATEGY_FAITHFUL, 1,
+			const struct kw_model *m = models[k];
+
+			total += check_one(s, files[f], m, SIM_STRATEGY_FAITHFUL, 1,
 					   SIM_SKEW_DEFAULT_NS, 0, false, NULL, 0);
-			total += check_strategies(files[f], models[k], n / 5 + 5);
+			total += check_strategies(s, files[f], m, n / 5 + 5);
 			for (long seed = 1; seed <= n; seed++) {
-				total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-						   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, 0, false, NULL, 0);
+				total += check_one(s, files[f], m, SIM_STRATEGY_RANDOM, (uint64_t)seed,
+						   SIM_SKEW_DEFAULT_NS, 0, false, NULL, 0);
 				/* a stalled vCPU reorders more, but hand-overs still carry time */
 				if (seed <= n / 4 + 1) {
-					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, 0, false, NULL,
-							   0);
-					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
-							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, 0, true, NULL,
-							   0);
+					total += check_one(s, files[f], m, SIM_STRATEGY_RANDOM,
+							   (uint64_t)seed, SIM_SKEW_UNBOUNDED, 0, false,
+							   NULL, 0);
+					total += check_one(s, files[f], m, SIM_STRATEGY_RANDOM,
+							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS, 0, true,
+							   NULL, 0);
 				}
 				/* a CPU held up only delays: every hand-over still carries its time */
 				if (seed <= n / 4 + 1)
-					total += check_one(files[f], models[k], SIM_STRATEGY_RANDOM,
+					total += check_one(s, files[f], m, SIM_STRATEGY_RANDOM,
 							   (uint64_t)seed, SIM_SKEW_DEFAULT_NS,
 							   SCN_STALL_DEFAULT_NS, false, NULL, 0);
 			}
 		}
+		scn_free(s);
 		free(files[f]);
 	}
 	free(files);

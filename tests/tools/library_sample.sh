@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the tests that run the whole scenario library to check what a
-# view prints (run_json_schema.sh, trace_text_check.sh, findings_check.sh).
+# view prints (run_json_schema.sh, trace_text_check.sh, findings_check.sh,
+# trace_filter.sh's --trace json of every file).
 #
 # The asan build runs them on a fixed sample of the library
 # (library_sample.txt, KWSIM_LIBRARY_SAMPLE=1 in its ctest), the release
