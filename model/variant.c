@@ -87,6 +87,14 @@ static bool on_list(const struct kthread_work *work, const struct list_head *hea
 		if (p == &work->node)
 			return true;
 		/*
+		 * A misuse (a work reinitialised while queued) can leave the list
+		 * leading into a stack frame that has returned (a flush item):
+		 * CONFIG_DEBUG_LIST's check stops the kernel's code there, and
+		 * this walk, which reads p->next next, stops there too.
+		 */
+		if (sim_in_dead_frame(p))
+			return false;
+		/*
 		 * A misuse (a work on two workers' lists) can corrupt the list into
 		 * a cycle that misses head: slow goes half as fast (Floyd), and
 		 * meets p only on such a cycle, where the walk would never end.

@@ -143,6 +143,14 @@ static bool in_dead_frame(const void *p, uintptr_t here, const struct sim_ctx **
 	return (uintptr_t)p < sp;
 }
 
+bool sim_in_dead_frame(const void *p)
+{
+	const struct sim_ctx *owner;
+
+	/* here: the caller's frames are all above this one */
+	return in_dead_frame(p, (uintptr_t)__builtin_frame_address(0), &owner);
+}
+
 static void dead_frame_check(const void *p, uintptr_t here, const char *func)
 {
 	const struct sim_ctx *owner, *x = sim.cur;
