@@ -179,6 +179,57 @@ START_TEST(entry_in_a_returned_frame_is_reported)
 }
 END_TEST
 
+/*
+ * sim_in_dead_frame(), for a walk from outside the kernel's code (model/variant.c's
+ * on_list): an entry in a live task's frame is not in a dead one, whoever asks; one
+ * in an exited task's stack is, also asked from the host once the run has ended.
+ */
+static bool live_seen_dead, head_seen_dead;
+
+static int park_on_list(void *arg)
+{
+	struct list_head item;
+
+	(void)arg;
+	list_add_tail(&item, &head);
+	msleep(2);
+	list_del(&item);
+	return 0;
+}
+
+static int observe(void *arg)
+{
+	(void)arg;
+	msleep(1);
+	live_seen_dead = sim_in_dead_frame(head.next);
+	head_seen_dead = sim_in_dead_frame(&head);
+	return 0;
+}
+
+START_TEST(observers_ask_the_dead_frame_check)
+{
+	INIT_LIST_HEAD(&head);
+	live_seen_dead = head_seen_dead = true;
+	h_init(1);
+	sim_spawn("parker", park_on_list, NULL, 0, true, 0);
+	sim_spawn("observer", observe, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert(!live_seen_dead);
+	ck_assert(!head_seen_dead);
+	ck_assert(list_empty(&head));
+	sim_fini();
+
+	h_init(1);
+	sim_spawn("leaver", leave_on_list, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert(sim_in_dead_frame(head.next));
+	ck_assert(!sim_in_dead_frame(&head));
+	ck_assert(!sim_in_dead_frame(NULL));
+	ck_assert_uint_eq(h_count(SIM_F_UAF), 0);	/* asking reports nothing */
+	sim_fini();
+}
+END_TEST
+
 static Suite *list_suite(void)
 {
 	Suite *s = suite_create("list");
@@ -189,6 +240,7 @@ static Suite *list_suite(void)
 	tcase_add_test(tc, del_corruption_warns_and_skips_on_4_9);
 	tcase_add_test(tc, sound_lists_report_nothing);
 	tcase_add_test(tc, entry_in_a_returned_frame_is_reported);
+	tcase_add_test(tc, observers_ask_the_dead_frame_check);
 	suite_add_tcase(s, tc);
 	return s;
 }
