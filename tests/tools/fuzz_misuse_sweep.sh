@@ -5,8 +5,10 @@
 # a shrunk finding ran a kthread_flush_worker() flush item from a stack
 # frame that had returned, jumping through garbage. CONFIG_DEBUG_LIST's
 # checks (sim/list_debug.c) report the corruption as the era's kernel does:
-# 4.9 WARNs in __list_add/__list_del_entry, 6.x BUG()s. Then a few seeds on
-# both kernels. Bounded by --runs and --cross-runs; exit 0 or 1 (findings).
+# 4.9 WARNs in __list_add/__list_del_entry, 6.x BUG()s. Under ASan the same
+# campaign also showed the scenario invariants' walk of that list reading the
+# flush item (model/variant.c on_list), which now stops at a returned frame
+# (sim_in_dead_frame()). Then a few seeds on both kernels. Bounded by --runs and --cross-runs; exit 0 or 1 (findings).
 # Usage: fuzz_misuse_sweep.sh KWSIM
 set -uo pipefail
 kwsim=${1:?usage: fuzz_misuse_sweep.sh KWSIM}

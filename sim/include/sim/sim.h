@@ -276,7 +276,8 @@ const void *sim_running_ctx(void);
  * outside the kernel's code (a scenario's invariants, queued(D)): a list a
  * misuse corrupted can lead into such a frame (a flush item), and the
  * walk must stop before it reads there. The same bounds as the check's:
- * exact for a task that has exited, below the part in use for a live one.
+ * exact for a task that has exited, below the part in use for a live one;
+ * under ASan also an entry in a redzone of the frame that covers it now.
  */
 bool sim_in_dead_frame(const void *p);
 
