@@ -87,6 +87,18 @@ static bool on_list(const struct kthread_work *work, const struct list_head *hea
 		if (p == &work->node)
 			return true;
 		/*
+		 * A misuse (a work reinitialised while queued) can leave the list
+		 * leading into a stack frame that has returned (a flush item):
+		 * CONFIG_DEBUG_LIST's check stops the kernel's code there, and
+		 * this walk, which reads p->next next, stops there too. The check
+		 * misses such a frame that a later call's covers again: the next
+		 * pointer read there is that frame's bytes, and one that no list
+		 * entry could have (the NULL page, misaligned) ends the walk.
+		 */
+		if (sim_in_dead_frame(p) || (uintptr_t)p < 4096 ||
+		    (uintptr_t)p % _Alignof(struct list_head))
+			return false;
+		/*
 		 * A misuse (a work on two workers' lists) can corrupt the list into
 		 * a cycle that misses head: slow goes half as fast (Floyd), and
 		 * meets p only on such a cycle, where the walk would never end.

@@ -445,6 +445,8 @@ uint64_t sim_softlockup_time(uint64_t start, unsigned int *secs);
 void sim_softlockup_report(struct sim_cpu *c, unsigned int secs, const char *what);
 /* c busy-waits where nothing may preempt it: check it at its soft-lockup time. */
 void sim_softlockup_watch(struct sim_cpu *c);
+/* After a fatal finding of the running context: the run ends as at BUG(), from its stack. */
+void sim_die(void) __attribute__((noreturn));
 struct sim_finding *sim_report(enum sim_finding_kind kind, const struct sim_site *site,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /*

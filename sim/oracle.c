@@ -442,6 +442,11 @@ void sim_bug(const struct sim_site *site, const char *cond)
 			   "Kernel BUG at %s [verbose debug info unavailable]: BUG_ON(%s)",
 			   where.func ? where.func : "an unknown function", cond);
 	}
+	sim_die();
+}
+
+void sim_die(void)
+{
 	sim_halt(SIM_END_FATAL);
 	sim_exit_ctx();		/* the machine has halted: nothing is chosen again */
 	__builtin_unreachable();

@@ -59,11 +59,15 @@ fi
 n=0 pairs=()
 mapfile -t files < <(library_files "$src/scenarios" "$src"/scenarios/*/*.kws "$tmp/utf8.kws")
 for f in "${files[@]}"; do
+	# a file written for one kernel ('kernel = ...') may livelock on another, cut
+	# short by its own max_steps (kernel/list-corruption-flush-reinit.kws on 4.9):
+	# exit 3 there, its JSON checked all the same
+	pin=$(sed -n 's/^[[:space:]]*kernel[[:space:]]*=[[:space:]]*\([^ ;]*\)[[:space:]]*;.*/\1/p' "$f" | head -1)
 	for k in "${variants[@]}"; do
 		n=$((n + 1))
 		"$kwsim" run "$f" --kernel "$k" --json >"$tmp/$n.json" 2>"$tmp/err"
 		rc=$?
-		if [ "$rc" -gt 1 ]; then
+		if [ "$rc" -gt 1 ] && ! [ "$rc" = 3 -a -n "$pin" -a "$pin" != "$k" ]; then
 			echo "FAIL: kwsim run $f --kernel $k --json exited $rc: $(head -3 "$tmp/err")"
 			failed=1
 		fi

@@ -29,6 +29,15 @@ static inline void list_watch(const void *entry)
 		sim_list_watch(sim_list_watch_arg, entry);
 }
 
+/*
+ * CONFIG_DEBUG_LIST (sim/list_debug.c, as lib/list_debug.c): false when
+ * the operation must not be done, the corruption reported; each era's
+ * checks, messages and ending there. Also reports an entry in a stack
+ * frame that has returned, before anything is read from it.
+ */
+bool __list_add_valid(struct list_head *new, struct list_head *prev, struct list_head *next);
+bool __list_del_entry_valid(struct list_head *entry);
+
 static inline void INIT_LIST_HEAD(struct list_head *list)
 {
 	list_watch(list);
@@ -39,6 +48,8 @@ static inline void INIT_LIST_HEAD(struct list_head *list)
 static inline void __list_add(struct list_head *new, struct list_head *prev,
 			      struct list_head *next)
 {
+	if (!__list_add_valid(new, prev, next))
+		return;
 	list_watch(new);
 	list_watch(prev);
 	list_watch(next);
@@ -68,6 +79,8 @@ static inline void __list_del(struct list_head *prev, struct list_head *next)
 
 static inline void __list_del_entry(struct list_head *entry)
 {
+	if (!__list_del_entry_valid(entry))
+		return;
 	list_watch(entry);
 	__list_del(entry->prev, entry->next);
 }

@@ -269,6 +269,18 @@ const char *sim_running(const char **work_fn);
  */
 const void *sim_running_ctx(void);
 
+/*
+ * p is in a simulated stack frame that has returned: what is there now is
+ * another frame's, or nothing. CONFIG_DEBUG_LIST's check of a list entry
+ * (sim/list_debug.c), for a caller that walks the model's lists from
+ * outside the kernel's code (a scenario's invariants, queued(D)): a list a
+ * misuse corrupted can lead into such a frame (a flush item), and the
+ * walk must stop before it reads there. The same bounds as the check's:
+ * exact for a task that has exited, below the part in use for a live one;
+ * under ASan also an entry in a redzone of the frame that covers it now.
+ */
+bool sim_in_dead_frame(const void *p);
+
 /* --- findings -------------------------------------------------------------- */
 
 enum sim_finding_kind {
