@@ -304,9 +304,11 @@ static void json_event(FILE *out, const struct scn_event *ev)
  * of making) order, so the account reads as a timeline across CPUs.
  */
 struct tl_line {
-	struct scn_event ev;
-	uint64_t seq;
+	uint64_t time;
+	int cpu;
 	bool machine;
+	uint64_t seq;
+	char *packed;		/* the event, tl_pack()ed */
 };
 
 struct scn_timeline {
@@ -317,12 +319,92 @@ struct scn_timeline {
 	uint64_t seq;
 };
 
+/*
+ * A held event, packed: its numbers, then each string with its NUL. A
+ * loop of log() calls passes no time, so nothing is released until the run
+ * ends: the whole struct (1.5 KB, its strings' fixed arrays) held per line
+ * took a GB a million lines; packed, a line's text and a few numbers.
+ */
+struct tl_nums {
+	uint64_t time;
+	int cpu, pid, line;
+	uint8_t kind, nargs;
+	long long num[2];
+};
+
+#define TL_NSTRINGS	(6 + SCN_EV_MAX_ARGS)
+
+/* ev's strings, and the size of each one's array */
+static void tl_strings(const struct scn_event *ev, const char *str[TL_NSTRINGS],
+		       size_t size[TL_NSTRINGS])
+{
+	const char *s[] = { ev->who, ev->what, ev->call, ev->result, ev->obj, ev->text };
+	const size_t z[] = { sizeof(ev->who), sizeof(ev->what), sizeof(ev->call),
+			     sizeof(ev->result), sizeof(ev->obj), sizeof(ev->text) };
+	int n = 0;
+
+	for (; n < 6; n++) {
+		str[n] = s[n];
+		size[n] = z[n];
+	}
+	for (int a = 0; a < SCN_EV_MAX_ARGS; a++, n++) {
+		str[n] = ev->args[a];
+		size[n] = sizeof(ev->args[a]);
+	}
+}
+
+static char *tl_pack(const struct scn_event *ev)
+{
+	struct tl_nums nums = { ev->time, ev->cpu, ev->pid, ev->line, ev->kind, ev->nargs,
+				{ ev->num[0], ev->num[1] } };
+	const char *str[TL_NSTRINGS];
+	size_t size[TL_NSTRINGS], len[TL_NSTRINGS], total = sizeof(nums);
+	char *p, *at;
+
+	tl_strings(ev, str, size);
+	for (int i = 0; i < TL_NSTRINGS; i++) {
+		len[i] = strnlen(str[i], size[i] - 1);
+		total += len[i] + 1;
+	}
+	p = malloc(total);
+	if (!p)
+		abort();
+	memcpy(p, &nums, sizeof(nums));
+	at = p + sizeof(nums);
+	for (int i = 0; i < TL_NSTRINGS; i++) {
+		memcpy(at, str[i], len[i]);
+		at[len[i]] = '\0';
+		at += len[i] + 1;
+	}
+	return p;
+}
+
+static void tl_unpack(const char *p, struct scn_event *ev)
+{
+	struct tl_nums nums;
+	const char *str[TL_NSTRINGS];
+	size_t size[TL_NSTRINGS];
+
+	memcpy(&nums, p, sizeof(nums));
+	*ev = (struct scn_event){ .time = nums.time, .cpu = nums.cpu, .pid = nums.pid,
+				  .line = nums.line, .kind = nums.kind, .nargs = nums.nargs,
+				  .num = { nums.num[0], nums.num[1] } };
+	tl_strings(ev, str, size);
+	p += sizeof(nums);
+	for (int i = 0; i < TL_NSTRINGS; i++) {
+		size_t len = strlen(p);
+
+		memcpy((char *)str[i], p, len + 1);
+		p += len + 1;
+	}
+}
+
 static bool tl_before(const struct tl_line *a, const struct tl_line *b)
 {
-	if (a->ev.time != b->ev.time)
-		return a->ev.time < b->ev.time;
-	if (a->ev.cpu != b->ev.cpu)
-		return a->ev.cpu < b->ev.cpu;
+	if (a->time != b->time)
+		return a->time < b->time;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu;
 	return a->seq < b->seq;
 }
 
@@ -344,7 +426,7 @@ static void tl_push(struct scn_timeline *t, const struct scn_event *ev, bool mac
 		if (!t->v)
 			abort();
 	}
-	t->v[t->n++] = (struct tl_line){ *ev, t->seq++, machine };
+	t->v[t->n++] = (struct tl_line){ ev->time, ev->cpu, machine, t->seq++, tl_pack(ev) };
 	for (; i && tl_before(&t->v[i], &t->v[(i - 1) / 2]); i = (i - 1) / 2)
 		tl_swap(&t->v[i], &t->v[(i - 1) / 2]);
 }
@@ -352,23 +434,25 @@ static void tl_push(struct scn_timeline *t, const struct scn_event *ev, bool mac
 static void tl_write(struct scn_timeline *t, const struct tl_line *l)
 {
 	FILE *out = t->out;
+	struct scn_event ev;
 
+	tl_unpack(l->packed, &ev);
 	if (!t->json) {
-		print_line(out, l->ev.time, l->ev.cpu, l->ev.who, l->ev.what);
+		print_line(out, ev.time, ev.cpu, ev.who, ev.what);
 		return;
 	}
 	fprintf(out, "%s{\"time_ns\":%llu,\"cpu\":%d,\"source\":\"%s\",\"who\":",
-		t->written ? "," : "", (unsigned long long)l->ev.time, l->ev.cpu,
+		t->written ? "," : "", (unsigned long long)ev.time, ev.cpu,
 		l->machine ? "machine" : "scenario");
-	json_str(out, l->ev.who);
-	json_event(out, &l->ev);
+	json_str(out, ev.who);
+	json_event(out, &ev);
 	fputc('}', out);
 	t->written = true;
 }
 
 static void tl_release(struct scn_timeline *t, uint64_t watermark, bool all)
 {
-	while (t->n && (all || t->v[0].ev.time < watermark)) {
+	while (t->n && (all || t->v[0].time < watermark)) {
 		struct tl_line top = t->v[0];
 		size_t i = 0;
 
@@ -386,6 +470,7 @@ static void tl_release(struct scn_timeline *t, uint64_t watermark, bool all)
 			i = m;
 		}
 		tl_write(t, &top);
+		free(top.packed);
 	}
 }
 
