@@ -108,6 +108,11 @@ void __asan_storeN_noabort(uintptr_t a, size_t n)
 	check(a, n);
 }
 
+void sim_kasan_check(const void *p, size_t n)
+{
+	check((uintptr_t)p, n);
+}
+
 /* Called before a noreturn call (abort()): no stack is poisoned, nothing to undo. */
 void __asan_handle_no_return(void);
 

@@ -69,7 +69,10 @@ void sim_lockdep_fini(bool keep)
 static struct sim_lock_class *class_of(struct sim_lock *l)
 {
 	struct sim_lockdep *ld = &sim.lockdep;
-	const void *key = l->key ? (const void *)l->key : (const void *)l;
+	const void *key;
+
+	sim_kasan_check(&l->key, sizeof(l->key));	/* the first touch of the lock */
+	key = l->key ? (const void *)l->key : (const void *)l;
 
 	if (l->cls && l->cls_gen == generation && l->cls->key == key &&
 	    l->cls->subclass == l->subclass)
@@ -106,6 +109,7 @@ static struct sim_lock_class *class_of(struct sim_lock *l)
 
 void sim_lockdep_set_class(struct sim_lock *l, struct lock_class_key *key, const char *name)
 {
+	sim_kasan_check(&l->key, sizeof(l->key));
 	l->key = key;
 	l->name = name;
 	l->cls = NULL;
@@ -235,6 +239,7 @@ void sim_lockdep_release(struct sim_lock *l, const struct sim_site *site)
 		x->nheld--;
 		return;
 	}
+	sim_kasan_check(&l->name, sizeof(l->name));
 	sim_report(SIM_F_LOCKDEP, site,
 		   "WARNING: bad unlock balance detected: %s releases %s, which it does not hold%s",
 		   sim_ctx_name(x), l->name ? l->name : "lock",
@@ -256,6 +261,7 @@ void sim_lockdep_assert_held(const struct sim_lock *l, const struct sim_site *si
 			if (x->held[i].lock == l)
 				return;
 	}
+	sim_kasan_check(&l->name, sizeof(l->name));
 	sim_report(SIM_F_LOCKDEP, site, "lockdep_assert_held(%s) failed: not held%s",
 		   l->name ? l->name : "lock", l->owner ? " here (another context holds it)" : "");
 }
