@@ -90,13 +90,12 @@ static bool on_list(const struct kthread_work *work, const struct list_head *hea
 		 * A misuse (a work reinitialised while queued) can leave the list
 		 * leading into a stack frame that has returned (a flush item):
 		 * CONFIG_DEBUG_LIST's check stops the kernel's code there, and
-		 * this walk, which reads p->next next, stops there too. The check
-		 * misses such a frame that a later call's covers again: the next
-		 * pointer read there is that frame's bytes, and one that no list
-		 * entry could have (the NULL page, misaligned) ends the walk.
+		 * this walk, which reads p->next next, stops there too. A frame
+		 * that a later call's covers again passes that check, and the
+		 * next pointer read there is that frame's bytes: the walk goes on
+		 * only into memory where a list entry can live.
 		 */
-		if (sim_in_dead_frame(p) || (uintptr_t)p < 4096 ||
-		    (uintptr_t)p % _Alignof(struct list_head))
+		if (!sim_list_entry_readable(p))
 			return false;
 		/*
 		 * A misuse (a work on two workers' lists) can corrupt the list into

@@ -168,6 +168,21 @@ bool sim_in_dead_frame(const void *p)
 	return false;
 }
 
+bool sim_list_entry_readable(const void *p)
+{
+	const struct sim_owner *o;
+	uint64_t fake;
+
+	if (!p || (uintptr_t)p % _Alignof(struct list_head))
+		return false;
+	if (sim_registered_addr(p, &fake))
+		return true;
+	if (sim_slab_fake_addr(p, &fake))
+		return !sim_freed(p);
+	o = sim_owner_of(p);
+	return o && o->ctx && !sim_in_dead_frame(p);
+}
+
 static void dead_frame_check(const void *p, uintptr_t here, const char *func)
 {
 	const struct sim_ctx *owner, *x = sim.cur;

@@ -9,6 +9,8 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/delay.h>
+#include <linux/slab.h>
+#include <stdlib.h>
 #include <string.h>
 
 static LIST_HEAD(head);
@@ -230,6 +232,57 @@ START_TEST(observers_ask_the_dead_frame_check)
 }
 END_TEST
 
+/*
+ * sim_list_entry_readable(): the walk follows a next only into memory where
+ * a list entry can live (a live slab block, a registered object, a live
+ * frame) and stops, without reading, anywhere else: a misuse's garbage next
+ * with any value (built with LTO, fuzz --misuse v4.9 seed 2 led on_list to
+ * an unmapped address, and the host faulted).
+ */
+static bool seen[10];
+
+static int ask_readable(void *arg)
+{
+	struct list_head item;
+	struct list_head *block = kmalloc(2 * sizeof(*block), GFP_KERNEL);
+	struct list_head *obj = malloc(2 * sizeof(*obj)), *stray = malloc(sizeof(*stray));
+
+	(void)arg;
+	sim_register_object(obj, 2 * sizeof(*obj), "obj");
+	seen[0] = sim_list_entry_readable(&item);
+	seen[1] = sim_list_entry_readable(&block[1]);
+	seen[2] = sim_list_entry_readable(&obj[1]);
+	seen[3] = sim_list_entry_readable(stray);
+	seen[4] = sim_list_entry_readable((char *)obj + 1);
+	seen[5] = sim_list_entry_readable(NULL);
+	seen[6] = sim_list_entry_readable((void *)0x37f00001f80);	/* that fuzz run's */
+	seen[7] = sim_list_entry_readable(&head);			/* a global: no scenario's entry */
+	kfree(block);
+	seen[8] = sim_list_entry_readable(block);
+	free(stray);
+	free(obj);
+	return 0;
+}
+
+START_TEST(observers_follow_only_known_memory)
+{
+	memset(seen, 0, sizeof(seen));
+	h_init(1);
+	sim_spawn("asker", ask_readable, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert(seen[0] && seen[1] && seen[2]);
+	ck_assert(!seen[3] && !seen[4] && !seen[5] && !seen[6] && !seen[7] && !seen[8]);
+	sim_fini();
+
+	INIT_LIST_HEAD(&head);
+	h_init(1);
+	sim_spawn("leaver", leave_on_list, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert(!sim_list_entry_readable(head.next));	/* in the exited task's stack */
+	sim_fini();
+}
+END_TEST
+
 static Suite *list_suite(void)
 {
 	Suite *s = suite_create("list");
@@ -241,6 +294,7 @@ static Suite *list_suite(void)
 	tcase_add_test(tc, sound_lists_report_nothing);
 	tcase_add_test(tc, entry_in_a_returned_frame_is_reported);
 	tcase_add_test(tc, observers_ask_the_dead_frame_check);
+	tcase_add_test(tc, observers_follow_only_known_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }

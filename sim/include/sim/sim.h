@@ -281,6 +281,16 @@ const void *sim_running_ctx(void);
  */
 bool sim_in_dead_frame(const void *p);
 
+/*
+ * p can be read as a list entry by such a walk: it lies in a live slab
+ * block, in an object the scenario registered, or in a simulated stack
+ * outside its dead frames (sim_in_dead_frame()), and is aligned. A list a
+ * misuse corrupted can lead anywhere, and the host must not follow it
+ * where nothing of the machine's lives: the read would fault the host, or
+ * read bytes that differ from build to build.
+ */
+bool sim_list_entry_readable(const void *p);
+
 /* --- findings -------------------------------------------------------------- */
 
 enum sim_finding_kind {
