@@ -33,7 +33,7 @@ static struct scn *load(const char *file, const char *kernel, const struct kw_mo
 	char path[4096];
 	struct scn *s;
 
-	snprintf(path, sizeof(path), "%s/%s", KWSIM_SCENARIOS, file);
+	ck_assert_int_lt(snprintf(path, sizeof(path), "%s/%s", KWSIM_SCENARIOS, file), sizeof(path));
 	s = scn_load(path, stderr);
 	ck_assert_msg(s != NULL, "%s does not parse", path);
 	*m = kw_model_find(kernel ? kernel : s->kernel);

@@ -270,7 +270,7 @@ static struct scn *load(const char *file)
 	char path[512];
 	struct scn *s;
 
-	snprintf(path, sizeof(path), "%s/%s", KWSIM_SCENARIOS, file);
+	ck_assert_int_lt(snprintf(path, sizeof(path), "%s/%s", KWSIM_SCENARIOS, file), sizeof(path));
 	s = scn_load(path, stderr);
 	ck_assert_msg(s != NULL, "%s does not parse", path);
 	return s;
