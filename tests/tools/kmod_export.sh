@@ -262,7 +262,7 @@ if [ $rc -eq 0 ] && [ -n "$c" ]; then
 	done
 	# the cancel waits for the queueing's end: enter before its line, leave after its call
 	if grep -A2 'kw_steer_enter(1);' "$c" | grep -q 'kw_cancel_dwork_sync' &&
-		grep -B1 'kw_steer_leave(0);' "$c" | grep -q 'kw_queue_dwork'; then
+		grep -B1 'kw_steer_leave(0);' "$c" | grep -q 'kw_dwork(kthread_queue_delayed_work,'; then
 		ok "steered module: P1's cancel waits (kw_steer_enter), P0's queueing marks its end"
 	else
 		fail "steered module: the wait is not where the ordering says"

@@ -7,6 +7,7 @@
 #include "explore.h"
 #include "finding.h"
 #include "lib/json.h"
+#include "lib/util.h"
 #include "scenario/scn.h"
 
 #include <errno.h>
@@ -263,12 +264,10 @@ int xr_status(const struct xr *r)
 /* Text escaped for a terminal (scn_put_text), as a string. */
 static char *escaped(const char *text)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	char *buf;
+	size_t len;
+	FILE *m = memstream_open(&buf, &len);
 
-	if (!m)
-		abort();
 	scn_put_text(m, text);
 	fclose(m);
 	return buf;

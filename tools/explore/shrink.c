@@ -6,6 +6,7 @@
  */
 #include "shrink.h"
 #include "finding.h"
+#include "lib/util.h"
 
 #include <model.h>
 #include <sim/trace.h>
@@ -826,12 +827,10 @@ char *xshrink_stall_text(const struct xshrink_measure *m)
 	static const struct { const char *unit; uint64_t ns; } units[] = {
 		{ "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 },
 	};
-	size_t len = 0;
-	char *text = NULL;
-	FILE *f = open_memstream(&text, &len);
+	size_t len;
+	char *text;
+	FILE *f = memstream_open(&text, &len);
 
-	if (!f)
-		abort();
 	for (size_t i = 0; i < m->stalls && i < XSHRINK_STALLS_SHOWN; i++) {
 		uint64_t v = m->stall_each[i];
 		size_t u = 0;
@@ -932,12 +931,10 @@ void xshrink_print_measures(FILE *f, const char *indent, const struct xshrink_re
 static char *comment(const struct shrink *sh, const struct xshrink_result *r, uint64_t tried)
 {
 	const char *base = strrchr(sh->path, '/') ? strrchr(sh->path, '/') + 1 : sh->path;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
+	size_t len;
+	FILE *f = memstream_open(&buf, &len);
 
-	if (!f)
-		abort();
 	fprintf(f, SHRINK_MARK " shrunk in %llu runs%s, still showing\n   ",
 		(unsigned long long)tried, r->budget_spent ? " (all the budget)" : "");
 	comment_text(f, sh->cond ? "the witness of its condition" : r->kept);
@@ -984,9 +981,7 @@ static int finish(struct shrink *sh, struct xshrink_result *out)
 	else
 		xf_bug(target_in(sh, sh->cur.s, &sh->run, sh->cur.line), out->kept, sizeof(out->kept));
 	note = comment(sh, out, tried);
-	f = open_memstream(&out->text, &out->len);
-	if (!f)
-		abort();
+	f = memstream_open(&out->text, &out->len);
 	scn_write_with_schedule(f, sh->cur.s, &sh->run, note);
 	free(note);
 	if (fclose(f))

@@ -314,11 +314,8 @@ int fz_run_schedule(const struct scn *s, const struct kw_model *m, struct xs *x[
 
 void fz_quiet_rewind(struct fz_quiet *q)
 {
-	if (!q->f) {
-		q->f = open_memstream(&q->buf, &q->len);
-		if (!q->f)
-			abort();
-	}
+	if (!q->f)
+		q->f = memstream_open(&q->buf, &q->len);
 	fflush(q->f);
 	rewind(q->f);
 	if (q->buf)

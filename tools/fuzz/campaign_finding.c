@@ -25,6 +25,7 @@
 
 #include "explore/explore.h"
 #include "lib/outfile.h"
+#include "lib/util.h"
 #include "explore/finding.h"
 #include "explore/shrink.h"
 #include "explore/strategy.h"
@@ -519,9 +520,7 @@ static char *schedule_text(struct pshrink *ps, struct fz_finding *nf, struct scn
 		}
 	}
 	if (!text) {
-		mem = open_memstream(&text, &tlen);
-		if (!mem)
-			abort();
+		mem = memstream_open(&text, &tlen);
 		scn_write_with_schedule(mem, fs, &ps->run, NULL);
 		fclose(mem);
 	}
@@ -532,12 +531,10 @@ static char *schedule_text(struct pshrink *ps, struct fz_finding *nf, struct scn
 static char *comment_text(const struct fz_finding *nf, const struct fz_seen *sn,
 			  const struct kw_model *m, const struct fz_opts *o, const char *name)
 {
-	char strat[64], *rules = rules_text(nf->rules), *ct = cross_text(nf), *comment = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&comment, &len);
+	char strat[64], *rules = rules_text(nf->rules), *ct = cross_text(nf), *comment;
+	size_t len;
+	FILE *mem = memstream_open(&comment, &len);
 
-	if (!mem)
-		abort();
 	fprintf(mem, "Found by kwsim fuzz: %s\n   %s\n", sn->id, nf->what);
 	fprintf(mem, "   kernel %s, seed %llu: program %llu of the campaign (%s), after %llu "
 		"schedules\n", m->name, (unsigned long long)o->seed,

@@ -8,6 +8,7 @@
  */
 #include "campaign.h"
 #include "campaign_impl.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -184,9 +185,7 @@ static char *read_text(const char *path)
 
 	if (!f)
 		return NULL;
-	m = open_memstream(&text, &len);
-	if (!m)
-		abort();
+	m = memstream_open(&text, &len);
 	while ((n = fread(buf, 1, sizeof(buf), f)))
 		fwrite(buf, 1, n, m);
 	fclose(f);

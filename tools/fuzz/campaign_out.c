@@ -9,6 +9,7 @@
 
 #include "lib/json.h"
 #include "lib/outfile.h"
+#include "lib/util.h"
 
 #include <sim/fnv.h>
 
@@ -312,13 +313,11 @@ int fz_corpus_load(const char *dir, struct fz_corpus *c, size_t max, FILE *err)
 
 uint64_t fz_prog_key(const struct kp *p)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	char *text;
+	size_t len;
+	FILE *m = memstream_open(&text, &len);
 	uint64_t h;
 
-	if (!m)
-		abort();
 	kp_save(m, p);
 	fclose(m);
 	h = sim_fnv(SIM_FNV_OFFSET, text, len);

@@ -5,6 +5,7 @@
  */
 #include "kmod/kmod.h"
 #include "lib/outfile.h"
+#include "lib/util.h"
 #include "scenario/scn.h"
 
 #include <ctype.h>
@@ -88,9 +89,7 @@ int kmod_export(const struct scn *s, const char *dir, const char *steer, const c
 		return 2;
 	}
 	kmod_name(s, name, sizeof(name));
-	mem = open_memstream(&src, &len);
-	if (!mem)
-		abort();
+	mem = memstream_open(&src, &len);
 	kmod_gen(s, steer ? &plan : NULL, version, mem);
 	fclose(mem);
 	snprintf(file, sizeof(file), "%s.c", name);

@@ -8,6 +8,7 @@
  * Also the settings as load-time checks (kw_refuse()).
  */
 #include "kmod/kmod_gen.h"
+#include "lib/util.h"
 #include "scenario/scn.h"
 
 #include <stdlib.h>
@@ -25,14 +26,11 @@ struct atoms {
 
 static char *atom_name(const struct scn *s, const struct scn_expr *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	bool atom;
+	char *buf;
+	size_t len;
+	FILE *mem = memstream_open(&buf, &len);
+	bool atom = scn_atom_name(s, e, mem);
 
-	if (!mem)
-		abort();
-	atom = scn_atom_name(s, e, mem);
 	fclose(mem);
 	if (!atom) {
 		free(buf);

@@ -109,8 +109,7 @@ static bool value_call(struct kgen *g, const struct scn_expr *e)
 		return true;
 	case API_QUEUE_DELAYED_WORK:
 	case API_MOD_DELAYED_WORK:
-		fprintf(out, "%s(&kw_workers[%d], &kw.dwork_%s, ",
-			e->api->id == API_QUEUE_DELAYED_WORK ? "kw_queue_dwork" : "kw_mod_dwork",
+		fprintf(out, "kw_dwork(%s, &kw_workers[%d], &kw.dwork_%s, ", e->api->name,
 			a[0]->obj->index, a[1]->obj->name);
 		arg(g, e, 2);
 		fprintf(out, ", %d)", line);

@@ -545,28 +545,26 @@ static __maybe_unused long kw_queue_work(struct kw_worker *wk, struct kthread_wo
 	return v;
 }
 
-static __maybe_unused long kw_queue_dwork(struct kw_worker *wk,
-					  struct kthread_delayed_work *dwork, long delay, int line)
+/*
+ * kthread_queue_delayed_work() or kthread_mod_delayed_work(), the call the
+ * generated code names (the two take the same arguments), on worker wk if
+ * the scenario has not destroyed it.
+ */
+#define kw_dwork(call, wk, dwork, delay, line) \
+	kw_dwork_call(call, #call "()", wk, dwork, delay, line)
+
+static __maybe_unused long kw_dwork_call(bool (*call)(struct kthread_worker *,
+						      struct kthread_delayed_work *,
+						      unsigned long),
+					 const char *what, struct kw_worker *wk,
+					 struct kthread_delayed_work *dwork, long delay, int line)
 {
-	struct kthread_worker *w = kw_worker(wk, "kthread_queue_delayed_work()", line);
+	struct kthread_worker *w = kw_worker(wk, what, line);
 	long v;
 
 	if (!w)
 		return 0;
-	v = kthread_queue_delayed_work(w, dwork, kw_arg(delay));
-	kw_worker_put(wk);
-	return v;
-}
-
-static __maybe_unused long kw_mod_dwork(struct kw_worker *wk, struct kthread_delayed_work *dwork,
-					long delay, int line)
-{
-	struct kthread_worker *w = kw_worker(wk, "kthread_mod_delayed_work()", line);
-	long v;
-
-	if (!w)
-		return 0;
-	v = kthread_mod_delayed_work(w, dwork, kw_arg(delay));
+	v = call(w, dwork, kw_arg(delay));
 	kw_worker_put(wk);
 	return v;
 }

@@ -138,3 +138,15 @@ bool cmd_progress_due(struct cmd_progress *p, bool final, double *elapsed)
 	*elapsed = now - p->t0;
 	return true;
 }
+
+FILE *memstream_open(char **buf, size_t *len)
+{
+	FILE *f;
+
+	*buf = NULL;
+	*len = 0;
+	f = open_memstream(buf, len);
+	if (!f)
+		abort();
+	return f;
+}

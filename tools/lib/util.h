@@ -4,12 +4,14 @@
 /*
  * The small things every command shares, written once: a usage error
  * ("kwsim CMD: what (try 'kwsim help')" on stderr, exit status 2), the
- * reading of a count, and the host's clocks (for --time, rates and
- * benchmarks: never in a run, whose time is the machine's).
+ * reading of a count, the host's clocks (for --time, rates and
+ * benchmarks: never in a run, whose time is the machine's), and text
+ * written to memory.
  */
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 /* Prints the error for command cmd ("run", "explore", ...) and returns 2. */
@@ -79,5 +81,12 @@ bool cmd_parse_seconds(const char *v, double *out);
 
 /* A host clock in seconds: CLOCK_MONOTONIC for wall time, CLOCK_PROCESS_CPUTIME_ID for CPU. */
 double host_seconds(clockid_t clock);
+
+/*
+ * open_memstream() with *buf and *len set to NULL and 0 first, aborting
+ * when out of memory: what is written is in *buf (malloc'd, NUL-ended, the
+ * caller frees it) and its length in *len after fflush() or fclose().
+ */
+FILE *memstream_open(char **buf, size_t *len);
 
 #endif

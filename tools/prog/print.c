@@ -18,6 +18,7 @@
  *    that corrupted a list, say) stops there, reported, not an hour later.
  */
 #include "prog/prog.h"
+#include "lib/util.h"
 #include "scenario/scn_api.h"
 
 #include <stdlib.h>
@@ -392,14 +393,11 @@ int kp_print(FILE *out, const struct kp *p, const struct kp_print_opts *o)
 
 char *kp_text(const struct kp *p, const struct kp_print_opts *o, size_t *len)
 {
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *mem = open_memstream(&buf, &n);
-	int rc;
+	char *buf;
+	size_t n;
+	FILE *mem = memstream_open(&buf, &n);
+	int rc = kp_print(mem, p, o);
 
-	if (!mem)
-		return NULL;
-	rc = kp_print(mem, p, o);
 	if (fclose(mem) || rc) {
 		free(buf);
 		return NULL;

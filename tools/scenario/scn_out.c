@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/util.h"
 
 static void collect_state(FILE *out, const struct scn_run *run, const struct scn_expr *e,
 			  bool live);
@@ -701,12 +702,10 @@ static void collect_state(FILE *out, const struct scn_run *run, const struct scn
 size_t scn_state_text(const struct scn_run *run, const struct scn_expr *e, bool live, char *buf,
 		      size_t len)
 {
-	char *items = NULL;
-	size_t n = 0, at = 0;
-	FILE *mem = open_memstream(&items, &n);
+	char *items;
+	size_t n, at = 0;
+	FILE *mem = memstream_open(&items, &n);
 
-	if (!mem)
-		abort();
 	collect_state(mem, run, e, live);
 	fclose(mem);
 	if (len)
@@ -786,12 +785,10 @@ void scn_print_result(FILE *out, const struct scn *s, const struct scn_run *run)
 /* The result block's state: "name=value" items, each once, as print_state lists them. */
 static void json_state(FILE *out, const struct scn_run *run, const struct scn_expr *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	char *buf;
+	size_t len;
+	FILE *mem = memstream_open(&buf, &len);
 
-	if (!mem)
-		abort();
 	collect_state(mem, run, e, false);
 	fclose(mem);
 	json_state_pairs(out, buf, "\n");

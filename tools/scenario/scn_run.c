@@ -16,6 +16,7 @@
 #include "scn.h"
 #include "scn_api.h"
 #include "scn_contract.h"
+#include "lib/util.h"
 
 #include <model.h>
 #include <linux/completion.h>
@@ -1349,9 +1350,7 @@ static void check_invariants(void *arg)
 		if (inv->never ? !v : v)
 			continue;
 		run->broken[i] = true;
-		mem = open_memstream(&state, &len);
-		if (!mem)
-			abort();
+		mem = memstream_open(&state, &len);
 		scn_print_state(mem, run, inv->cond, true);
 		fclose(mem);
 		/* "a=1; b=0; " without its last separator */

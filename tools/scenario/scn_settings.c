@@ -4,6 +4,7 @@
  * text, as a saved schedule writes them.
  */
 #include "scn_parse.h"
+#include "lib/util.h"
 
 #include <model.h>
 
@@ -487,9 +488,7 @@ static int set_one(struct scn *s, const char *arg, struct setting_block *b,
 	p.text = text;
 	p.len = strlen(text);
 	p.loc = (struct scn_loc){ 1, 1 };
-	p.err = open_memstream(&out, &outlen);
-	if (!p.err)
-		abort();
+	p.err = memstream_open(&out, &outlen);
 	if (!setjmp(p.fail)) {
 		lex_next(&p);
 		if (p.tok != T_IDENT)
