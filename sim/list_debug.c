@@ -132,11 +132,11 @@ static bool corrupt(bool cond, unsigned int c)
  */
 static bool in_dead_frame(const void *p, uintptr_t here, const struct sim_ctx **owner)
 {
-	const struct sim_owner *o = p ? sim_owner_of(p) : NULL;
+	const struct sim_owner *o = p ? sim_stack_owner_of(p) : NULL;
 	const struct sim_ctx *x;
 	uintptr_t sp;
 
-	if (!o || !o->ctx)
+	if (!o)
 		return false;
 	x = *owner = o->ctx;
 	if (here >= o->lo && here < o->hi)	/* its own stack: it may be on its way out */

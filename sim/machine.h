@@ -189,6 +189,7 @@ struct sim_owner_map {			/* owner.c: host page -> owner records */
 	size_t n, cap;
 	struct sim_owner *owners;
 	size_t nowners, capowners;
+	uintptr_t span_lo, span_hi;	/* [lowest lo, highest hi) of the records; 0, 0: none */
 };
 struct sim_owners {			/* owner.c */
 	struct sim_owner_map tasks;	/* this run's task_structs */
@@ -378,6 +379,8 @@ void sim_owner_add_stack(struct sim_ctx *x);
 void sim_owner_add_task(struct task_struct *p);
 /* The stack or task_struct p falls in, or NULL. */
 const struct sim_owner *sim_owner_of(const void *p);
+/* The stack p falls in, or NULL: sim_owner_of() for those who want no task. */
+const struct sim_owner *sim_stack_owner_of(const void *p);
 void sim_owners_fini(bool keep);
 
 /* --- event.c ----------------------------------------------------------------- */

@@ -603,9 +603,7 @@ static bool task_blocked(const struct task_struct *p)
 
 bool sim_on_stack(const void *p)
 {
-	const struct sim_owner *o = sim_owner_of(p);
-
-	return o && o->ctx;
+	return sim_stack_owner_of(p);
 }
 
 /* Tags far from any user-space address and from the fake addresses. */
