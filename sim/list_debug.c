@@ -101,22 +101,28 @@ static const struct list_check checks[] = {
 };
 
 /*
- * CHECK_DATA_CORRUPTION(cond) of check c (4.10+, BUG_ON_DATA_CORRUPTION=y:
- * pr_err() then BUG()), or 4.9's WARN(cond); returns cond.
+ * CHECK_DATA_CORRUPTION() of check c whose condition holds (4.10+,
+ * BUG_ON_DATA_CORRUPTION=y: pr_err() then BUG()), or 4.9's WARN(); returns
+ * true. Out of line: every list operation tests its conditions, and on a
+ * sound list that test is all it does.
  */
-static bool corrupt(bool cond, unsigned int c)
+static noinline __cold bool report_corruption(unsigned int c)
 {
 	const struct list_check *k = &checks[c];
 	const struct sim_site *site = sim_era_since(6, 6) ? k->v612 : k->v61;
 
-	if (!cond)
-		return false;
 	if (!sim_era_since(4, 10)) {
 		sim_warnf(k->v49, "%s", k->msg);
 		return true;
 	}
 	sim_report(SIM_F_BUG, site, "%s\nkernel BUG at %s:%d!", k->msg, site->file, site->line);
 	sim_die();
+}
+
+/* CHECK_DATA_CORRUPTION(cond) of check c, or 4.9's WARN(cond); returns cond. */
+static inline bool corrupt(bool cond, unsigned int c)
+{
+	return cond && report_corruption(c);
 }
 
 /*
