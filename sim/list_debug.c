@@ -174,15 +174,13 @@ bool sim_in_dead_frame(const void *p)
 	return false;
 }
 
-static void dead_frame_check(const void *p, uintptr_t here, const char *func)
+/* x reads a list entry in owner's stack, in a frame that has returned: KASAN's report. */
+static noinline __cold void report_dead_frame(const struct sim_ctx *x, const struct sim_ctx *owner,
+					      const char *func)
 {
-	const struct sim_ctx *owner, *x = sim.cur;
-	const struct task_struct *t;
+	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	struct sim_site where = { NULL, 0, NULL };
 
-	if (!in_dead_frame(p, here, &owner) || !x)
-		return;
-	t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	sim_ctx_site(x, &where);	/* the finding names the model function, as a fault's */
 	sim_report(SIM_F_UAF, where.func ? &where : NULL,
 		   "BUG: KASAN: stack-use-after-return in %s\n"
@@ -192,6 +190,14 @@ static void dead_frame_check(const void *p, uintptr_t here, const char *func)
 		   x->kind == CTX_TASK ? "" : sim_ctx_name(x), x->kind == CTX_TASK ? "" : ")",
 		   sim_ctx_name(owner));
 	sim_die();
+}
+
+static inline void dead_frame_check(const void *p, uintptr_t here, const char *func)
+{
+	const struct sim_ctx *owner;
+
+	if (in_dead_frame(p, here, &owner) && sim.cur)
+		report_dead_frame(sim.cur, owner, func);
 }
 
 bool __list_add_valid(struct list_head *new, struct list_head *prev, struct list_head *next)

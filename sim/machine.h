@@ -379,8 +379,27 @@ void sim_owner_add_stack(struct sim_ctx *x);
 void sim_owner_add_task(struct task_struct *p);
 /* The stack or task_struct p falls in, or NULL. */
 const struct sim_owner *sim_owner_of(const void *p);
-/* The stack p falls in, or NULL: sim_owner_of() for those who want no task. */
-const struct sim_owner *sim_stack_owner_of(const void *p);
+/* m's live record (one that names its context or task) covering a, or NULL. */
+const struct sim_owner *sim_owner_live(const struct sim_owner_map *m, uintptr_t a);
+/*
+ * Whether a lies in m's span, outside which it has no record. Inline, as is
+ * sim_stack_owner_of(): the list checks ask of every list pointer, most of
+ * them on the heap, far from any stack.
+ */
+static inline bool sim_owner_span_has(const struct sim_owner_map *m, uintptr_t a)
+{
+	return a - m->span_lo < m->span_hi - m->span_lo;
+}
+/*
+ * The stack p falls in, or NULL: sim_owner_of() for those who want no
+ * task. A pooled stack no context of this run took has no owner.
+ */
+static inline const struct sim_owner *sim_stack_owner_of(const void *p)
+{
+	const struct sim_owner_map *m = &sim.owners.stacks;
+
+	return sim_owner_span_has(m, (uintptr_t)p) ? sim_owner_live(m, (uintptr_t)p) : NULL;
+}
 void sim_owners_fini(bool keep);
 
 /* --- event.c ----------------------------------------------------------------- */

@@ -21,6 +21,12 @@
  *   A reset clears the contexts the run named, so a pooled stack nobody
  *   took answers "no owner", as a stack that is not mapped does.
  *
+ * Each map keeps its span, from its lowest record's start to its highest
+ * record's end, and answers an address outside it with one compare: the
+ * list checks (list_debug.c) ask of every list pointer whether it is on a
+ * stack, and most of them are on the heap, apart from the stacks' pooled
+ * mappings (2.2M questions in 2,000 explored runs of a small race).
+ *
  * Nothing here orders anything: a lookup answers the same whatever the
  * maps' layout, so the host's addresses reach no output.
  */
@@ -117,17 +123,11 @@ static struct sim_owner *find_exact(const struct sim_owner_map *m, uintptr_t lo,
 	return NULL;
 }
 
-/*
- * The live record (one that names its context or task) covering a. Most
- * addresses asked about lie outside every record (the list checks ask of
- * each list pointer, most of them on the heap): the span answers those
- * without the table.
- */
-static struct sim_owner *find_live(const struct sim_owner_map *m, uintptr_t a)
+const struct sim_owner *sim_owner_live(const struct sim_owner_map *m, uintptr_t a)
 {
 	uintptr_t page = a >> OWNER_PAGE_SHIFT;
 
-	if (a - m->span_lo >= m->span_hi - m->span_lo)	/* also an empty map's */
+	if (!sim_owner_span_has(m, a))	/* also an empty map's */
 		return NULL;
 	for (size_t i = slot_of(page, m->cap); m->page[i]; i = (i + 1) & (m->cap - 1)) {
 		struct sim_owner *o = &m->owners[m->rec[i]];
@@ -162,15 +162,9 @@ void sim_owner_add_task(struct task_struct *p)
 
 const struct sim_owner *sim_owner_of(const void *p)
 {
-	const struct sim_owner *o = find_live(&sim.owners.tasks, (uintptr_t)p);
+	const struct sim_owner *o = sim_owner_live(&sim.owners.tasks, (uintptr_t)p);
 
 	return o ? o : sim_stack_owner_of(p);
-}
-
-const struct sim_owner *sim_stack_owner_of(const void *p)
-{
-	/* a pooled stack no context of this run took has no owner: find_live() skips it */
-	return find_live(&sim.owners.stacks, (uintptr_t)p);
 }
 
 static void map_empty(struct sim_owner_map *m)
