@@ -55,12 +55,6 @@ static uint64_t fnv_u64(uint64_t h, uint64_t v)
 	return h;
 }
 
-/* a string with its NUL, so "ab" + "c" and "a" + "bc" differ; NULL as a zero word */
-static uint64_t fnv_str(uint64_t h, const char *s)
-{
-	return s ? sim_fnv(h, s, strlen(s) + 1) : fnv_u64(h, 0);
-}
-
 /* A word into the run's hash: splitmix64's finaliser step, one multiply. */
 static uint64_t trace_mix(uint64_t h, uint64_t v)
 {
@@ -68,24 +62,34 @@ static uint64_t trace_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-/* A record's string, by its text: 8 bytes at a time, then its length; NULL apart from "". */
-static uint64_t trace_str(const char *s)
+/*
+ * A string's hash by its text, 8 bytes at a time, then its length: a
+ * record's string in the run's hash, and the interned strings' table.
+ */
+static uint64_t text_hash(const char *s)
 {
-	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
 	uint64_t h = 0x6b77736d53545231ULL, w;
-	size_t n;
+	size_t n = strlen(s);
 
-	if (!s)
-		return 0;
-	if (sim.trace.strhash[slot].s == s)
-		return sim.trace.strhash[slot].h;
-	n = strlen(s);
 	for (size_t i = 0; i < n; i += 8) {
 		w = 0;
 		memcpy(&w, s + i, n - i < 8 ? n - i : 8);
 		h = trace_mix(h, w);
 	}
-	h = trace_mix(h, n + 1);
+	return trace_mix(h, n + 1);
+}
+
+/* A record's string, by its text; NULL apart from "". */
+static uint64_t trace_str(const char *s)
+{
+	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
+	uint64_t h;
+
+	if (!s)
+		return 0;
+	if (sim.trace.strhash[slot].s == s)
+		return sim.trace.strhash[slot].h;
+	h = text_hash(s);
 	sim.trace.strhash[slot].s = s;
 	sim.trace.strhash[slot].h = h;
 	return h;
@@ -191,7 +195,7 @@ const char *sim_intern(const char *s)
 		}
 		free(old);
 	}
-	h = fnv_str(SIM_FNV_OFFSET, s);
+	h = text_hash(s);
 	for (i = h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
 		if (t->strs[i].h == h && !strcmp(t->strs[i].s, s))
 			return t->strs[i].s;
