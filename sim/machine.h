@@ -112,6 +112,11 @@ struct sim_slab {			/* slab.c */
 	uint64_t next_id;
 	struct slab_spare *spares;	/* mappings of earlier runs, last kept last */
 	size_t nspares, capspares;
+	/* the leak scan's arrays, for capscan blocks: a reset keeps them */
+	struct slab_block **live;
+	bool *ref;
+	size_t *queue;
+	size_t capscan;
 };
 
 struct sim_suspend {			/* freezer.c */
