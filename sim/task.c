@@ -7,6 +7,7 @@
 #include "machine.h"
 #include <linux/kthread.h>
 #include <linux/jiffies.h>
+#include <sim/text.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,17 +110,10 @@ const char *sim_task_comm(struct task_struct *p)
  */
 void sim_comm_numbered(char *comm, size_t len, const char *prefix, unsigned int n)
 {
-	char digits[10];
-	size_t i = 0, k = 0;
+	size_t i = 0;
 
-	do
-		digits[k++] = (char)('0' + n % 10);
-	while (n /= 10);
-	for (; *prefix && i + 1 < len; prefix++)
-		comm[i++] = *prefix;
-	while (k && i + 1 < len)
-		comm[i++] = digits[--k];
-	comm[i] = '\0';
+	sim_put_str(comm, len, &i, prefix);
+	sim_put_dec(comm, len, &i, n, 1);
 }
 
 int smp_processor_id(void)
