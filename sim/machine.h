@@ -214,6 +214,31 @@ struct sim_spare_tasks {
 	size_t n;
 };
 
+/*
+ * event.c: events done with (fired or cancelled), for the next ones, this
+ * run's or a later one's: a run makes and fires a few, and each was a
+ * calloc() and a free().
+ */
+#define SIM_SPARE_EVENTS 64
+struct sim_spare_events {
+	struct sim_event *ev[SIM_SPARE_EVENTS];
+	size_t n;
+};
+
+/*
+ * A kept object (a spare task or event) is poisoned in the sanitizer build
+ * until it is taken again, so ASan still reports a stale pointer to it, as
+ * it did when each was freed.
+ */
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define sim_spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
+#define sim_spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
+#else
+#define sim_spare_keep(p)	do { } while (0)
+#define sim_spare_take(p)	do { } while (0)
+#endif
+
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
@@ -270,6 +295,7 @@ struct sim {
 	struct sim_rf_table rf;
 	struct sim_owners owners;
 	struct sim_spare_tasks spare_tasks;
+	struct sim_spare_events spare_events;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
@@ -416,8 +442,10 @@ struct sim_event *sim_event_peek(void);
 /* The first event after time t that keeps the machine alive (no watchdog's check), or NULL. */
 struct sim_event *sim_event_next_after(uint64_t t);
 struct sim_event *sim_event_pop(void);
-/* Take ev out of the queue without freeing it (its caller runs it). */
+/* Take ev out of the queue without freeing it (its caller runs it, then frees it). */
 void sim_event_unlink(struct sim_event *ev);
+/* Done with ev, out of the queue: kept for a later event. */
+void sim_event_free(struct sim_event *ev);
 void sim_events_fini(bool keep);
 
 /* --- cpu.c -------------------------------------------------------------------- */

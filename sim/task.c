@@ -19,20 +19,6 @@ void sim_tasks_init(void)
 	sim.next_pid = 1;
 }
 
-#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-/*
- * A kept task_struct is poisoned until a later run takes it, so ASan still
- * reports a stale pointer to an earlier run's task, as it did when each
- * run's tasks were freed.
- */
-#define spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
-#define spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
-#else
-#define spare_keep(p)	do { } while (0)
-#define spare_take(p)	do { } while (0)
-#endif
-
 /* A zeroed task_struct: a spare from an earlier run, else a new one. */
 static struct task_struct *task_alloc(void)
 {
@@ -42,7 +28,7 @@ static struct task_struct *task_alloc(void)
 	if (!spare->n)
 		return calloc(1, sizeof(*p));
 	p = spare->p[--spare->n];
-	spare_take(p);
+	sim_spare_take(p);
 	memset(p, 0, sizeof(*p));
 	return p;
 }
@@ -58,7 +44,7 @@ void sim_tasks_fini(bool keep)
 		list_del(&p->all_node);
 		coro_pool_put(&sim.stacks, &p->ctx.coro);
 		if (keep && spare->n < SIM_SPARE_TASKS) {
-			spare_keep(p);
+			sim_spare_keep(p);
 			spare->p[spare->n++] = p;
 		} else {
 			free(p);
@@ -66,7 +52,7 @@ void sim_tasks_fini(bool keep)
 	}
 	while (!keep && spare->n) {
 		p = spare->p[--spare->n];
-		spare_take(p);
+		sim_spare_take(p);
 		free(p);
 	}
 }
