@@ -144,9 +144,13 @@ struct sim_trace {			/* trace.c */
 	/*
 	 * Strings' hashes by address, direct-mapped: a record's strings are
 	 * literals or interned, unchanging while the run lasts, so a hit is
-	 * the hash of the same text. Cleared at each run's start.
+	 * the hash of the same text. Emptied at each run's start: the slots
+	 * the run filled (a few dozen) are listed, so that emptying costs what
+	 * the run added.
 	 */
 	struct { const char *s; uint64_t h; } strhash[256];
+	uint8_t strhash_used[256];
+	unsigned int nstrhash_used;
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
 	struct trace_object *objs;	/* sorted by address, for lookups only */

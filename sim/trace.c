@@ -79,27 +79,36 @@ static uint64_t text_hash(const char *s)
 	return trace_mix(h, n + 1);
 }
 
-/* A record's string, by its text; NULL apart from "". */
-static uint64_t trace_str(const char *s)
+/* A string of a record not in the cache: its hash, cached in its slot. */
+static noinline uint64_t trace_str_miss(const char *s, unsigned int slot)
+{
+	uint64_t h = text_hash(s);
+
+	if (!sim.trace.strhash[slot].s)
+		sim.trace.strhash_used[sim.trace.nstrhash_used++] = (uint8_t)slot;
+	sim.trace.strhash[slot].s = s;
+	sim.trace.strhash[slot].h = h;
+	return h;
+}
+
+/* A record's string, by its text; NULL apart from "". Inline: most are hits. */
+static inline uint64_t trace_str(const char *s)
 {
 	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
-	uint64_t h;
 
 	if (!s)
 		return 0;
 	if (sim.trace.strhash[slot].s == s)
 		return sim.trace.strhash[slot].h;
-	h = text_hash(s);
-	sim.trace.strhash[slot].s = s;
-	sim.trace.strhash[slot].h = h;
-	return h;
+	return trace_str_miss(s, slot);
 }
 
 void sim_trace_init(void)
 {
 	sim.trace.nrecs = 0;
 	sim.trace.hash = SIM_FNV_OFFSET;
-	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
+	while (sim.trace.nstrhash_used)
+		sim.trace.strhash[sim.trace.strhash_used[--sim.trace.nstrhash_used]].s = NULL;
 }
 
 /* Free every interned string; the table keeps its size. */
