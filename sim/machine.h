@@ -153,6 +153,13 @@ struct sim_trace {			/* trace.c */
 	unsigned int nstrhash_used;
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
+	/*
+	 * sim_intern()'s answers by the address asked about, direct-mapped:
+	 * a hit whose text is still the interned one's is the table's answer
+	 * (callers ask again every run, from the same places). Emptied when
+	 * the interned strings are freed.
+	 */
+	struct { const char *s, *interned; } interned_at[64];
 	struct trace_object *objs;	/* sorted by address, for lookups only */
 	size_t nobjs, capobjs;
 	struct trace_symbol *syms;

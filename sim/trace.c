@@ -121,6 +121,7 @@ static void strs_free(void)
 		sim.trace.strs[i].s = NULL;
 		sim.trace.nstrs--;
 	}
+	memset(sim.trace.interned_at, 0, sizeof(sim.trace.interned_at));
 }
 
 void sim_trace_fini(bool keep)
@@ -182,11 +183,15 @@ void sim_objects_fini(bool keep)
 const char *sim_intern(const char *s)
 {
 	struct sim_trace *t = &sim.trace;
+	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 63u;
 	uint64_t h;
 	size_t i;
 
 	if (!s)
 		return NULL;
+	if (t->interned_at[slot].s == s && !strcmp(t->interned_at[slot].interned, s))
+		return t->interned_at[slot].interned;
+	t->interned_at[slot].s = s;
 	if (2 * (t->nstrs + 1) > t->capstrs) {
 		struct trace_interned *old = t->strs;
 		size_t oldcap = t->capstrs;
@@ -207,13 +212,13 @@ const char *sim_intern(const char *s)
 	h = text_hash(s);
 	for (i = h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
 		if (t->strs[i].h == h && !strcmp(t->strs[i].s, s))
-			return t->strs[i].s;
+			return t->interned_at[slot].interned = t->strs[i].s;
 	t->strs[i].s = strdup(s);
 	t->strs[i].h = h;
 	if (!t->strs[i].s)
 		abort();
 	t->nstrs++;
-	return t->strs[i].s;
+	return t->interned_at[slot].interned = t->strs[i].s;
 }
 
 /*
