@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool before(const struct sim_event *a, const struct sim_event *b)
 {
@@ -53,9 +54,35 @@ static void sift_down(size_t i)
 	place(i, ev);
 }
 
+/* A zeroed event: a spare, else a new one. */
+static struct sim_event *event_alloc(void)
+{
+	struct sim_spare_events *spare = &sim.spare_events;
+	struct sim_event *ev;
+
+	if (!spare->n)
+		return calloc(1, sizeof(*ev));
+	ev = spare->ev[--spare->n];
+	sim_spare_take(ev);
+	memset(ev, 0, sizeof(*ev));
+	return ev;
+}
+
+void sim_event_free(struct sim_event *ev)
+{
+	struct sim_spare_events *spare = &sim.spare_events;
+
+	if (spare->n == SIM_SPARE_EVENTS) {
+		free(ev);
+		return;
+	}
+	sim_spare_keep(ev);
+	spare->ev[spare->n++] = ev;
+}
+
 struct sim_event *sim_event_add(uint64_t at, void (*fn)(void *), void *arg, bool watchdog)
 {
-	struct sim_event *ev = calloc(1, sizeof(*ev));
+	struct sim_event *ev = event_alloc();
 
 	sim_footprint_touch(SIM_FP_EVENTS, true);	/* ties go by arrival */
 	if (!ev)
@@ -95,7 +122,7 @@ void sim_event_cancel(struct sim_event *ev)
 	if (!ev->watchdog)
 		sim.nlive_events--;
 	remove_at(ev->heap_idx);
-	free(ev);
+	sim_event_free(ev);
 }
 
 struct sim_event *sim_event_peek(void)
@@ -202,11 +229,19 @@ void sim_event_at(uint64_t at, void (*fn)(void *), void *arg)
 
 void sim_events_fini(bool keep)
 {
+	struct sim_spare_events *spare = &sim.spare_events;
+
 	for (size_t i = 0; i < sim.nheap; i++)
-		free(sim.heap[i]);
+		sim_event_free(sim.heap[i]);
 	sim.nheap = 0;
 	if (keep)
 		return;
+	while (spare->n) {
+		struct sim_event *ev = spare->ev[--spare->n];
+
+		sim_spare_take(ev);
+		free(ev);
+	}
 	free(sim.heap);
 	sim.heap = NULL;
 	sim.capheap = 0;

@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void kthread_exit(long result)
 {
@@ -41,8 +42,12 @@ struct task_struct *__kthread_create_on_node(int (*threadfn)(void *data), void *
 
 	(void)node;
 	might_sleep();
-	vsnprintf(name, sizeof(name), namefmt, args);
-	p = sim_task_create(name, threadfn, data, sim_this_cpu());
+	/* a name with nothing to format is the task's as it is: sim_task_create() cuts it alike */
+	if (strchr(namefmt, '%')) {
+		vsnprintf(name, sizeof(name), namefmt, args);
+		namefmt = name;
+	}
+	p = sim_task_create(namefmt, threadfn, data, sim_this_cpu());
 	/* the kernel's answer when it cannot allocate the task: the caller copes */
 	return p ? p : ERR_PTR(-ENOMEM);
 }

@@ -101,22 +101,28 @@ static const struct list_check checks[] = {
 };
 
 /*
- * CHECK_DATA_CORRUPTION(cond) of check c (4.10+, BUG_ON_DATA_CORRUPTION=y:
- * pr_err() then BUG()), or 4.9's WARN(cond); returns cond.
+ * CHECK_DATA_CORRUPTION() of check c whose condition holds (4.10+,
+ * BUG_ON_DATA_CORRUPTION=y: pr_err() then BUG()), or 4.9's WARN(); returns
+ * true. Out of line: every list operation tests its conditions, and on a
+ * sound list that test is all it does.
  */
-static bool corrupt(bool cond, unsigned int c)
+static noinline __cold bool report_corruption(unsigned int c)
 {
 	const struct list_check *k = &checks[c];
 	const struct sim_site *site = sim_era_since(6, 6) ? k->v612 : k->v61;
 
-	if (!cond)
-		return false;
 	if (!sim_era_since(4, 10)) {
 		sim_warnf(k->v49, "%s", k->msg);
 		return true;
 	}
 	sim_report(SIM_F_BUG, site, "%s\nkernel BUG at %s:%d!", k->msg, site->file, site->line);
 	sim_die();
+}
+
+/* CHECK_DATA_CORRUPTION(cond) of check c, or 4.9's WARN(cond); returns cond. */
+static inline bool corrupt(bool cond, unsigned int c)
+{
+	return cond && report_corruption(c);
 }
 
 /*
@@ -132,11 +138,11 @@ static bool corrupt(bool cond, unsigned int c)
  */
 static bool in_dead_frame(const void *p, uintptr_t here, const struct sim_ctx **owner)
 {
-	const struct sim_owner *o = p ? sim_owner_of(p) : NULL;
+	const struct sim_owner *o = p ? sim_stack_owner_of(p) : NULL;
 	const struct sim_ctx *x;
 	uintptr_t sp;
 
-	if (!o || !o->ctx)
+	if (!o)
 		return false;
 	x = *owner = o->ctx;
 	if (here >= o->lo && here < o->hi)	/* its own stack: it may be on its way out */
@@ -170,7 +176,6 @@ bool sim_in_dead_frame(const void *p)
 
 bool sim_list_entry_readable(const void *p)
 {
-	const struct sim_owner *o;
 	uint64_t fake;
 
 	if (!p || (uintptr_t)p % _Alignof(struct list_head))
@@ -179,19 +184,16 @@ bool sim_list_entry_readable(const void *p)
 		return true;
 	if (sim_slab_fake_addr(p, &fake))
 		return !sim_freed(p);
-	o = sim_owner_of(p);
-	return o && o->ctx && !sim_in_dead_frame(p);
+	return sim_stack_owner_of(p) && !sim_in_dead_frame(p);
 }
 
-static void dead_frame_check(const void *p, uintptr_t here, const char *func)
+/* x reads a list entry in owner's stack, in a frame that has returned: KASAN's report. */
+static noinline __cold void report_dead_frame(const struct sim_ctx *x, const struct sim_ctx *owner,
+					      const char *func)
 {
-	const struct sim_ctx *owner, *x = sim.cur;
-	const struct task_struct *t;
+	const struct task_struct *t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	struct sim_site where = { NULL, 0, NULL };
 
-	if (!in_dead_frame(p, here, &owner) || !x)
-		return;
-	t = x->kind == CTX_TASK ? x->task : x->cpu->curr;
 	sim_ctx_site(x, &where);	/* the finding names the model function, as a fault's */
 	sim_report(SIM_F_UAF, where.func ? &where : NULL,
 		   "BUG: KASAN: stack-use-after-return in %s\n"
@@ -201,6 +203,14 @@ static void dead_frame_check(const void *p, uintptr_t here, const char *func)
 		   x->kind == CTX_TASK ? "" : sim_ctx_name(x), x->kind == CTX_TASK ? "" : ")",
 		   sim_ctx_name(owner));
 	sim_die();
+}
+
+static inline void dead_frame_check(const void *p, uintptr_t here, const char *func)
+{
+	const struct sim_ctx *owner;
+
+	if (in_dead_frame(p, here, &owner) && sim.cur)
+		report_dead_frame(sim.cur, owner, func);
 }
 
 bool __list_add_valid(struct list_head *new, struct list_head *prev, struct list_head *next)

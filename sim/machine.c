@@ -77,7 +77,7 @@ static void fire(struct sim_event *ev)
 	sim.in_event = true;
 	ev->fn(ev->arg);
 	sim.in_event = false;
-	free(ev);
+	sim_event_free(ev);
 }
 
 /* Whether CPU c has something to do, and from when. */

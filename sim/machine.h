@@ -112,6 +112,11 @@ struct sim_slab {			/* slab.c */
 	uint64_t next_id;
 	struct slab_spare *spares;	/* mappings of earlier runs, last kept last */
 	size_t nspares, capspares;
+	/* the leak scan's arrays, for capscan blocks: a reset keeps them */
+	struct slab_block **live;
+	bool *ref;
+	size_t *queue;
+	size_t capscan;
 };
 
 struct sim_suspend {			/* freezer.c */
@@ -139,11 +144,22 @@ struct sim_trace {			/* trace.c */
 	/*
 	 * Strings' hashes by address, direct-mapped: a record's strings are
 	 * literals or interned, unchanging while the run lasts, so a hit is
-	 * the hash of the same text. Cleared at each run's start.
+	 * the hash of the same text. Emptied at each run's start: the slots
+	 * the run filled (a few dozen) are listed, so that emptying costs what
+	 * the run added.
 	 */
 	struct { const char *s; uint64_t h; } strhash[256];
+	uint8_t strhash_used[256];
+	unsigned int nstrhash_used;
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
+	/*
+	 * sim_intern()'s answers by the address asked about, direct-mapped:
+	 * a hit whose text is still the interned one's is the table's answer
+	 * (callers ask again every run, from the same places). Emptied when
+	 * the interned strings are freed.
+	 */
+	struct { const char *s, *interned; } interned_at[64];
 	struct trace_object *objs;	/* sorted by address, for lookups only */
 	size_t nobjs, capobjs;
 	struct trace_symbol *syms;
@@ -189,6 +205,7 @@ struct sim_owner_map {			/* owner.c: host page -> owner records */
 	size_t n, cap;
 	struct sim_owner *owners;
 	size_t nowners, capowners;
+	uintptr_t span_lo, span_hi;	/* [lowest lo, highest hi) of the records; 0, 0: none */
 };
 struct sim_owners {			/* owner.c */
 	struct sim_owner_map tasks;	/* this run's task_structs */
@@ -207,6 +224,31 @@ struct sim_spare_tasks {
 	struct task_struct *p[SIM_SPARE_TASKS];
 	size_t n;
 };
+
+/*
+ * event.c: events done with (fired or cancelled), for the next ones, this
+ * run's or a later one's: a run makes and fires a few, and each was a
+ * calloc() and a free().
+ */
+#define SIM_SPARE_EVENTS 64
+struct sim_spare_events {
+	struct sim_event *ev[SIM_SPARE_EVENTS];
+	size_t n;
+};
+
+/*
+ * A kept object (a spare task or event) is poisoned in the sanitizer build
+ * until it is taken again, so ASan still reports a stale pointer to it, as
+ * it did when each was freed.
+ */
+#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define sim_spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
+#define sim_spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
+#else
+#define sim_spare_keep(p)	do { } while (0)
+#define sim_spare_take(p)	do { } while (0)
+#endif
 
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
@@ -264,6 +306,7 @@ struct sim {
 	struct sim_rf_table rf;
 	struct sim_owners owners;
 	struct sim_spare_tasks spare_tasks;
+	struct sim_spare_events spare_events;
 
 	/*
 	 * Last, so that a reset clears the CPUs the run used and no more: those
@@ -378,6 +421,27 @@ void sim_owner_add_stack(struct sim_ctx *x);
 void sim_owner_add_task(struct task_struct *p);
 /* The stack or task_struct p falls in, or NULL. */
 const struct sim_owner *sim_owner_of(const void *p);
+/* m's live record (one that names its context or task) covering a, or NULL. */
+const struct sim_owner *sim_owner_live(const struct sim_owner_map *m, uintptr_t a);
+/*
+ * Whether a lies in m's span, outside which it has no record. Inline, as is
+ * sim_stack_owner_of(): the list checks ask of every list pointer, most of
+ * them on the heap, far from any stack.
+ */
+static inline bool sim_owner_span_has(const struct sim_owner_map *m, uintptr_t a)
+{
+	return a - m->span_lo < m->span_hi - m->span_lo;
+}
+/*
+ * The stack p falls in, or NULL: sim_owner_of() for those who want no
+ * task. A pooled stack no context of this run took has no owner.
+ */
+static inline const struct sim_owner *sim_stack_owner_of(const void *p)
+{
+	const struct sim_owner_map *m = &sim.owners.stacks;
+
+	return sim_owner_span_has(m, (uintptr_t)p) ? sim_owner_live(m, (uintptr_t)p) : NULL;
+}
 void sim_owners_fini(bool keep);
 
 /* --- event.c ----------------------------------------------------------------- */
@@ -389,8 +453,10 @@ struct sim_event *sim_event_peek(void);
 /* The first event after time t that keeps the machine alive (no watchdog's check), or NULL. */
 struct sim_event *sim_event_next_after(uint64_t t);
 struct sim_event *sim_event_pop(void);
-/* Take ev out of the queue without freeing it (its caller runs it). */
+/* Take ev out of the queue without freeing it (its caller runs it, then frees it). */
 void sim_event_unlink(struct sim_event *ev);
+/* Done with ev, out of the queue: kept for a later event. */
+void sim_event_free(struct sim_event *ev);
 void sim_events_fini(bool keep);
 
 /* --- cpu.c -------------------------------------------------------------------- */

@@ -23,11 +23,14 @@ void sim_oracles_init(void)
 void sim_oracles_fini(bool keep)
 {
 	sim.oracle.nfindings = 0;
-	for (size_t i = 0; i < sim.oracle.capsites; i++) {
+	/* most runs make no site: a reset walks the table only as far as its last one */
+	for (size_t i = 0; sim.oracle.nsites && i < sim.oracle.capsites; i++) {
+		if (!sim.oracle.sites[i])
+			continue;
 		free(sim.oracle.sites[i]);
 		sim.oracle.sites[i] = NULL;
+		sim.oracle.nsites--;
 	}
-	sim.oracle.nsites = 0;
 	if (keep)
 		return;
 	free(sim.oracle.findings);

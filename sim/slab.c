@@ -182,6 +182,13 @@ void sim_slab_fini(bool keep)
 	free(sim.slab.blocks);
 	sim.slab.blocks = NULL;
 	sim.slab.capblocks = 0;
+	free(sim.slab.live);
+	free(sim.slab.ref);
+	free(sim.slab.queue);
+	sim.slab.live = NULL;
+	sim.slab.ref = NULL;
+	sim.slab.queue = NULL;
+	sim.slab.capscan = 0;
 }
 
 /* A mapping of map_size bytes, read-write and zeroed as a fresh one is; NULL if none. */
@@ -395,13 +402,11 @@ static void reference(struct slab_block *b, bool *ref, size_t *queue, size_t *nq
  */
 static void mark_referenced(bool *ref)
 {
-	size_t *queue = malloc((sim.slab.nblocks ? sim.slab.nblocks : 1) * sizeof(*queue));
+	size_t *queue = sim.slab.queue;
 	size_t nq = 0;
 	struct task_struct *p;
 	struct slab_block *b;
 
-	if (!queue)
-		abort();
 	list_for_each_entry(p, &sim.tasks, all_node)
 		if (p->__state != TASK_DEAD && (b = live_block_at((uintptr_t)p->data)))
 			reference(b, ref, queue, &nq);
@@ -416,7 +421,6 @@ static void mark_referenced(bool *ref)
 				reference(b, ref, queue, &nq);
 		}
 	}
-	free(queue);
 }
 
 /*
@@ -430,12 +434,23 @@ void sim_slab_check_leaks(void)
 	bool *ref;
 	size_t n = 0;
 
-	if (sim.end != SIM_END_QUIESCENT)
+	if (sim.end != SIM_END_QUIESCENT || !sim.slab.nblocks)
 		return;
-	live = malloc((sim.slab.nblocks ? sim.slab.nblocks : 1) * sizeof(*live));
-	ref = calloc(sim.slab.nblocks ? sim.slab.nblocks : 1, sizeof(*ref));
-	if (!live || !ref)
-		abort();
+	/* every run that comes to rest scans: its arrays are kept, as the blocks' */
+	if (sim.slab.nblocks > sim.slab.capscan) {
+		sim.slab.capscan = sim.slab.capblocks;
+		free(sim.slab.live);
+		free(sim.slab.ref);
+		free(sim.slab.queue);
+		sim.slab.live = malloc(sim.slab.capscan * sizeof(*sim.slab.live));
+		sim.slab.ref = malloc(sim.slab.capscan * sizeof(*sim.slab.ref));
+		sim.slab.queue = malloc(sim.slab.capscan * sizeof(*sim.slab.queue));
+		if (!sim.slab.live || !sim.slab.ref || !sim.slab.queue)
+			abort();
+	}
+	live = sim.slab.live;
+	ref = sim.slab.ref;
+	memset(ref, 0, sim.slab.nblocks * sizeof(*ref));
 	mark_referenced(ref);
 	for (size_t i = 0; i < sim.slab.nblocks; i++)
 		if (!sim.slab.blocks[i].freed && !ref[i])
@@ -449,8 +464,6 @@ void sim_slab_check_leaks(void)
 			   (unsigned long long)b->id, b->size, b->owner[0] ? b->owner : "setup",
 			   b->alloc_site ? sim_unprefix(b->alloc_site->func) : "?");
 	}
-	free(ref);
-	free(live);
 }
 
 bool sim_freed(const void *p)

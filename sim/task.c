@@ -7,6 +7,7 @@
 #include "machine.h"
 #include <linux/kthread.h>
 #include <linux/jiffies.h>
+#include <sim/text.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +19,6 @@ void sim_tasks_init(void)
 	sim.next_pid = 1;
 }
 
-#if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-/*
- * A kept task_struct is poisoned until a later run takes it, so ASan still
- * reports a stale pointer to an earlier run's task, as it did when each
- * run's tasks were freed.
- */
-#define spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
-#define spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
-#else
-#define spare_keep(p)	do { } while (0)
-#define spare_take(p)	do { } while (0)
-#endif
-
 /* A zeroed task_struct: a spare from an earlier run, else a new one. */
 static struct task_struct *task_alloc(void)
 {
@@ -41,7 +28,7 @@ static struct task_struct *task_alloc(void)
 	if (!spare->n)
 		return calloc(1, sizeof(*p));
 	p = spare->p[--spare->n];
-	spare_take(p);
+	sim_spare_take(p);
 	memset(p, 0, sizeof(*p));
 	return p;
 }
@@ -57,7 +44,7 @@ void sim_tasks_fini(bool keep)
 		list_del(&p->all_node);
 		coro_pool_put(&sim.stacks, &p->ctx.coro);
 		if (keep && spare->n < SIM_SPARE_TASKS) {
-			spare_keep(p);
+			sim_spare_keep(p);
 			spare->p[spare->n++] = p;
 		} else {
 			free(p);
@@ -65,7 +52,7 @@ void sim_tasks_fini(bool keep)
 	}
 	while (!keep && spare->n) {
 		p = spare->p[--spare->n];
-		spare_take(p);
+		sim_spare_take(p);
 		free(p);
 	}
 }
@@ -109,17 +96,10 @@ const char *sim_task_comm(struct task_struct *p)
  */
 void sim_comm_numbered(char *comm, size_t len, const char *prefix, unsigned int n)
 {
-	char digits[10];
-	size_t i = 0, k = 0;
+	size_t i = 0;
 
-	do
-		digits[k++] = (char)('0' + n % 10);
-	while (n /= 10);
-	for (; *prefix && i + 1 < len; prefix++)
-		comm[i++] = *prefix;
-	while (k && i + 1 < len)
-		comm[i++] = digits[--k];
-	comm[i] = '\0';
+	sim_put_str(comm, len, &i, prefix);
+	sim_put_dec(comm, len, &i, n, 1);
 }
 
 int smp_processor_id(void)
@@ -603,9 +583,7 @@ static bool task_blocked(const struct task_struct *p)
 
 bool sim_on_stack(const void *p)
 {
-	const struct sim_owner *o = sim_owner_of(p);
-
-	return o && o->ctx;
+	return sim_stack_owner_of(p);
 }
 
 /* Tags far from any user-space address and from the fake addresses. */

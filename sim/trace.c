@@ -55,12 +55,6 @@ static uint64_t fnv_u64(uint64_t h, uint64_t v)
 	return h;
 }
 
-/* a string with its NUL, so "ab" + "c" and "a" + "bc" differ; NULL as a zero word */
-static uint64_t fnv_str(uint64_t h, const char *s)
-{
-	return s ? sim_fnv(h, s, strlen(s) + 1) : fnv_u64(h, 0);
-}
-
 /* A word into the run's hash: splitmix64's finaliser step, one multiply. */
 static uint64_t trace_mix(uint64_t h, uint64_t v)
 {
@@ -68,34 +62,53 @@ static uint64_t trace_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 31);
 }
 
-/* A record's string, by its text: 8 bytes at a time, then its length; NULL apart from "". */
-static uint64_t trace_str(const char *s)
+/*
+ * A string's hash by its text, 8 bytes at a time, then its length: a
+ * record's string in the run's hash, and the interned strings' table.
+ */
+static uint64_t text_hash(const char *s)
 {
-	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
 	uint64_t h = 0x6b77736d53545231ULL, w;
-	size_t n;
+	size_t n = strlen(s);
 
-	if (!s)
-		return 0;
-	if (sim.trace.strhash[slot].s == s)
-		return sim.trace.strhash[slot].h;
-	n = strlen(s);
 	for (size_t i = 0; i < n; i += 8) {
 		w = 0;
 		memcpy(&w, s + i, n - i < 8 ? n - i : 8);
 		h = trace_mix(h, w);
 	}
-	h = trace_mix(h, n + 1);
+	return trace_mix(h, n + 1);
+}
+
+/* A string of a record not in the cache: its hash, cached in its slot. */
+static noinline uint64_t trace_str_miss(const char *s, unsigned int slot)
+{
+	uint64_t h = text_hash(s);
+
+	if (!sim.trace.strhash[slot].s)
+		sim.trace.strhash_used[sim.trace.nstrhash_used++] = (uint8_t)slot;
 	sim.trace.strhash[slot].s = s;
 	sim.trace.strhash[slot].h = h;
 	return h;
+}
+
+/* A record's string, by its text; NULL apart from "". Inline: most are hits. */
+static inline uint64_t trace_str(const char *s)
+{
+	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
+
+	if (!s)
+		return 0;
+	if (sim.trace.strhash[slot].s == s)
+		return sim.trace.strhash[slot].h;
+	return trace_str_miss(s, slot);
 }
 
 void sim_trace_init(void)
 {
 	sim.trace.nrecs = 0;
 	sim.trace.hash = SIM_FNV_OFFSET;
-	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
+	while (sim.trace.nstrhash_used)
+		sim.trace.strhash[sim.trace.strhash_used[--sim.trace.nstrhash_used]].s = NULL;
 }
 
 /* Free every interned string; the table keeps its size. */
@@ -108,6 +121,7 @@ static void strs_free(void)
 		sim.trace.strs[i].s = NULL;
 		sim.trace.nstrs--;
 	}
+	memset(sim.trace.interned_at, 0, sizeof(sim.trace.interned_at));
 }
 
 void sim_trace_fini(bool keep)
@@ -169,11 +183,15 @@ void sim_objects_fini(bool keep)
 const char *sim_intern(const char *s)
 {
 	struct sim_trace *t = &sim.trace;
+	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 63u;
 	uint64_t h;
 	size_t i;
 
 	if (!s)
 		return NULL;
+	if (t->interned_at[slot].s == s && !strcmp(t->interned_at[slot].interned, s))
+		return t->interned_at[slot].interned;
+	t->interned_at[slot].s = s;
 	if (2 * (t->nstrs + 1) > t->capstrs) {
 		struct trace_interned *old = t->strs;
 		size_t oldcap = t->capstrs;
@@ -191,27 +209,36 @@ const char *sim_intern(const char *s)
 		}
 		free(old);
 	}
-	h = fnv_str(SIM_FNV_OFFSET, s);
+	h = text_hash(s);
 	for (i = h & (t->capstrs - 1); t->strs[i].s; i = (i + 1) & (t->capstrs - 1))
 		if (t->strs[i].h == h && !strcmp(t->strs[i].s, s))
-			return t->strs[i].s;
+			return t->interned_at[slot].interned = t->strs[i].s;
 	t->strs[i].s = strdup(s);
 	t->strs[i].h = h;
 	if (!t->strs[i].s)
 		abort();
 	t->nstrs++;
-	return t->strs[i].s;
+	return t->interned_at[slot].interned = t->strs[i].s;
 }
 
-static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64_t b,
-		   uint64_t cc, uint64_t d, const char *s, const char *s2)
+/*
+ * The record is hashed from its fields and made only for those who keep it
+ * or listen: explore's runs do neither, and clearing it was a quarter of
+ * this function's time. Inline in its two callers: a run makes 100 records.
+ */
+static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
+				   uint64_t b, uint64_t cc, uint64_t d, const char *s,
+				   const char *s2)
 {
-	struct sim_rec r = { 0 };
+	struct sim_rec r;
 	struct task_struct *p;
-	uint64_t h = sim.trace.hash;
+	uint64_t h = sim.trace.hash, time;
+	int32_t pid = 0;
+	uint16_t cpu = 0;
+	uint8_t preempt = 0, flags = 0;
 
 	/* a CPU's record carries that CPU's clock: its stream never goes back */
-	r.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
+	time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
 	/*
 	 * What no context of the machine does (setup, an event's own checks)
 	 * is the boot CPU's, in whatever runs there: every line of a CPU names
@@ -219,10 +246,37 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	 */
 	if (!c && sim.cfg.ncpus > 0) {
 		c = &sim.cpus[0];
-		if (r.time < c->clock)
-			r.time = c->clock;
+		if (time < c->clock)
+			time = c->clock;
 	}
 	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
+	if (p) {
+		unsigned int pc = c->preempt_count;
+
+		cpu = (uint16_t)c->id;
+		pid = p->pid;
+		/* tracing_gen_ctx_irq_test(): everything but irqs-off comes from preempt_count */
+		preempt = (uint8_t)(pc & PREEMPT_MASK);
+		flags = (c->irqs_disabled ? TRACE_FLAG_IRQS_OFF : 0) |
+			(c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
+			(pc & HARDIRQ_MASK ? TRACE_FLAG_HARDIRQ : 0) |
+			(pc & SOFTIRQ_OFFSET ? TRACE_FLAG_SOFTIRQ : 0) |
+			((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1) ? TRACE_FLAG_BH_OFF : 0);
+	}
+	h = trace_mix(h, time);
+	h = trace_mix(h, a);
+	h = trace_mix(h, b);
+	h = trace_mix(h, cc);
+	h = trace_mix(h, d);
+	h = trace_mix(h, ((uint64_t)(uint8_t)type << 32) | ((uint64_t)flags << 24) |
+			 ((uint64_t)preempt << 16) | cpu);
+	h = trace_mix(h, (uint64_t)(uint32_t)pid);
+	h = trace_mix(h, trace_str(s));
+	sim.trace.hash = trace_mix(h, trace_str(s2));
+	if (!sink && !sim.cfg.keep_trace)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.time = time;
 	r.a = a;
 	r.b = b;
 	r.c = cc;
@@ -231,29 +285,12 @@ static void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a, uint64
 	r.s2 = s2;
 	r.type = (uint8_t)type;
 	if (p) {
-		unsigned int pc = c->preempt_count;
-
-		r.cpu = (uint16_t)c->id;
-		r.pid = p->pid;
+		r.cpu = cpu;
+		r.pid = pid;
 		memcpy(r.comm, p->comm, sizeof(r.comm));
-		/* tracing_gen_ctx_irq_test(): everything but irqs-off comes from preempt_count */
-		r.preempt = (uint8_t)(pc & PREEMPT_MASK);
-		r.flags = (c->irqs_disabled ? TRACE_FLAG_IRQS_OFF : 0) |
-			  (c->need_resched ? TRACE_FLAG_NEED_RESCHED : 0) |
-			  (pc & HARDIRQ_MASK ? TRACE_FLAG_HARDIRQ : 0) |
-			  (pc & SOFTIRQ_OFFSET ? TRACE_FLAG_SOFTIRQ : 0) |
-			  ((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1) ? TRACE_FLAG_BH_OFF : 0);
+		r.preempt = preempt;
+		r.flags = flags;
 	}
-	h = trace_mix(h, r.time);
-	h = trace_mix(h, r.a);
-	h = trace_mix(h, r.b);
-	h = trace_mix(h, r.c);
-	h = trace_mix(h, r.d);
-	h = trace_mix(h, ((uint64_t)r.type << 32) | ((uint64_t)r.flags << 24) |
-			 ((uint64_t)r.preempt << 16) | r.cpu);
-	h = trace_mix(h, (uint64_t)(uint32_t)r.pid);
-	h = trace_mix(h, trace_str(s));
-	sim.trace.hash = trace_mix(h, trace_str(s2));
 	if (sink)
 		sink(sink_arg, &r);
 	if (!sim.cfg.keep_trace)

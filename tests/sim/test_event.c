@@ -11,7 +11,9 @@
  *    the outside world's (boot-clock) ones closer by the sleep; those that
  *    fell due meanwhile come at the wake-up, in the order they fell due;
  *  - time-faithful interleaving: an event fires only once no CPU that has
- *    work is earlier than it, and before a CPU that resumes at the same time.
+ *    work is earlier than it, and before a CPU that resumes at the same time;
+ *  - an event done with serves the next one, cleared (and, in the sanitizer
+ *    build, poisoned meanwhile).
  * The heap is the machine's private API, so this suite includes machine.h.
  */
 #include "../harness.h"
@@ -315,6 +317,51 @@ START_TEST(events_wait_for_earlier_cpus)
 }
 END_TEST
 
+/*
+ * A cancelled or fired event is kept for the next one (sim_event_free()),
+ * which must find it as calloc() gave it: every field zero but those
+ * sim_event_add() sets.
+ */
+START_TEST(a_kept_event_comes_back_cleared)
+{
+	struct sim_event *ev, *again;
+
+	h_init(1);
+	ev = sim_event_add_boot(100, on_event, (void *)(uintptr_t)'a');
+	ev->data = 7;
+	sim_event_cancel(ev);
+	again = sim_event_add(50, on_event, (void *)(uintptr_t)'b', false);
+	ck_assert_ptr_eq(again, ev);
+	ck_assert_uint_eq(again->data, 0);
+	ck_assert(!again->boot);
+	ck_assert_uint_eq(again->time, 50);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(log_len, 1);
+	ck_assert_int_eq(log_buf[0].who, 'b');
+}
+END_TEST
+
+#ifdef KWSIM_ASAN	/* not __SANITIZE_ADDRESS__: the kernel-address checks set it too */
+#include <sanitizer/asan_interface.h>
+
+/* ... and until then ASan reports a stale pointer to it, as to a freed one */
+START_TEST(kept_events_are_poisoned)
+{
+	struct sim_event *ev;
+
+	h_init(1);
+	ev = sim_event_add(100, on_event, (void *)(uintptr_t)'a', false);
+	ck_assert(!__asan_address_is_poisoned(ev));
+	sim_event_cancel(ev);
+	ck_assert(__asan_address_is_poisoned(ev));
+	ck_assert(__asan_address_is_poisoned((char *)ev + sizeof(*ev) - 1));
+	ck_assert_ptr_eq(sim_event_add(50, on_event, (void *)(uintptr_t)'b', false), ev);
+	ck_assert(!__asan_address_is_poisoned(ev));
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+}
+END_TEST
+#endif
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("event");
@@ -328,6 +375,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, a_sleep_keeps_the_heap_sorted);
 	tcase_add_test(tc, watchdog_events_do_not_keep_alive);
 	tcase_add_test(tc, events_wait_for_earlier_cpus);
+	tcase_add_test(tc, a_kept_event_comes_back_cleared);
+#ifdef KWSIM_ASAN
+	tcase_add_test(tc, kept_events_are_poisoned);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,6 +20,7 @@
 
 #include <model.h>
 #include <linux/sched.h>
+#include <sim/text.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -316,36 +317,15 @@ static bool watched(enum scn_api_id id)
 /* --- findings --------------------------------------------------------------------------------- */
 
 /*
- * Appended at buf + *n: s, or u in decimal of at least width digits, cut
- * as snprintf cuts at len. put_ev() writes with these, not printf: the
- * race library's contract findings come in most runs, and the snprintf
- * of their events was 2% of an explored run.
+ * v appended at buf + *n in decimal. put_ev() writes with sim/text.h, not
+ * printf: the race library's contract findings come in most runs, and the
+ * snprintf of their events was 2% of an explored run.
  */
-static void put_s(char *buf, size_t len, size_t *n, const char *s)
-{
-	for (; *s && *n + 1 < len; s++)
-		buf[(*n)++] = *s;
-	buf[*n] = '\0';
-}
-
-static void put_u(char *buf, size_t len, size_t *n, unsigned long long u, int width)
-{
-	char d[24];
-	int k = 0;
-
-	do
-		d[k++] = (char)('0' + u % 10);
-	while ((u /= 10) || k < width);
-	while (k && *n + 1 < len)
-		buf[(*n)++] = d[--k];
-	buf[*n] = '\0';
-}
-
 static void put_d(char *buf, size_t len, size_t *n, int v)
 {
 	if (v < 0)
-		put_s(buf, len, n, "-");
-	put_u(buf, len, n, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, 1);
+		sim_put_str(buf, len, n, "-");
+	sim_put_dec(buf, len, n, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, 1);
 }
 
 /* "\n%s: %s at %llu.%03llu us on cpu%d (%s, line %d)", label, what, us, ns, cpu, who, line */
@@ -355,21 +335,21 @@ static void put_ev(char *buf, size_t len, const char *label, const struct cev *e
 
 	if (n >= len)
 		return;
-	put_s(buf, len, &n, "\n");
-	put_s(buf, len, &n, label);
-	put_s(buf, len, &n, ": ");
-	put_s(buf, len, &n, ev->what);
-	put_s(buf, len, &n, " at ");
-	put_u(buf, len, &n, ev->time / 1000, 1);
-	put_s(buf, len, &n, ".");
-	put_u(buf, len, &n, ev->time % 1000, 3);
-	put_s(buf, len, &n, " us on cpu");
+	sim_put_str(buf, len, &n, "\n");
+	sim_put_str(buf, len, &n, label);
+	sim_put_str(buf, len, &n, ": ");
+	sim_put_str(buf, len, &n, ev->what);
+	sim_put_str(buf, len, &n, " at ");
+	sim_put_dec(buf, len, &n, ev->time / 1000, 1);
+	sim_put_str(buf, len, &n, ".");
+	sim_put_dec(buf, len, &n, ev->time % 1000, 3);
+	sim_put_str(buf, len, &n, " us on cpu");
 	put_d(buf, len, &n, ev->cpu);
-	put_s(buf, len, &n, " (");
-	put_s(buf, len, &n, ev->who);
-	put_s(buf, len, &n, ", line ");
+	sim_put_str(buf, len, &n, " (");
+	sim_put_str(buf, len, &n, ev->who);
+	sim_put_str(buf, len, &n, ", line ");
 	put_d(buf, len, &n, ev->line);
-	put_s(buf, len, &n, ")");
+	sim_put_str(buf, len, &n, ")");
 }
 
 /*
