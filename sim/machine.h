@@ -396,8 +396,17 @@ void sim_events_fini(bool keep);
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
 void sim_cpus_fini(bool keep);
-bool sim_irq_deliverable(const struct sim_cpu *c);
-bool sim_softirq_runnable(const struct sim_cpu *c);
+/* inline: pick_next() asks both of every CPU at every pass */
+static inline bool sim_irq_deliverable(const struct sim_cpu *c)
+{
+	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);
+}
+
+static inline bool sim_softirq_runnable(const struct sim_cpu *c)
+{
+	return c->softirq_pending && !c->irqs_disabled &&
+	       !(c->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK));
+}
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
 /* preempt_count -= val unless that underflows its field (a warning then): true when done */
