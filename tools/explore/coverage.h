@@ -74,6 +74,9 @@ struct xcov {
 	uint64_t epoch;			/* points so far */
 	struct xcov_ctx *ctxs;		/* open addressing */
 	size_t nctxs, capctxs;
+	/* by context (in order of arrival), by work: the state it last read (kept across runs) */
+	uint64_t *seen;
+	size_t capseen;
 };
 
 /* The works of s for xcov.works (a new array; free() it). */
