@@ -332,7 +332,7 @@ static struct sim_ctx *pick_next(void)
 		c = cand[k].cpu;
 		sim_footprint_step(c);
 		/* held up before it goes on: its clock moved, and so may the order */
-		if (sim.cfg.stall_ns && sim_stall(cand, nready, k))
+		if (sim_stall_may(c) && sim_stall(cand, nready, k))
 			continue;
 		c->stall_held = false;
 		/*

@@ -420,6 +420,17 @@ void sim_irqs_move(struct sim_cpu *c, struct sim_cpu *to);
  * whether it is held up first. True when it was: its clock has moved, pick again.
  */
 bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k);
+/*
+ * Whether c may be held up at all, which pick_next() asks before it calls
+ * sim_stall(): stalls are on, c's interrupts are on (a stall falls where
+ * an interrupt could) and c has not been held up since it was last
+ * entered (it is asked once per time it is picked). Inline: a third of the
+ * picks end here.
+ */
+static inline bool sim_stall_may(const struct sim_cpu *c)
+{
+	return sim.cfg.stall_ns && !c->stall_held && !c->irqs_disabled;
+}
 
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);

@@ -36,6 +36,7 @@
  */
 #include "machine.h"
 
+#include <assert.h>
 #include <stdio.h>
 
 /* 1 + every other CPU + the next event + the ladder, 10 us .. 100 s, and the bound */
@@ -143,14 +144,14 @@ static void build(struct stall_q *s, const struct stall_offers *o, const struct 
 }
 
 /*
- * Whether a stall could change anything: another CPU is ready, or an
- * event is pending that c's going on could come before.
+ * Whether a stall of c, which may be held up (sim_stall_may()), could
+ * change anything: another CPU is ready, or an event is pending that c's
+ * going on could come before.
  */
-static bool worth_asking(const struct sim_cand *cand, unsigned int n, struct sim_cpu *c,
-			 uint64_t when, struct sim_event **next)
+static bool worth_asking(unsigned int n, const struct sim_cpu *c, uint64_t when,
+			 struct sim_event **next)
 {
-	if (c->stall_held || c->irqs_disabled)
-		return false;
+	assert(sim_stall_may(c));
 	*next = sim_event_next_after(when);
 	return n > 1 || *next;
 }
@@ -198,7 +199,7 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 	struct stall_q s;
 	unsigned int pick;
 
-	if (!worth_asking(cand, n, c, when, &next))
+	if (!worth_asking(n, c, when, &next))
 		return false;
 	o.n = 0;
 	for (unsigned int i = 0; i < n; i++)
