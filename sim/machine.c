@@ -274,8 +274,10 @@ static struct sim_ctx *pick_next(void)
 		struct sim_event *ev = sim_event_peek();
 		uint64_t limit = sim.cfg.time_limit_ns, horizon;
 		unsigned int n = 0, nready, k;
+		/* for_each_sim_cpu()'s end, read once: the compiler read it at every CPU */
+		struct sim_cpu *end = sim.cpus + sim.cfg.ncpus;
 
-		for_each_sim_cpu(c) {
+		for (c = sim.cpus; c < end; c++) {
 			uint64_t when;
 			unsigned int i;
 
