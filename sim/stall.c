@@ -110,33 +110,34 @@ static void build(struct stall_q *s, const struct stall_offers *o, const struct 
 		10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
 		1000000000ULL, 10000000000ULL, 100000000000ULL,
 	};
-	uint64_t bound = sim.cfg.stall_ns;
-	unsigned int nrungs = 0, r = 0, i = 0, n = 1;
+	/* the rungs below the bound, then the bound: made again only when the bound changes */
+	static uint64_t rungs[sizeof(ladder) / sizeof(ladder[0]) + 1], rungs_bound;
+	static unsigned int nrungs;
+	unsigned int r = 0, i = 0, n = 1;
 
-	while (nrungs < sizeof(ladder) / sizeof(ladder[0]) && ladder[nrungs] < bound)
-		nrungs++;
+	if (rungs_bound != sim.cfg.stall_ns || !nrungs) {
+		rungs_bound = sim.cfg.stall_ns;
+		for (nrungs = 0; nrungs < sizeof(ladder) / sizeof(ladder[0]) &&
+				 ladder[nrungs] < rungs_bound; nrungs++)
+			rungs[nrungs] = ladder[nrungs];
+		rungs[nrungs++] = rungs_bound;
+	}
 	s->durations[0] = 0;
 	s->until[0] = c->id;
 	s->ids[0] = c->id;
 	s->sites[0] = sim.cfg.chooser ? site_of(c) : NULL;	/* only a chooser reads them */
-	/*
-	 * Rung nrungs is the bound. Every offer is at most the bound, so the
-	 * offers are all taken by the time the bound is.
-	 */
-	while (r <= nrungs) {
-		uint64_t rung = r < nrungs ? ladder[r] : bound;
-
-		if (i < o->n && o->durations[i] <= rung) {
-			r += o->durations[i] == rung;	/* the first offered stays */
+	/* every offer is at most the bound, the last rung: all are taken by the time it is */
+	while (r < nrungs) {
+		if (i < o->n && o->durations[i] <= rungs[r]) {
+			r += o->durations[i] == rungs[r];	/* the first offered stays */
 			s->durations[n] = o->durations[i];
 			s->until[n] = o->until[i];
 			s->sites[n] = o->sites[i];
 			i++;
 		} else {
-			s->durations[n] = rung;
+			s->durations[n] = rungs[r++];
 			s->until[n] = SIM_STALL_FIXED;
 			s->sites[n] = NULL;
-			r++;
 		}
 		s->ids[n++] = c->id;
 	}
