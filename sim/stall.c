@@ -68,9 +68,11 @@ static const struct sim_site *site_of(const struct sim_cpu *c)
 
 /*
  * Add a candidate in order of duration; of two with the same duration the
- * first added stays (a CPU's before the event's).
+ * first added stays (a CPU's before the event's). Inline: gcc called it,
+ * at a sixth of the question's cost.
  */
-static void offer(struct stall_offers *o, uint64_t d, int until, const struct sim_site *site)
+static inline __attribute__((always_inline))
+void offer(struct stall_offers *o, uint64_t d, int until, const struct sim_site *site)
 {
 	unsigned int i;
 
