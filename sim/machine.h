@@ -407,6 +407,7 @@ static inline bool sim_softirq_runnable(const struct sim_cpu *c)
 	return c->softirq_pending && !c->irqs_disabled &&
 	       !(c->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK));
 }
+
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
 /* preempt_count -= val unless that underflows its field (a warning then): true when done */

@@ -143,6 +143,7 @@ static void build(struct stall_q *s, const struct stall_offers *o, const struct 
 		}
 		s->ids[n++] = c->id;
 	}
+	assert(i == o->n);
 	s->n = n;
 }
 
