@@ -122,6 +122,13 @@ struct xcov_span {
 	size_t k;
 };
 
+/* A work's state as last read, at point epoch (0: not read this run). */
+struct xcov_state {
+	uint64_t epoch;
+	uint64_t t;
+	bool exists;
+};
+
 /* A context as the tuples see it, and how far into the log it has read. */
 struct xcov_ctx {
 	uint64_t who;			/* the hash of its name (0 with fn NULL: an empty slot) */
@@ -155,11 +162,13 @@ void xcov_reset(struct xcov *c)
 	free(c->spans);
 	free(c->kof);
 	free(c->stamp);
+	free(c->state);
 	free(c->ctxs);
 	c->spans = NULL;
 	c->nspans = 0;
 	c->kof = NULL;
 	c->stamp = NULL;
+	c->state = NULL;
 	c->ctxs = NULL;
 	c->nctxs = c->capctxs = 0;
 	c->indexed = false;
@@ -186,6 +195,7 @@ static void index_works(struct xcov *c)
 	c->spans = xcalloc(c->nworks, sizeof(*c->spans));
 	c->kof = xcalloc((size_t)s->nobjs, sizeof(*c->kof));
 	c->stamp = xcalloc(c->nworks, sizeof(*c->stamp));
+	c->state = xcalloc(c->nworks, sizeof(*c->state));
 	for (int i = 0; i < s->nobjs; i++)
 		c->kof[i] = -1;
 	for (size_t k = 0; k < c->nworks; k++) {
@@ -253,13 +263,13 @@ static void mark_removing(void *arg, const struct scn_obj *work)
 }
 
 /*
- * The state of works[k] as a context running work_fn sees it now: the
- * tuple's eight bytes, byte i in bits 8i..8i+7 (the tuple adds the
- * context's name and the work's id); false: no object. Put together in a
- * register, not stored byte by byte and read back whole: that read waited
- * for the stores (half of a point's time).
+ * The state of works[k] as every context sees it now: the tuple's bytes
+ * but the sixth (whether the context executes the work), byte i in bits
+ * 8i..8i+7 (the tuple adds the context's name and the work's id); false:
+ * no object. Put together in a register, not stored byte by byte and read
+ * back whole: that read waited for the stores (half of a point's time).
  */
-static bool state(const struct xcov *c, size_t k, const char *work_fn, uint64_t *out)
+static bool read_work(const struct xcov *c, size_t k, uint64_t *out)
 {
 	const struct scn_run *run = c->run;
 	const struct kw_model *m = run->model;
@@ -278,11 +288,26 @@ static bool state(const struct xcov *c, size_t k, const char *work_fn, uint64_t 
 	t |= (uint64_t)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr)) << 24;
 	t |= (uint64_t)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling) << 32;
 	t |= (uint64_t)(m->work_worker(w) != NULL) << 40;
-	/* the running context executes this work's function, another's, or none */
-	t |= (uint64_t)(!work_fn ? 0 : !strcmp(work_fn, o->fn->name) ? 1 : 2) << 48;
 	t |= (uint64_t)(unsigned char)o->kind << 56;
 	*out = t;
 	return true;
+}
+
+/*
+ * The state of works[k] now: read at a point since its last change (no
+ * mark since, as the log's reading assumes: see coverage.h), it is the one
+ * read then, by whichever context; two in three reads were such.
+ */
+static bool work_state(struct xcov *c, size_t k, uint64_t *out)
+{
+	struct xcov_state *st = &c->state[k];
+
+	if (!st->epoch || c->stamp[k] > st->epoch) {
+		st->epoch = c->epoch;
+		st->exists = read_work(c, k, &st->t);
+	}
+	*out = st->t;
+	return st->exists;
 }
 
 /*
@@ -296,7 +321,11 @@ static void see(struct xcov *c, const struct xcov_ctx *x, size_t k)
 	uint64_t *seen = &c->seen[x->row * c->nworks + k], now;
 	unsigned char t[8];
 
-	if (!state(c, k, x->work_fn, &now) || now == *seen)
+	if (!work_state(c, k, &now))
+		return;
+	/* the running context executes this work's function, another's, or none */
+	now |= (uint64_t)(!x->work_fn ? 0 : !strcmp(x->work_fn, o->fn->name) ? 1 : 2) << 48;
+	if (now == *seen)
 		return;
 	*seen = now;
 	for (int b = 0; b < 8; b++)

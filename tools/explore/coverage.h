@@ -57,6 +57,7 @@ struct scn_run;
  */
 struct xcov_span;
 struct xcov_ctx;
+struct xcov_state;
 struct xcov {
 	struct xset *tuples;
 	const struct scn_run *run;	/* the run in progress: its objects */
@@ -71,6 +72,7 @@ struct xcov {
 	uint32_t *log;			/* works changed, in order (once between two points) */
 	size_t nlog, caplog;
 	uint64_t *stamp;		/* by work: the point it was last logged before */
+	struct xcov_state *state;	/* by work: its state as last read, and when */
 	uint64_t epoch;			/* points so far */
 	struct xcov_ctx *ctxs;		/* open addressing */
 	size_t nctxs, capctxs;
