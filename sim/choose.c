@@ -204,6 +204,7 @@ unsigned int sim_ask(struct sim_question *q)
 {
 	unsigned int n = q->n, pick = 0;
 	enum sim_why why = q->why;
+	struct sim_decision *d;
 
 	q->index = sim.choose.log_len;
 	if (n <= 1)
@@ -235,10 +236,11 @@ unsigned int sim_ask(struct sim_question *q)
 	if (sim.choose.log_len == sim.choose.log_cap)
 		sim.choose.log_buf = sim_grow(sim.choose.log_buf, &sim.choose.log_cap, sizeof(*sim.choose.log_buf), 1024);
 	/* field by field over zeroes: the padding byte is part of the log's bytes too */
-	memset(&sim.choose.log_buf[sim.choose.log_len], 0, sizeof(*sim.choose.log_buf));
-	sim.choose.log_buf[sim.choose.log_len].n = (uint16_t)n;
-	sim.choose.log_buf[sim.choose.log_len].pick = (uint16_t)pick;
-	sim.choose.log_buf[sim.choose.log_len++].why = (uint8_t)why;
+	d = &sim.choose.log_buf[sim.choose.log_len++];
+	memset(d, 0, sizeof(*d));
+	d->n = (uint16_t)n;
+	d->pick = (uint16_t)pick;
+	d->why = (uint8_t)why;
 	return pick;
 }
 

@@ -70,15 +70,15 @@ void sim_cpus_fini(bool keep)
 	}
 }
 
-bool sim_irq_deliverable(const struct sim_cpu *c)
+/*
+ * The one place a CPU receives time: a lock released, a task woken, a completion
+ * completed, a spin ended, an interrupt or a tick raised at 'sent' (the sender's
+ * clock, or the event's) is not seen by c before then: c spun, waited or idled.
+ */
+void sim_handover(struct sim_cpu *c, uint64_t sent)
 {
-	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);
-}
-
-bool sim_softirq_runnable(const struct sim_cpu *c)
-{
-	return c->softirq_pending && !c->irqs_disabled &&
-	       !(c->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK));
+	if (c->clock < sent)
+		c->clock = sent;
 }
 
 static struct sim_ctx *push(struct sim_cpu *c, struct sim_ctx *x, coro_fn fn)

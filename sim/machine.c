@@ -38,18 +38,6 @@ struct sim sim;
 static sigjmp_buf fatal_jump;
 
 /*
- * The one place a CPU receives time: a lock released, a task woken, a
- * completion completed, a spin ended, an interrupt or a tick raised at
- * 'sent' (the sender's clock, or the event's) cannot be seen by c before
- * then. The gap is time c spent spinning, busy-waiting or idle.
- */
-void sim_handover(struct sim_cpu *c, uint64_t sent)
-{
-	if (c->clock < sent)
-		c->clock = sent;
-}
-
-/*
  * The skew window's default, 20 us, is what a real machine's CPUs show
  * against each other at this granularity: one CPU's progress relative to
  * another's is perturbed by an interrupt and its softirq (a few to ~20 us
@@ -80,8 +68,8 @@ static void fire(struct sim_event *ev)
 	sim_event_free(ev);
 }
 
-/* Whether CPU c has something to do, and from when. */
-static bool cpu_ready(struct sim_cpu *c, uint64_t *when)
+/* Whether CPU c has something to do, and from when. In pick_next()'s loop: inline. */
+static inline __attribute__((always_inline)) bool cpu_ready(struct sim_cpu *c, uint64_t *when)
 {
 	struct sim_ctx *t = top_ctx(c);
 
@@ -286,8 +274,10 @@ static struct sim_ctx *pick_next(void)
 		struct sim_event *ev = sim_event_peek();
 		uint64_t limit = sim.cfg.time_limit_ns, horizon;
 		unsigned int n = 0, nready, k;
+		/* for_each_sim_cpu()'s end, read once: the compiler read it at every CPU */
+		struct sim_cpu *end = sim.cpus + sim.cfg.ncpus;
 
-		for_each_sim_cpu(c) {
+		for (c = sim.cpus; c < end; c++) {
 			uint64_t when;
 			unsigned int i;
 
@@ -344,7 +334,7 @@ static struct sim_ctx *pick_next(void)
 		c = cand[k].cpu;
 		sim_footprint_step(c);
 		/* held up before it goes on: its clock moved, and so may the order */
-		if (sim.cfg.stall_ns && sim_stall(cand, nready, k))
+		if (sim_stall_may(c) && sim_stall(cand, nready, k))
 			continue;
 		c->stall_held = false;
 		/*

@@ -462,8 +462,18 @@ void sim_events_fini(bool keep);
 /* --- cpu.c -------------------------------------------------------------------- */
 void sim_cpus_init(void);
 void sim_cpus_fini(bool keep);
-bool sim_irq_deliverable(const struct sim_cpu *c);
-bool sim_softirq_runnable(const struct sim_cpu *c);
+/* inline: pick_next() asks both of every CPU at every pass */
+static inline bool sim_irq_deliverable(const struct sim_cpu *c)
+{
+	return !list_empty(&c->irqs) && !c->irqs_disabled && !(c->preempt_count & HARDIRQ_MASK);
+}
+
+static inline bool sim_softirq_runnable(const struct sim_cpu *c)
+{
+	return c->softirq_pending && !c->irqs_disabled &&
+	       !(c->preempt_count & (HARDIRQ_MASK | SOFTIRQ_MASK));
+}
+
 struct sim_ctx *sim_enter_hardirq(struct sim_cpu *c);
 struct sim_ctx *sim_enter_softirq(struct sim_cpu *c);
 /* preempt_count -= val unless that underflows its field (a warning then): true when done */
@@ -477,6 +487,17 @@ void sim_irqs_move(struct sim_cpu *c, struct sim_cpu *to);
  * whether it is held up first. True when it was: its clock has moved, pick again.
  */
 bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k);
+/*
+ * Whether c may be held up at all, which pick_next() asks before it calls
+ * sim_stall(): stalls are on, c's interrupts are on (a stall falls where
+ * an interrupt could) and c has not been held up since it was last
+ * entered (it is asked once per time it is picked). Inline: a third of the
+ * picks end here.
+ */
+static inline bool sim_stall_may(const struct sim_cpu *c)
+{
+	return sim.cfg.stall_ns && !c->stall_held && !c->irqs_disabled;
+}
 
 /* --- timer.c ----------------------------------------------------------------- */
 void sim_run_timer_softirq(struct sim_cpu *c);

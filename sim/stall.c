@@ -36,12 +36,13 @@
  */
 #include "machine.h"
 
+#include <assert.h>
 #include <stdio.h>
-#include <string.h>
 
 /* 1 + every other CPU + the next event + the ladder, 10 us .. 100 s, and the bound */
 #define STALL_MAX (1 + SIM_MAX_CPUS + 1 + 8)
 
+/* The question's arrays, written once, in their order. */
 struct stall_q {
 	unsigned int n;
 	uint64_t durations[STALL_MAX];
@@ -50,11 +51,28 @@ struct stall_q {
 	const struct sim_site *sites[STALL_MAX];
 };
 
+/* The other CPUs' and the next event's durations, ascending, before the ladder joins them. */
+struct stall_offers {
+	unsigned int n;
+	uint64_t durations[SIM_MAX_CPUS + 1];
+	int until[SIM_MAX_CPUS + 1];
+	const struct sim_site *sites[SIM_MAX_CPUS + 1];	/* with a chooser: where until[i] stands */
+};
+
+static const struct sim_site *site_of(const struct sim_cpu *c)
+{
+	const struct sim_ctx *x = top_ctx((struct sim_cpu *)c);
+
+	return x ? x->at : NULL;
+}
+
 /*
  * Add a candidate in order of duration; of two with the same duration the
- * first added stays (a CPU's before the event's before the ladder's).
+ * first added stays (a CPU's before the event's). Inline: gcc called it,
+ * at a sixth of the question's cost.
  */
-static void offer(struct stall_q *s, uint64_t d, int until)
+static inline __attribute__((always_inline))
+void offer(struct stall_offers *o, uint64_t d, int until, const struct sim_site *site)
 {
 	unsigned int i;
 
@@ -62,78 +80,84 @@ static void offer(struct stall_q *s, uint64_t d, int until)
 		d = sim.cfg.stall_ns;
 	if (!d)
 		return;
-	for (i = s->n; i > 1 && s->durations[i - 1] > d; i--)
+	for (i = o->n; i > 0 && o->durations[i - 1] > d; i--)
 		;
-	if (s->durations[i - 1] == d)
+	if (i > 0 && o->durations[i - 1] == d)
 		return;
 	/* a handful of entries, most offers at the end: a loop, not two memmove calls */
-	for (unsigned int j = s->n; j > i; j--) {
-		s->durations[j] = s->durations[j - 1];
-		s->until[j] = s->until[j - 1];
+	for (unsigned int j = o->n; j > i; j--) {
+		o->durations[j] = o->durations[j - 1];
+		o->until[j] = o->until[j - 1];
+		o->sites[j] = o->sites[j - 1];
 	}
-	s->durations[i] = d;
-	s->until[i] = until;
-	s->n++;
+	o->durations[i] = d;
+	o->until[i] = until;
+	o->sites[i] = site;
+	o->n++;
 }
 
 /*
- * The ladder's rungs below the bound, then the bound, each SIM_STALL_FIXED
+ * The question of c: candidate 0 (not held), then the offers merged with
+ * the ladder's rungs below the bound and the bound, each SIM_STALL_FIXED
  * (the rungs at or past the bound would be capped to it: offered once).
- * The same as offering each in turn after the CPUs and the event, as
- * their order is kept and the rungs ascend: a merge, where an offer each
- * searched and shifted (a third of the question's cost).
+ * The same as offering each rung in turn after the CPUs and the event, as
+ * their order is kept and the rungs ascend; of an offer and a rung of the
+ * same duration the offer stays. Written straight into the question's
+ * arrays, ids and (for a chooser) sites with them: a copy of each array
+ * was a fifth of the question's cost.
  */
-static void offer_ladder(struct stall_q *s)
+static void build(struct stall_q *s, const struct stall_offers *o, const struct sim_cpu *c)
 {
 	static const uint64_t ladder[] = {
 		10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
 		1000000000ULL, 10000000000ULL, 100000000000ULL,
 	};
-	uint64_t durations[STALL_MAX], bound = sim.cfg.stall_ns;
-	int until[STALL_MAX];
-	unsigned int nrungs = 0, r = 0, i = 1, n = 1;
+	/* the rungs below the bound, then the bound: made again only when the bound changes */
+	static uint64_t rungs[sizeof(ladder) / sizeof(ladder[0]) + 1], rungs_bound;
+	static unsigned int nrungs;
+	unsigned int r = 0, i = 0, n = 1;
 
-	while (nrungs < sizeof(ladder) / sizeof(ladder[0]) && ladder[nrungs] < bound)
-		nrungs++;
-	durations[0] = s->durations[0];
-	until[0] = s->until[0];
-	/* r == nrungs: the bound's turn; past it, the ladder is done */
-	while (i < s->n || r <= nrungs) {
-		uint64_t rung = r < nrungs ? ladder[r] : bound;
-
-		if (i < s->n && (r > nrungs || s->durations[i] <= rung)) {
-			r += r <= nrungs && s->durations[i] == rung;	/* the first offered stays */
-			durations[n] = s->durations[i];
-			until[n++] = s->until[i++];
-		} else {
-			durations[n] = rung;
-			until[n++] = SIM_STALL_FIXED;
-			r++;
-		}
+	if (rungs_bound != sim.cfg.stall_ns || !nrungs) {
+		rungs_bound = sim.cfg.stall_ns;
+		for (nrungs = 0; nrungs < sizeof(ladder) / sizeof(ladder[0]) &&
+				 ladder[nrungs] < rungs_bound; nrungs++)
+			rungs[nrungs] = ladder[nrungs];
+		rungs[nrungs++] = rungs_bound;
 	}
-	memcpy(s->durations, durations, n * sizeof(*durations));
-	memcpy(s->until, until, n * sizeof(*until));
+	s->durations[0] = 0;
+	s->until[0] = c->id;
+	s->ids[0] = c->id;
+	s->sites[0] = sim.cfg.chooser ? site_of(c) : NULL;	/* only a chooser reads them */
+	/* every offer is at most the bound, the last rung: all are taken by the time it is */
+	while (r < nrungs) {
+		if (i < o->n && o->durations[i] <= rungs[r]) {
+			r += o->durations[i] == rungs[r];	/* the first offered stays */
+			s->durations[n] = o->durations[i];
+			s->until[n] = o->until[i];
+			s->sites[n] = o->sites[i];
+			i++;
+		} else {
+			s->durations[n] = rungs[r++];
+			s->until[n] = SIM_STALL_FIXED;
+			s->sites[n] = NULL;
+		}
+		s->ids[n++] = c->id;
+	}
+	assert(i == o->n);
 	s->n = n;
 }
 
 /*
- * Whether a stall could change anything: another CPU is ready, or an
- * event is pending that c's going on could come before.
+ * Whether a stall of c, which may be held up (sim_stall_may()), could
+ * change anything: another CPU is ready, or an event is pending that c's
+ * going on could come before.
  */
-static bool worth_asking(const struct sim_cand *cand, unsigned int n, struct sim_cpu *c,
-			 uint64_t when, struct sim_event **next)
+static bool worth_asking(unsigned int n, const struct sim_cpu *c, uint64_t when,
+			 struct sim_event **next)
 {
-	if (c->stall_held || c->irqs_disabled)
-		return false;
+	assert(sim_stall_may(c));
 	*next = sim_event_next_after(when);
 	return n > 1 || *next;
-}
-
-static const struct sim_site *site_of(const struct sim_cpu *c)
-{
-	const struct sim_ctx *x = top_ctx((struct sim_cpu *)c);
-
-	return x ? x->at : NULL;
 }
 
 /*
@@ -174,33 +198,26 @@ bool sim_stall(const struct sim_cand *cand, unsigned int n, unsigned int k)
 	struct sim_cpu *c = cand[k].cpu;
 	uint64_t when = cand[k].when;
 	struct sim_question q;
+	struct stall_offers o;
 	struct sim_event *next;
 	struct stall_q s;
 	unsigned int pick;
 
-	if (!worth_asking(cand, n, c, when, &next))
+	if (!worth_asking(n, c, when, &next))
 		return false;
-	s.n = 1;
-	s.durations[0] = 0;
-	s.until[0] = c->id;
+	o.n = 0;
 	for (unsigned int i = 0; i < n; i++)
 		if (cand[i].cpu != c && cand[i].when >= when)
-			offer(&s, cand[i].when - when + 1, cand[i].cpu->id);
+			offer(&o, cand[i].when - when + 1, cand[i].cpu->id,
+			      sim.cfg.chooser ? site_of(cand[i].cpu) : NULL);
 	if (next)
-		offer(&s, next->time - when + 1, SIM_STALL_EVENT);
-	offer_ladder(&s);
-	for (unsigned int i = 0; i < s.n; i++)
-		s.ids[i] = c->id;
+		offer(&o, next->time - when + 1, SIM_STALL_EVENT, NULL);
+	build(&s, &o, c);
 	q = (struct sim_question){
 		.n = s.n, .why = SIM_WHY_STALL, .ids = s.ids, .cpu = c->id,
 		.durations = s.durations, .until = s.until,
+		.sites = sim.cfg.chooser ? s.sites : NULL,
 	};
-	if (sim.cfg.chooser) {	/* only a chooser reads them */
-		s.sites[0] = site_of(c);
-		for (unsigned int i = 1; i < s.n; i++)
-			s.sites[i] = s.until[i] >= 0 ? site_of(&sim.cpus[s.until[i]]) : NULL;
-		q.sites = s.sites;
-	}
 	pick = sim_ask(&q);
 	if (!pick || sim.stop)
 		return false;

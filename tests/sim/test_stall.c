@@ -4,7 +4,8 @@
  *  - a stall question names the CPU (q->cpu, every ids[i]), offers 0 first
  *    and then ascending durations within the bound, among them "just past
  *    CPU k" for the other ready CPU, "just past the next event" and the
- *    fixed ladder; it is never asked where interrupts are off;
+ *    fixed ladder; it is never asked where interrupts are off; to a chooser
+ *    it says where each CPU it names stands (sites[i] of CPU until[i]);
  *  - a stall taken moves the CPU's clock on by its duration and nothing
  *    runs there meanwhile: the CPU that was behind goes first, the record
  *    (REC_STALL) says how long, what for and at which decision, and the
@@ -72,6 +73,7 @@ static void two_tasks(void)
 struct watch {
 	unsigned int questions;		/* stall questions seen */
 	unsigned int past_cpu, past_event;	/* ... offering those kinds */
+	unsigned int sites_other;	/* known sites of a CPU not held (until[i] >= 0, i > 0) */
 	int take_until;			/* take the first stall waiting for this (or -100: none) */
 	bool take_largest;		/* hold up at every question, for the longest */
 	bool taken;
@@ -107,6 +109,16 @@ static unsigned int watch_choose(void *ctx, const struct sim_question *q)
 	}
 	/* the ladder always ends at the bound */
 	ck_assert_uint_eq(q->durations[q->n - 1], BOUND_NS);
+	/* where CPU until[i] stands: cpu0 runs the writer, cpu1 the reader; no CPU, no site */
+	ck_assert_ptr_nonnull(q->sites);
+	for (unsigned int i = 0; i < q->n; i++) {
+		if (q->until[i] < 0) {
+			ck_assert_ptr_null(q->sites[i]);
+		} else if (q->sites[i]) {
+			ck_assert_str_eq(q->sites[i]->func, q->until[i] == 0 ? "writer" : "reader");
+			w->sites_other += i > 0;
+		}
+	}
 	if (w->take_largest)
 		return q->n - 1;
 	if (w->taken)
@@ -163,6 +175,7 @@ START_TEST(questions_offer_what_a_strategy_aims_with)
 	ck_assert_int_eq(run_watched(&w, BOUND_NS), SIM_END_QUIESCENT);
 	ck_assert_uint_gt(w.questions, 10);
 	ck_assert_uint_gt(w.past_cpu, 0);
+	ck_assert_uint_gt(w.sites_other, 0);
 	/* answered 0 throughout: nothing held up */
 	ck_assert_uint_eq(h_trace_count(REC_STALL), 0);
 }

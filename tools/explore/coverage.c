@@ -122,13 +122,24 @@ struct xcov_span {
 	size_t k;
 };
 
+/* A work's state as last read, at point epoch (0: not read this run). */
+struct xcov_state {
+	uint64_t epoch;
+	uint64_t t;
+	bool exists;
+};
+
 /* A context as the tuples see it, and how far into the log it has read. */
 struct xcov_ctx {
 	uint64_t who;			/* the hash of its name (0 with fn NULL: an empty slot) */
 	const char *work_fn;
 	bool used;
 	size_t pos;
+	size_t row;			/* its row of seen: the contexts' order of arrival */
 };
+
+/* A row's entry for a work this context has not read (t[1] is always 0, so no tuple is this). */
+#define SEEN_NONE UINT64_MAX
 
 static int by_lo(const void *a, const void *b)
 {
@@ -151,11 +162,13 @@ void xcov_reset(struct xcov *c)
 	free(c->spans);
 	free(c->kof);
 	free(c->stamp);
+	free(c->state);
 	free(c->ctxs);
 	c->spans = NULL;
 	c->nspans = 0;
 	c->kof = NULL;
 	c->stamp = NULL;
+	c->state = NULL;
 	c->ctxs = NULL;
 	c->nctxs = c->capctxs = 0;
 	c->indexed = false;
@@ -167,6 +180,9 @@ void xcov_free(struct xcov *c)
 	free(c->log);
 	c->log = NULL;
 	c->caplog = 0;
+	free(c->seen);
+	c->seen = NULL;
+	c->capseen = 0;
 }
 
 /* The run's works by address, and by object id: made at its first point, when they exist. */
@@ -179,6 +195,7 @@ static void index_works(struct xcov *c)
 	c->spans = xcalloc(c->nworks, sizeof(*c->spans));
 	c->kof = xcalloc((size_t)s->nobjs, sizeof(*c->kof));
 	c->stamp = xcalloc(c->nworks, sizeof(*c->stamp));
+	c->state = xcalloc(c->nworks, sizeof(*c->state));
 	for (int i = 0; i < s->nobjs; i++)
 		c->kof[i] = -1;
 	for (size_t k = 0; k < c->nworks; k++) {
@@ -245,33 +262,75 @@ static void mark_removing(void *arg, const struct scn_obj *work)
 		mark(c, (size_t)c->kof[work->id]);
 }
 
-/* The tuple of works[k] as the context (ctx: its name's hash; work_fn) sees it now; false: no object. */
-static bool tuple(const struct xcov *c, size_t k, uint64_t ctx, const char *work_fn, uint64_t *out)
+/*
+ * The state of works[k] as every context sees it now: the tuple's bytes
+ * but the sixth (whether the context executes the work), byte i in bits
+ * 8i..8i+7 (the tuple adds the context's name and the work's id); false:
+ * no object. Put together in a register, not stored byte by byte and read
+ * back whole: that read waited for the stores (half of a point's time).
+ */
+static bool read_work(const struct xcov *c, size_t k, uint64_t *out)
 {
 	const struct scn_run *run = c->run;
 	const struct kw_model *m = run->model;
 	int i = c->works[k];
 	const struct scn_obj *o = run->scn->objs[i];
 	struct kthread_work *w;
-	unsigned char t[8];
 	int canceling;
+	uint64_t t;
 
 	if (!run->objs[i].ptr)
 		return false;
 	w = o->kind == OBJ_DWORK ? m->dwork_work(run->objs[i].ptr) : run->objs[i].ptr;
 	canceling = m->work_canceling(w);
-	t[0] = (unsigned char)m->work_pending(w);
-	/* on which list (work_queued, work_delayed) would read the worker: see above */
-	t[1] = 0;
-	t[2] = 0;
-	t[3] = (unsigned char)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr));
-	t[4] = (unsigned char)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling);
-	t[5] = (unsigned char)(m->work_worker(w) != NULL);
-	/* the running context executes this work's function, another's, or none */
-	t[6] = (unsigned char)(!work_fn ? 0 : !strcmp(work_fn, o->fn->name) ? 1 : 2);
-	t[7] = (unsigned char)o->kind;
-	*out = sim_fnv(sim_fnv(ctx, &o->id, sizeof(o->id)), t, sizeof(t));
+	t = (uint64_t)(unsigned char)m->work_pending(w);
+	/* bytes 1 and 2, on which list (work_queued, work_delayed), would read the worker: see above */
+	t |= (uint64_t)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr)) << 24;
+	t |= (uint64_t)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling) << 32;
+	t |= (uint64_t)(m->work_worker(w) != NULL) << 40;
+	t |= (uint64_t)(unsigned char)o->kind << 56;
+	*out = t;
 	return true;
+}
+
+/*
+ * The state of works[k] now: read at a point since its last change (no
+ * mark since, as the log's reading assumes: see coverage.h), it is the one
+ * read then, by whichever context; two in three reads were such.
+ */
+static bool work_state(struct xcov *c, size_t k, uint64_t *out)
+{
+	struct xcov_state *st = &c->state[k];
+
+	if (!st->epoch || c->stamp[k] > st->epoch) {
+		st->epoch = c->epoch;
+		st->exists = read_work(c, k, &st->t);
+	}
+	*out = st->t;
+	return st->exists;
+}
+
+/*
+ * Context x reads works[k]: its tuple goes to the set, unless x read the
+ * same state of it last time, when the tuple is the one it added then
+ * (the set only grows): hashing it again was most of a point's cost.
+ */
+static void see(struct xcov *c, const struct xcov_ctx *x, size_t k)
+{
+	const struct scn_obj *o = c->run->scn->objs[c->works[k]];
+	uint64_t *seen = &c->seen[x->row * c->nworks + k], now;
+	unsigned char t[8];
+
+	if (!work_state(c, k, &now))
+		return;
+	/* the running context executes this work's function, another's, or none */
+	now |= (uint64_t)(!x->work_fn ? 0 : !strcmp(x->work_fn, o->fn->name) ? 1 : 2) << 48;
+	if (now == *seen)
+		return;
+	*seen = now;
+	for (int b = 0; b < 8; b++)
+		t[b] = (unsigned char)(now >> 8 * b);
+	xset_add(c->tuples, sim_fnv(sim_fnv(x->who, &o->id, sizeof(o->id)), t, sizeof(t)));
 }
 
 static size_t ctx_slot(uint64_t who, const char *work_fn, size_t cap)
@@ -303,7 +362,15 @@ static struct xcov_ctx *ctx_of(struct xcov *c, uint64_t who, const char *work_fn
 	for (i = ctx_slot(who, work_fn, c->capctxs); c->ctxs[i].used; i = (i + 1) & (c->capctxs - 1))
 		if (c->ctxs[i].who == who && c->ctxs[i].work_fn == work_fn)
 			return &c->ctxs[i];
-	c->ctxs[i] = (struct xcov_ctx){ who, work_fn, true, SIZE_MAX };
+	if ((c->nctxs + 1) * c->nworks > c->capseen) {
+		c->capseen = 2 * (c->nctxs + 1) * c->nworks;
+		c->seen = realloc(c->seen, c->capseen * sizeof(*c->seen));
+		if (!c->seen)
+			abort();
+	}
+	for (size_t k = 0; k < c->nworks; k++)
+		c->seen[c->nctxs * c->nworks + k] = SEEN_NONE;
+	c->ctxs[i] = (struct xcov_ctx){ who, work_fn, true, SIZE_MAX, c->nctxs };
 	c->nctxs++;
 	return &c->ctxs[i];
 }
@@ -313,7 +380,7 @@ void xcov_point(void *arg)
 	struct xcov *c = arg;
 	const char *work_fn, *who;
 	struct xcov_ctx *x;
-	uint64_t ctx, h;
+	uint64_t ctx;
 
 	if (!c->tuples || !c->nworks)
 		return;
@@ -325,12 +392,10 @@ void xcov_point(void *arg)
 	x = ctx_of(c, ctx, work_fn);
 	if (x->pos == SIZE_MAX) {
 		for (size_t k = 0; k < c->nworks; k++)
-			if (tuple(c, k, ctx, work_fn, &h))
-				xset_add(c->tuples, h);
+			see(c, x, k);
 	} else {
 		for (size_t j = x->pos; j < c->nlog; j++)
-			if (tuple(c, c->log[j], ctx, work_fn, &h))
-				xset_add(c->tuples, h);
+			see(c, x, c->log[j]);
 	}
 	x->pos = c->nlog;
 	c->epoch++;

@@ -57,6 +57,7 @@ struct scn_run;
  */
 struct xcov_span;
 struct xcov_ctx;
+struct xcov_state;
 struct xcov {
 	struct xset *tuples;
 	const struct scn_run *run;	/* the run in progress: its objects */
@@ -71,9 +72,13 @@ struct xcov {
 	uint32_t *log;			/* works changed, in order (once between two points) */
 	size_t nlog, caplog;
 	uint64_t *stamp;		/* by work: the point it was last logged before */
+	struct xcov_state *state;	/* by work: its state as last read, and when */
 	uint64_t epoch;			/* points so far */
 	struct xcov_ctx *ctxs;		/* open addressing */
 	size_t nctxs, capctxs;
+	/* by context (in order of arrival), by work: the state it last read (kept across runs) */
+	uint64_t *seen;
+	size_t capseen;
 };
 
 /* The works of s for xcov.works (a new array; free() it). */
