@@ -34,6 +34,12 @@ void sim_once(const volatile void *p, int write, const struct sim_site *site);
 #define __must_hold(x)
 #define notrace
 #define __cold		__attribute__((cold))
+/* as compiler-gcc.h and compiler-clang.h: KASAN does not check the function's accesses */
+#ifdef __clang__
+#define __no_sanitize_address	__attribute__((no_sanitize("address", "kernel-address")))
+#else
+#define __no_sanitize_address	__attribute__((no_sanitize_address))
+#endif
 
 #define READ_ONCE(x) ({						\
 	sim_once(&(x), 0, SIM_HERE);					\
