@@ -288,6 +288,40 @@ START_TEST(use_after_free_names_the_lock_call)
 }
 END_TEST
 
+/*
+ * An unlock of a lock in freed memory: the release path checks its first
+ * touch of the lock (sim/lock.c, not instrumented at each access), the
+ * owner field at the lock's start, as the instrumented read did.
+ */
+static int free_then_unlock(void *arg)
+{
+	(void)arg;
+	victim = kzalloc(sizeof(*victim), GFP_KERNEL);
+	spin_lock_init(&victim->lock);
+	spin_lock(&victim->lock);
+	kfree(victim);
+	spin_unlock(&victim->lock);
+	survived = true;
+	return 0;
+}
+
+START_TEST(use_after_free_in_the_unlock)
+{
+	const struct sim_finding *f;
+
+	survived = false;
+	h_init(1);
+	sim_spawn("freer", free_then_unlock, NULL, 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_FATAL);
+	f = h_first(SIM_F_UAF);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!survived);
+	ck_assert_msg(strstr(f->msg, "slab-use-after-free in free_then_unlock\n"), "%s", f->msg);
+	ck_assert_msg(strstr(f->msg, "The buggy address is 0 bytes inside block"), "%s", f->msg);
+	sim_fini();
+}
+END_TEST
+
 /* The machine can be torn down and built again after a fatal fault. */
 START_TEST(fatal_fault_then_a_new_machine)
 {
@@ -574,6 +608,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, fake_addresses_are_stable);
 	tcase_add_test(tc, use_after_free_names_the_timer_callback);
 	tcase_add_test(tc, use_after_free_names_the_lock_call);
+	tcase_add_test(tc, use_after_free_in_the_unlock);
 	suite_add_tcase(s, tc);
 	return s;
 }
