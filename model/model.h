@@ -16,6 +16,19 @@ struct kthread_delayed_work;
 
 typedef void (*kw_work_fn)(struct kthread_work *work);
 
+/* A work at one glance: kw_model.work_state(). */
+struct kw_work_state {
+	struct kthread_worker *worker;	/* the one it was last queued on */
+	bool pending;			/* work_pending(): on a list */
+	bool timer;			/* a delayed work's timer is pending */
+	int canceling;
+	/*
+	 * On its worker's work_list / delayed_work_list: read only when asked
+	 * and the worker is live (not an error pointer, not freed), else false.
+	 */
+	bool queued, delayed;
+};
+
 struct kw_model {
 	const char *name;		/* "v4.9", "mainline", "tree:6.12" */
 	const char *source;		/* what it follows */
@@ -61,12 +74,16 @@ struct kw_model {
 	struct kthread_work *(*current_work)(const struct kthread_worker *worker);
 	struct kthread_worker *(*work_worker)(const struct kthread_work *work);
 	bool (*work_pending)(const struct kthread_work *work);
-	/* on its worker's work_list / delayed_work_list */
-	bool (*work_queued)(const struct kthread_work *work);
-	bool (*work_delayed)(const struct kthread_work *work);
-	bool (*dwork_timer_pending)(const struct kthread_delayed_work *dwork);
 	int (*work_canceling)(const struct kthread_work *work);
 	kw_work_fn (*work_func)(const struct kthread_work *work);
+	/*
+	 * A work's state in one call (dwork: the delayed work it is in, or
+	 * NULL), for the observers that read it at every scheduling point;
+	 * lists: also whether it is on its worker's lists (a walk of them).
+	 */
+	void (*work_state)(const struct kthread_work *work,
+			   const struct kthread_delayed_work *dwork, bool lists,
+			   struct kw_work_state *st);
 };
 
 #define KTW_FREEZABLE_FLAG 1u	/* KTW_FREEZABLE, the same in every variant */

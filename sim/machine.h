@@ -589,21 +589,12 @@ void sim_kasan_poison(const void *p, size_t len);
 void sim_kasan_unpoison(const void *p, size_t len);
 bool sim_kasan_poisoned(const void *p);
 /*
- * The check an instrumented access of n bytes at p makes, for the machine's
- * code that is not instrumented (lockdep.c): at its first touch of a block
+ * sim_kasan_check(p, n) (<linux/kasan-checks.h>) is for the machine's code
+ * that is not instrumented (lockdep.c) too: at its first touch of a block
  * of model memory; its later touches in the same call are covered, since
- * nothing is freed in between. Without the outline checks (ASan's build)
- * a freed page faults at the touch itself: nothing to do.
+ * nothing is freed in between.
  */
-#ifdef KWSIM_KASAN
-void sim_kasan_check(const void *p, size_t n);
-#else
-static inline void sim_kasan_check(const void *p, size_t n)
-{
-	(void)p;
-	(void)n;
-}
-#endif
+#include <linux/kasan-checks.h>
 /*
  * An instrumented access touched freed memory at addr (machine.c): the
  * finding the fault on a freed page gives, and the run ends there.

@@ -4,8 +4,8 @@
  * whether they name a worker): a worker may have been freed by
  * kthread_destroy_worker() while a work still names it, and reading it
  * would fault (a use-after-free the run did not make). So which list a
- * pending work is on (work_queued, work_delayed, which walk the worker's
- * lists) is not read; pending with the timer's state stands for it.
+ * pending work is on (work_state()'s queued and delayed, which walk the
+ * worker's lists) is not read; pending with the timer's state stands for it.
  * What a worker is doing is seen from the running context instead: its
  * name and the work function it executes (sim_running()).
  */
@@ -275,19 +275,19 @@ static bool read_work(const struct xcov *c, size_t k, uint64_t *out)
 	const struct kw_model *m = run->model;
 	int i = c->works[k];
 	const struct scn_obj *o = run->scn->objs[i];
-	struct kthread_work *w;
-	int canceling;
+	void *p = run->objs[i].ptr;
+	bool dw = o->kind == OBJ_DWORK;
+	struct kw_work_state st;
 	uint64_t t;
 
-	if (!run->objs[i].ptr)
+	if (!p)
 		return false;
-	w = o->kind == OBJ_DWORK ? m->dwork_work(run->objs[i].ptr) : run->objs[i].ptr;
-	canceling = m->work_canceling(w);
-	t = (uint64_t)(unsigned char)m->work_pending(w);
-	/* bytes 1 and 2, on which list (work_queued, work_delayed), would read the worker: see above */
-	t |= (uint64_t)(o->kind == OBJ_DWORK && m->dwork_timer_pending(run->objs[i].ptr)) << 24;
-	t |= (uint64_t)(canceling > 3 ? 3 : canceling < 0 ? 0 : canceling) << 32;
-	t |= (uint64_t)(m->work_worker(w) != NULL) << 40;
+	/* bytes 1 and 2, on which list (queued, delayed), would read the worker: see above */
+	m->work_state(dw ? m->dwork_work(p) : p, dw ? p : NULL, false, &st);
+	t = (uint64_t)(unsigned char)st.pending;
+	t |= (uint64_t)st.timer << 24;
+	t |= (uint64_t)(st.canceling > 3 ? 3 : st.canceling < 0 ? 0 : st.canceling) << 32;
+	t |= (uint64_t)(st.worker != NULL) << 40;
 	t |= (uint64_t)(unsigned char)o->kind << 56;
 	*out = t;
 	return true;

@@ -249,26 +249,13 @@ static struct kthread_work *work_ptr(const struct scn_run *run, const struct cwo
 	return w->obj->kind == OBJ_DWORK ? run->model->dwork_work(p) : p;
 }
 
-struct wstate {
-	bool q, d, a, p;
-	int canceling;
-};
-
 /* The work's state with the model's plain reads; a freed worker's lists are not followed. */
-static struct wstate read_state(const struct scn_run *run, const struct cwork *w)
+static struct kw_work_state read_state(const struct scn_run *run, const struct cwork *w)
 {
-	const struct kw_model *m = run->model;
-	struct kthread_work *work = work_ptr(run, w);
-	struct kthread_worker *worker = m->work_worker(work);
-	bool live = worker && !IS_ERR(worker) && !sim_freed(worker);
-	struct wstate st = {
-		.q = live && m->work_queued(work),
-		.d = live && m->work_delayed(work),
-		.a = w->obj->kind == OBJ_DWORK &&
-		     m->dwork_timer_pending(run->objs[w->obj->id].ptr),
-		.p = m->work_pending(work),
-		.canceling = m->work_canceling(work),
-	};
+	void *p = run->objs[w->obj->id].ptr;
+	struct kw_work_state st;
+
+	run->model->work_state(work_ptr(run, w), w->obj->kind == OBJ_DWORK ? p : NULL, true, &st);
 	return st;
 }
 
@@ -404,14 +391,14 @@ static void see_worker(struct scn_run *run, struct scn_ccall *k)
 	k->seen = zalloc((size_t)c->nactive * sizeof(*k->seen));
 	for (int i = 0; i < c->nactive; i++) {
 		struct cwork *w = &c->works[c->active[i]];
-		struct wstate st;
+		struct kw_work_state st;
 
 		if (run->model->work_worker(work_ptr(run, w)) != wp)
 			continue;
 		st = read_state(run, w);
 		k->seen[k->nseen++] = (struct cseen){
-			.work = c->active[i], .queued = st.q, .executing = w->executing > 0,
-			.armed = st.d || st.a, .excused = w->removers > 0, .ended = w->ended,
+			.work = c->active[i], .queued = st.queued, .executing = w->executing > 0,
+			.armed = st.delayed || st.timer, .excused = w->removers > 0, .ended = w->ended,
 		};
 	}
 }
@@ -433,20 +420,20 @@ struct scn_ccall *scn_contract_begin(struct scn_run *run, const struct scn_expr 
 	here(&k->at, e->loc.line, e->api->name);
 	w = cwork_of(c, k->work);
 	if (w) {
-		struct wstate st;
+		struct kw_work_state st;
 
 		activate(c, w);
 		st = read_state(run, w);
-		k->pending_seen = st.p || st.a;
+		k->pending_seen = st.pending || st.timer;
 		k->canceling_seen = st.canceling > 0;
-		k->queued_at_begin = st.q;
-		k->armed_at_begin = st.d || st.a;
+		k->queued_at_begin = st.queued;
+		k->armed_at_begin = st.delayed || st.timer;
 		k->executing_at_begin = w->executing;
 		k->ended_at_begin = w->ended;
 		/* what changed while no call of it ran is no event: only the state now counts */
-		w->q = st.q;
-		w->d = st.d;
-		w->a = st.a;
+		w->q = st.queued;
+		w->d = st.delayed;
+		w->a = st.timer;
 		/* a cancel or mod of it in progress, or starting now: "the other command" */
 		for (struct scn_ccall *o = c->calls; o; o = o->next) {
 			if (o->work != k->work)
@@ -475,7 +462,7 @@ struct scn_ccall *scn_contract_begin(struct scn_run *run, const struct scn_expr 
 
 static void cancel_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w, long v)
 {
-	struct wstate st = read_state(run, w);
+	struct kw_work_state st = read_state(run, w);
 	struct cev ret;
 	char what[400];
 
@@ -486,10 +473,10 @@ static void cancel_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w
 		broken(run, R_CANCEL_RESULT, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
-	if ((st.p || st.a) && w->origin <= k->last) {
+	if ((st.pending || st.timer) && w->origin <= k->last) {
 		snprintf(what, sizeof(what), "%s(%s) returned with %s %s, queued before the call's "
 			 "last step", k->api->name, w->obj->name, w->obj->name,
-			 st.p ? "still pending" : "not on a list but its timer armed");
+			 st.pending ? "still pending" : "not on a list but its timer armed");
 		broken(run, R_CANCEL_IDLE, k->api->name, k->at.line, what,
 		       SAID("queued by", &w->origin_ev), SAID("began", &k->at),
 		       SAID("returned", &ret));
@@ -770,8 +757,8 @@ static struct scn_ccall *queueing_here(struct scn_contract *c, const struct cwor
 static void sample(struct scn_run *run, struct cwork *w, uintptr_t key)
 {
 	struct scn_contract *c = run->contract;
-	struct wstate st = read_state(run, w);
-	bool ins_run = st.q && !w->q, armed = (st.d && !w->d) || (st.a && !w->a);
+	struct kw_work_state st = read_state(run, w);
+	bool ins_run = st.queued && !w->q, armed = (st.delayed && !w->d) || (st.timer && !w->a);
 
 	w->sampled = c->seq;
 	if (ins_run || armed) {
@@ -788,14 +775,14 @@ static void sample(struct scn_run *run, struct cwork *w, uintptr_t key)
 		if (st.canceling > 0)
 			check_blocked(run, w, key, k);
 	}
-	w->q = st.q;
-	w->d = st.d;
-	w->a = st.a;
+	w->q = st.queued;
+	w->d = st.delayed;
+	w->a = st.timer;
 	/* what each call saw of the work, before its own queueing made it pending */
 	for (struct scn_ccall *k = c->calls; k; k = k->next) {
 		if (k->work != w->obj || k->queued)
 			continue;
-		k->pending_seen |= st.p || st.a;
+		k->pending_seen |= st.pending || st.timer;
 		k->canceling_seen |= st.canceling > 0;
 	}
 }

@@ -1557,28 +1557,27 @@ static long state_now(const struct scn_run *run, const struct scn_expr *e)
 	const struct kw_model *m = run->model;
 	struct kthread_work *work = NULL;
 	struct task_struct *t = NULL;
+	struct kw_work_state ws;
 	void *w = NULL;
 
 	switch ((enum scn_pred)e->value) {
 	case PRED_TIMER_PENDING:
 		if (e->obj->kind == OBJ_TIMER)
 			return timer_pending(run->objs[e->obj->id].ptr);
-		return m->dwork_timer_pending(run->objs[e->obj->id].ptr);
+		m->work_state(state_work(run, e->obj), run->objs[e->obj->id].ptr, false, &ws);
+		return ws.timer;
 	case PRED_PENDING:
 		return m->work_pending(state_work(run, e->obj));
 	case PRED_CANCELING:
 		return m->work_canceling(state_work(run, e->obj));
 	case PRED_QUEUED:
 	case PRED_DELAYED:
+		m->work_state(state_work(run, e->obj), NULL, true, &ws);
+		return e->value == PRED_QUEUED ? ws.queued : ws.delayed;
 	case PRED_RUNNING:
 		work = state_work(run, e->obj);
-		if (!live_worker(m->work_worker(work)))
-			return 0;
-		if (e->value == PRED_QUEUED)
-			return m->work_queued(work);
-		if (e->value == PRED_DELAYED)
-			return m->work_delayed(work);
-		return m->current_work(m->work_worker(work)) == work;
+		w = live_worker(m->work_worker(work));
+		return w && m->current_work(w) == work;
 	case PRED_CURRENT_WORK:
 		w = live_worker(run->objs[e->obj->id].ptr);
 		return (w ? m->current_work(w) : NULL) ==
@@ -1624,17 +1623,19 @@ size_t scn_state_objs(const struct scn_run *run, struct scn_obj_state *out, size
 			st->cur_work = run_work_obj(run, m->current_work(w));
 			n++;
 		} else if (o->kind == OBJ_WORK || o->kind == OBJ_DWORK) {
+			struct kw_work_state ws;
+
 			work = state_work(run, o);
-			st->pending = m->work_pending(work);
-			st->canceling = m->work_canceling(work);
-			if (o->kind == OBJ_DWORK)
-				st->timer = m->dwork_timer_pending(run->objs[o->id].ptr);
-			w = live_worker(m->work_worker(work));
-			if (w) {
-				st->queued = m->work_queued(work);
-				st->delayed = m->work_delayed(work);
+			m->work_state(work, o->kind == OBJ_DWORK ? run->objs[o->id].ptr : NULL, true,
+				      &ws);
+			st->pending = ws.pending;
+			st->canceling = ws.canceling;
+			st->timer = ws.timer;
+			st->queued = ws.queued;
+			st->delayed = ws.delayed;
+			w = live_worker(ws.worker);
+			if (w)
 				st->running = m->current_work(w) == work;
-			}
 			n++;
 		}
 	}
