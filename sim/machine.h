@@ -43,6 +43,10 @@ struct sim_cpu {
 	bool need_resched;
 	uint64_t slice_start;		/* when curr was switched in */
 	uint64_t fair_vtime;		/* time tasks ran here, to the last switch (sched_fair.c) */
+	struct {			/* the EEVDF tick's last answer, for its inputs (sched_fair.c) */
+		uint64_t deadline, queued, due;
+		bool valid;
+	} tick_due;
 	bool preemptible_point;		/* the top task stopped where it may be preempted */
 	bool softirq_pending;
 	struct list_head runqueue;
@@ -684,7 +688,7 @@ void sim_fair_put_prev(struct sim_cpu *c, struct task_struct *prev, bool preempt
 /* The usual answer to whether p, woken onto c at 'now', preempts c's task. */
 bool sim_fair_wakeup_preempt(const struct sim_cpu *c, const struct task_struct *p, uint64_t now);
 /* Whether a scheduler tick by c's clock has rescheduled its running task. */
-bool sim_fair_tick_resched(const struct sim_cpu *c);
+bool sim_fair_tick_resched(struct sim_cpu *c);
 
 /* --- clock.c -------------------------------------------------------------------- */
 unsigned long sim_jiffies(void);

@@ -74,10 +74,10 @@ static unsigned long renewal_ticks(void)
 	return m ? (unsigned long)m : 1;
 }
 
-/* The first renewal at or after t, as a time. */
-static uint64_t eevdf_renewal_from(const struct sim_cpu *c, uint64_t t)
+/* The first renewal at or after t of a request with this deadline, as a time. */
+static uint64_t eevdf_renewal_from(uint64_t deadline, uint64_t t)
 {
-	unsigned long r1 = tick_at_or_after(eevdf_deadline(c)), m = renewal_ticks(), j;
+	unsigned long r1 = tick_at_or_after(deadline), m = renewal_ticks(), j;
 
 	j = tick_at_or_after(t);
 	if (j <= r1)
@@ -89,11 +89,22 @@ static uint64_t eevdf_renewal_from(const struct sim_cpu *c, uint64_t t)
  * The tick reschedules only at a renewal with another task queued
  * (update_curr: resched = update_deadline(); nothing when nr_running is 1):
  * so at HZ=1000 a task keeps the CPU up to ceil(slice) ticks, 2 with two
- * CPUs' 1.4 ms slice.
+ * CPUs' 1.4 ms slice. Asked at every scheduling point of a CPU with a task
+ * waiting, with the same deadline and waiter until one of them changes, so
+ * the answer is kept: its arithmetic (a dozen 64-bit divisions) was a fifth
+ * of a livelocked worker's run.
  */
-static uint64_t eevdf_tick_due(const struct sim_cpu *c, uint64_t queued)
+static uint64_t eevdf_tick_due(struct sim_cpu *c, uint64_t queued)
 {
-	return eevdf_renewal_from(c, queued);
+	uint64_t deadline = eevdf_deadline(c);
+
+	if (!c->tick_due.valid || c->tick_due.deadline != deadline || c->tick_due.queued != queued) {
+		c->tick_due.deadline = deadline;
+		c->tick_due.queued = queued;
+		c->tick_due.due = eevdf_renewal_from(deadline, queued);
+		c->tick_due.valid = true;
+	}
+	return c->tick_due.due;
 }
 
 /*
@@ -125,7 +136,7 @@ static void eevdf_put_prev(const struct sim_cpu *c, struct task_struct *prev, ui
 	if (sim_jiffies_to_ns(tick_at_or_after(deadline)) > now)
 		return;
 	/* the last renewal at or before now */
-	last = eevdf_renewal_from(c, now);
+	last = eevdf_renewal_from(deadline, now);
 	if (last > now) {
 		unsigned long j = sim_ns_to_jiffies(last) - renewal_ticks();
 
@@ -265,7 +276,7 @@ bool sim_fair_wakeup_preempt(const struct sim_cpu *c, const struct task_struct *
 	return eevdf() ? eevdf_wakeup_preempt(c, now) : cfs_wakeup_preempt(c, p, now);
 }
 
-bool sim_fair_tick_resched(const struct sim_cpu *c)
+bool sim_fair_tick_resched(struct sim_cpu *c)
 {
 	const struct task_struct *w;
 	uint64_t queued = UINT64_MAX;
