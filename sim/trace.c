@@ -380,33 +380,6 @@ const char *sim_rec_type_name(enum sim_rec_type type)
 	return type < REC__COUNT ? descs[type].name : "?";
 }
 
-enum sim_work_step sim_rec_work_step(const struct sim_rec *r)
-{
-	static const struct {
-		const char *name;
-		enum sim_work_step step;
-	} steps[] = {
-		{ "sched_kthread_work_queue_work", SIM_WORK_QUEUE },
-		{ "sched_kthread_work_execute_start", SIM_WORK_START },
-		{ "sched_kthread_work_execute_end", SIM_WORK_END },
-		{ "kwsim_work_queue_work", SIM_WORK_QUEUE },
-		{ "kwsim_work_execute_start", SIM_WORK_START },
-		{ "kwsim_work_execute_end", SIM_WORK_END },
-	};
-
-	if (r->type != REC_MODEL || !r->s)
-		return SIM_WORK_NONE;
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (!strcmp(r->s, steps[i].name))
-			return steps[i].step;
-	return SIM_WORK_NONE;
-}
-
-bool sim_rec_kwsim_own(const struct sim_rec *r)
-{
-	return r->type == REC_MODEL && r->s && !strncmp(r->s, "kwsim_", 6);
-}
-
 /* --- stable names ------------------------------------------------------------------ */
 
 static struct trace_object *find_object(const void *p)
