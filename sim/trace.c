@@ -11,6 +11,7 @@
 #include <sim/fnv.h>
 #include <linux/preempt.h>
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,22 +85,26 @@ static noinline uint64_t trace_str_miss(const char *s, unsigned int slot)
 {
 	uint64_t h = text_hash(s);
 
-	if (!sim.trace.strhash[slot].s)
-		sim.trace.strhash_used[sim.trace.nstrhash_used++] = (uint8_t)slot;
 	sim.trace.strhash[slot].s = s;
 	sim.trace.strhash[slot].h = h;
 	return h;
 }
 
-/* A record's string, by its text; NULL apart from "". Inline: most are hits. */
+/*
+ * A record's string, by its text; NULL apart from "". Inline: most are hits.
+ * A hit that is not the text's hash is a record's string that was neither
+ * static nor interned (sim_trace()), and changed since.
+ */
 static inline uint64_t trace_str(const char *s)
 {
 	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
 
 	if (!s)
 		return 0;
-	if (sim.trace.strhash[slot].s == s)
+	if (sim.trace.strhash[slot].s == s) {
+		assert(sim.trace.strhash[slot].h == text_hash(s));
 		return sim.trace.strhash[slot].h;
+	}
 	return trace_str_miss(s, slot);
 }
 
@@ -107,8 +112,6 @@ void sim_trace_init(void)
 {
 	sim.trace.nrecs = 0;
 	sim.trace.hash = SIM_FNV_OFFSET;
-	while (sim.trace.nstrhash_used)
-		sim.trace.strhash[sim.trace.strhash_used[--sim.trace.nstrhash_used]].s = NULL;
 }
 
 /* Free every interned string; the table keeps its size. */
@@ -122,6 +125,7 @@ static void strs_free(void)
 		sim.trace.nstrs--;
 	}
 	memset(sim.trace.interned_at, 0, sizeof(sim.trace.interned_at));
+	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
 }
 
 void sim_trace_fini(bool keep)
