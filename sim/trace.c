@@ -225,24 +225,22 @@ const char *sim_intern(const char *s)
 	return t->interned_at[slot].interned = t->strs[i].s;
 }
 
-/*
- * The record is hashed from its fields and made only for those who keep it
- * or listen: explore's runs do neither, and clearing it was a quarter of
- * this function's time. Inline in its two callers: a run makes 100 records.
- */
-static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
-				   uint64_t b, uint64_t cc, uint64_t d, const char *s,
-				   const char *s2)
+/* What a record says of the context it was made in. */
+struct rec_ctx {
+	struct task_struct *p;	/* the running task, NULL before the CPUs are made */
+	uint64_t time;
+	uint64_t word;		/* hashed: type, flags, preempt depth and CPU, packed */
+	int32_t pid;
+};
+
+static __always_inline struct rec_ctx rec_ctx(struct sim_cpu *c, enum sim_rec_type type)
 {
-	struct sim_rec r;
-	struct task_struct *p;
-	uint64_t h = sim.trace.hash, time;
-	int32_t pid = 0;
+	struct rec_ctx x = { 0 };
 	uint16_t cpu = 0;
 	uint8_t preempt = 0, flags = 0;
 
 	/* a CPU's record carries that CPU's clock: its stream never goes back */
-	time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
+	x.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
 	/*
 	 * What no context of the machine does (setup, an event's own checks)
 	 * is the boot CPU's, in whatever runs there: every line of a CPU names
@@ -250,15 +248,15 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	 */
 	if (!c && sim.cfg.ncpus > 0) {
 		c = &sim.cpus[0];
-		if (time < c->clock)
-			time = c->clock;
+		if (x.time < c->clock)
+			x.time = c->clock;
 	}
-	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
-	if (p) {
+	x.p = c ? c->curr : NULL;
+	if (x.p) {
 		unsigned int pc = c->preempt_count;
 
 		cpu = (uint16_t)c->id;
-		pid = p->pid;
+		x.pid = x.p->pid;
 		/* tracing_gen_ctx_irq_test(): everything but irqs-off comes from preempt_count */
 		preempt = (uint8_t)(pc & PREEMPT_MASK);
 		flags = (c->irqs_disabled ? TRACE_FLAG_IRQS_OFF : 0) |
@@ -267,20 +265,39 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 			(pc & SOFTIRQ_OFFSET ? TRACE_FLAG_SOFTIRQ : 0) |
 			((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1) ? TRACE_FLAG_BH_OFF : 0);
 	}
-	h = trace_mix(h, time);
+	x.word = ((uint64_t)(uint8_t)type << 32) | ((uint64_t)flags << 24) |
+		 ((uint64_t)preempt << 16) | cpu;
+	return x;
+}
+
+/* The run's hash, with a record's fields. */
+static __always_inline void rec_hash(const struct rec_ctx *x, uint64_t a, uint64_t b,
+				     uint64_t cc, uint64_t d, const char *s, const char *s2)
+{
+	uint64_t h = sim.trace.hash;
+
+	h = trace_mix(h, x->time);
 	h = trace_mix(h, a);
 	h = trace_mix(h, b);
 	h = trace_mix(h, cc);
 	h = trace_mix(h, d);
-	h = trace_mix(h, ((uint64_t)(uint8_t)type << 32) | ((uint64_t)flags << 24) |
-			 ((uint64_t)preempt << 16) | cpu);
-	h = trace_mix(h, (uint64_t)(uint32_t)pid);
+	h = trace_mix(h, x->word);
+	h = trace_mix(h, (uint64_t)(uint32_t)x->pid);
 	h = trace_mix(h, trace_str(s));
 	sim.trace.hash = trace_mix(h, trace_str(s2));
-	if (!sink && !sim.cfg.keep_trace)
-		return;
+}
+
+/* The record made, for those who keep it or listen. */
+static noinline void append_kept(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
+				 uint64_t b, uint64_t cc, uint64_t d, const char *s,
+				 const char *s2)
+{
+	struct rec_ctx x = rec_ctx(c, type);
+	struct sim_rec r;
+
+	rec_hash(&x, a, b, cc, d, s, s2);
 	memset(&r, 0, sizeof(r));
-	r.time = time;
+	r.time = x.time;
 	r.a = a;
 	r.b = b;
 	r.c = cc;
@@ -288,12 +305,12 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	r.s = s;
 	r.s2 = s2;
 	r.type = (uint8_t)type;
-	if (p) {
-		r.cpu = cpu;
-		r.pid = pid;
-		memcpy(r.comm, p->comm, sizeof(r.comm));
-		r.preempt = preempt;
-		r.flags = flags;
+	if (x.p) {
+		r.cpu = (uint16_t)x.word;
+		r.pid = x.pid;
+		memcpy(r.comm, x.p->comm, sizeof(r.comm));
+		r.preempt = (uint8_t)(x.word >> 16);
+		r.flags = (uint8_t)(x.word >> 24);
 	}
 	if (sink)
 		sink(sink_arg, &r);
@@ -302,6 +319,26 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	if (sim.trace.nrecs == sim.trace.caprecs)
 		sim.trace.recs = sim_grow(sim.trace.recs, &sim.trace.caprecs, sizeof(*sim.trace.recs), 1024);
 	sim.trace.recs[sim.trace.nrecs++] = r;
+}
+
+/*
+ * The record is hashed from its fields and made only for those who keep it
+ * or listen: explore's runs do neither, and hash each field as it comes,
+ * keeping none in hand for a record. Inline in its two callers: a run makes
+ * 100 records.
+ */
+static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
+				   uint64_t b, uint64_t cc, uint64_t d, const char *s,
+				   const char *s2)
+{
+	struct rec_ctx x;
+
+	if (unlikely(sink || sim.cfg.keep_trace)) {
+		append_kept(c, type, a, b, cc, d, s, s2);
+		return;
+	}
+	x = rec_ctx(c, type);
+	rec_hash(&x, a, b, cc, d, s, s2);
 }
 
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
