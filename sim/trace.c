@@ -187,10 +187,17 @@ void sim_objects_fini(bool keep)
 const char *sim_intern(const char *s)
 {
 	struct sim_trace *t = &sim.trace;
-	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 63u;
+	/*
+	 * The slot by all of the address's bits (Fibonacci hashing), not bits
+	 * 3 to 8: by those, a scenario's names and the symbols' interned names
+	 * shared slots and put each other out, run after run.
+	 */
+	unsigned int slot = (unsigned int)(((uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 58);
 	uint64_t h;
 	size_t i;
 
+	_Static_assert(sizeof(t->interned_at) / sizeof(t->interned_at[0]) == 1u << (64 - 58),
+		       "a slot per value of the hash's top bits");
 	if (!s)
 		return NULL;
 	if (t->interned_at[slot].s == s && !strcmp(t->interned_at[slot].interned, s))
