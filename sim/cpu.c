@@ -239,7 +239,7 @@ void sim_irq_at(uint64_t at, int cpu, const char *name, void (*handler)(void *),
 
 	if (!r)
 		abort();
-	r->name = name;
+	r->name = sim_intern(name);	/* a record's string (sim_trace()): the caller's may not last */
 	r->irq = irq_number(name);
 	r->handler = handler;
 	r->arg = arg;

@@ -111,7 +111,7 @@ void sim_lockdep_set_class(struct sim_lock *l, struct lock_class_key *key, const
 {
 	sim_kasan_check(&l->key, sizeof(l->key));
 	l->key = key;
-	l->name = name;
+	l->name = sim_intern(name);	/* a record's string (sim_trace()): the caller's may not last */
 	l->cls = NULL;
 }
 

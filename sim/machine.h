@@ -147,14 +147,13 @@ struct sim_trace {			/* trace.c */
 	uint64_t hash;
 	/*
 	 * Strings' hashes by address, direct-mapped: a record's strings are
-	 * literals or interned, unchanging while the run lasts, so a hit is
-	 * the hash of the same text. Emptied at each run's start: the slots
-	 * the run filled (a few dozen) are listed, so that emptying costs what
-	 * the run added.
+	 * literals or interned, unchanging until the interned strings are
+	 * freed, so a hit is the hash of the same text. Kept across resets
+	 * (each run names the same strings again, and hashing them anew was
+	 * as much as the rest of the run's strings cost); emptied with the
+	 * interned strings.
 	 */
 	struct { const char *s; uint64_t h; } strhash[256];
-	uint8_t strhash_used[256];
-	unsigned int nstrhash_used;
 	struct trace_interned *strs;
 	size_t nstrs, capstrs;		/* open addressing; capstrs is a power of two */
 	/*

@@ -153,6 +153,13 @@ struct task_struct *sim_task_create(const char *name, int (*fn)(void *), void *a
 	p->pid = sim.next_pid++;
 	/* as snprintf("%s") would, without printf's cost: p is zeroed, the last byte stays 0 */
 	strncpy(p->comm, name, sizeof(p->comm) - 1);
+	/*
+	 * Interned from name where it is all of comm: the name is at the same
+	 * address run after run (sim_intern() knows it), the task, from the
+	 * pool, is not always the same one.
+	 */
+	if (strnlen(name, sizeof(p->comm)) < sizeof(p->comm))
+		p->comm_interned = sim_intern(name);
 	p->threadfn = fn;
 	p->data = arg;
 	p->cpu = cpu >= 0 && cpu < sim.cfg.ncpus ? cpu : 0;

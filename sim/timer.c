@@ -561,7 +561,9 @@ static struct sim_lock *timer_map(struct timer_list *timer)
 	const char *fn = sim_timer_fn_name(timer);
 	unsigned int irqsafe = !!(timer->flags & TIMER_IRQSAFE);
 
-	if (timer->lockdep_map.name != fn || timer->lockdep_map.subclass != irqsafe) {
+	/* by the key: the name is the interned copy of fn (sim_lockdep_set_class()) */
+	if (timer->lockdep_map.key != (struct lock_class_key *)fn ||
+	    timer->lockdep_map.subclass != irqsafe) {
 		sim_lockdep_set_class(&timer->lockdep_map, (struct lock_class_key *)fn, fn);
 		timer->lockdep_map.subclass = irqsafe;
 	}

@@ -11,6 +11,7 @@
 #include <sim/fnv.h>
 #include <linux/preempt.h>
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,22 +85,26 @@ static noinline uint64_t trace_str_miss(const char *s, unsigned int slot)
 {
 	uint64_t h = text_hash(s);
 
-	if (!sim.trace.strhash[slot].s)
-		sim.trace.strhash_used[sim.trace.nstrhash_used++] = (uint8_t)slot;
 	sim.trace.strhash[slot].s = s;
 	sim.trace.strhash[slot].h = h;
 	return h;
 }
 
-/* A record's string, by its text; NULL apart from "". Inline: most are hits. */
+/*
+ * A record's string, by its text; NULL apart from "". Inline: most are hits.
+ * A hit that is not the text's hash is a record's string that was neither
+ * static nor interned (sim_trace()), and changed since.
+ */
 static inline uint64_t trace_str(const char *s)
 {
 	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 255u;
 
 	if (!s)
 		return 0;
-	if (sim.trace.strhash[slot].s == s)
+	if (sim.trace.strhash[slot].s == s) {
+		assert(sim.trace.strhash[slot].h == text_hash(s));
 		return sim.trace.strhash[slot].h;
+	}
 	return trace_str_miss(s, slot);
 }
 
@@ -107,8 +112,6 @@ void sim_trace_init(void)
 {
 	sim.trace.nrecs = 0;
 	sim.trace.hash = SIM_FNV_OFFSET;
-	while (sim.trace.nstrhash_used)
-		sim.trace.strhash[sim.trace.strhash_used[--sim.trace.nstrhash_used]].s = NULL;
 }
 
 /* Free every interned string; the table keeps its size. */
@@ -122,6 +125,7 @@ static void strs_free(void)
 		sim.trace.nstrs--;
 	}
 	memset(sim.trace.interned_at, 0, sizeof(sim.trace.interned_at));
+	memset(sim.trace.strhash, 0, sizeof(sim.trace.strhash));
 }
 
 void sim_trace_fini(bool keep)
@@ -183,10 +187,17 @@ void sim_objects_fini(bool keep)
 const char *sim_intern(const char *s)
 {
 	struct sim_trace *t = &sim.trace;
-	unsigned int slot = (unsigned int)((uintptr_t)s >> 3) & 63u;
+	/*
+	 * The slot by all of the address's bits (Fibonacci hashing), not bits
+	 * 3 to 8: by those, a scenario's names and the symbols' interned names
+	 * shared slots and put each other out, run after run.
+	 */
+	unsigned int slot = (unsigned int)(((uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 58);
 	uint64_t h;
 	size_t i;
 
+	_Static_assert(sizeof(t->interned_at) / sizeof(t->interned_at[0]) == 1u << (64 - 58),
+		       "a slot per value of the hash's top bits");
 	if (!s)
 		return NULL;
 	if (t->interned_at[slot].s == s && !strcmp(t->interned_at[slot].interned, s))
@@ -221,24 +232,22 @@ const char *sim_intern(const char *s)
 	return t->interned_at[slot].interned = t->strs[i].s;
 }
 
-/*
- * The record is hashed from its fields and made only for those who keep it
- * or listen: explore's runs do neither, and clearing it was a quarter of
- * this function's time. Inline in its two callers: a run makes 100 records.
- */
-static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
-				   uint64_t b, uint64_t cc, uint64_t d, const char *s,
-				   const char *s2)
+/* What a record says of the context it was made in. */
+struct rec_ctx {
+	struct task_struct *p;	/* the running task, NULL before the CPUs are made */
+	uint64_t time;
+	uint64_t word;		/* hashed: type, flags, preempt depth and CPU, packed */
+	int32_t pid;
+};
+
+static __always_inline struct rec_ctx rec_ctx(struct sim_cpu *c, enum sim_rec_type type)
 {
-	struct sim_rec r;
-	struct task_struct *p;
-	uint64_t h = sim.trace.hash, time;
-	int32_t pid = 0;
+	struct rec_ctx x = { 0 };
 	uint16_t cpu = 0;
 	uint8_t preempt = 0, flags = 0;
 
 	/* a CPU's record carries that CPU's clock: its stream never goes back */
-	time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
+	x.time = c ? c->clock : sim.in_event ? sim.ev_time : sim_max_time();
 	/*
 	 * What no context of the machine does (setup, an event's own checks)
 	 * is the boot CPU's, in whatever runs there: every line of a CPU names
@@ -246,15 +255,15 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	 */
 	if (!c && sim.cfg.ncpus > 0) {
 		c = &sim.cpus[0];
-		if (time < c->clock)
-			time = c->clock;
+		if (x.time < c->clock)
+			x.time = c->clock;
 	}
-	p = c ? c->curr : NULL;		/* NULL before the CPUs are made */
-	if (p) {
+	x.p = c ? c->curr : NULL;
+	if (x.p) {
 		unsigned int pc = c->preempt_count;
 
 		cpu = (uint16_t)c->id;
-		pid = p->pid;
+		x.pid = x.p->pid;
 		/* tracing_gen_ctx_irq_test(): everything but irqs-off comes from preempt_count */
 		preempt = (uint8_t)(pc & PREEMPT_MASK);
 		flags = (c->irqs_disabled ? TRACE_FLAG_IRQS_OFF : 0) |
@@ -263,20 +272,39 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 			(pc & SOFTIRQ_OFFSET ? TRACE_FLAG_SOFTIRQ : 0) |
 			((pc & SOFTIRQ_MASK) >> (SOFTIRQ_SHIFT + 1) ? TRACE_FLAG_BH_OFF : 0);
 	}
-	h = trace_mix(h, time);
+	x.word = ((uint64_t)(uint8_t)type << 32) | ((uint64_t)flags << 24) |
+		 ((uint64_t)preempt << 16) | cpu;
+	return x;
+}
+
+/* The run's hash, with a record's fields. */
+static __always_inline void rec_hash(const struct rec_ctx *x, uint64_t a, uint64_t b,
+				     uint64_t cc, uint64_t d, const char *s, const char *s2)
+{
+	uint64_t h = sim.trace.hash;
+
+	h = trace_mix(h, x->time);
 	h = trace_mix(h, a);
 	h = trace_mix(h, b);
 	h = trace_mix(h, cc);
 	h = trace_mix(h, d);
-	h = trace_mix(h, ((uint64_t)(uint8_t)type << 32) | ((uint64_t)flags << 24) |
-			 ((uint64_t)preempt << 16) | cpu);
-	h = trace_mix(h, (uint64_t)(uint32_t)pid);
+	h = trace_mix(h, x->word);
+	h = trace_mix(h, (uint64_t)(uint32_t)x->pid);
 	h = trace_mix(h, trace_str(s));
 	sim.trace.hash = trace_mix(h, trace_str(s2));
-	if (!sink && !sim.cfg.keep_trace)
-		return;
+}
+
+/* The record made, for those who keep it or listen. */
+static noinline void append_kept(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
+				 uint64_t b, uint64_t cc, uint64_t d, const char *s,
+				 const char *s2)
+{
+	struct rec_ctx x = rec_ctx(c, type);
+	struct sim_rec r;
+
+	rec_hash(&x, a, b, cc, d, s, s2);
 	memset(&r, 0, sizeof(r));
-	r.time = time;
+	r.time = x.time;
 	r.a = a;
 	r.b = b;
 	r.c = cc;
@@ -284,12 +312,12 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	r.s = s;
 	r.s2 = s2;
 	r.type = (uint8_t)type;
-	if (p) {
-		r.cpu = cpu;
-		r.pid = pid;
-		memcpy(r.comm, p->comm, sizeof(r.comm));
-		r.preempt = preempt;
-		r.flags = flags;
+	if (x.p) {
+		r.cpu = (uint16_t)x.word;
+		r.pid = x.pid;
+		memcpy(r.comm, x.p->comm, sizeof(r.comm));
+		r.preempt = (uint8_t)(x.word >> 16);
+		r.flags = (uint8_t)(x.word >> 24);
 	}
 	if (sink)
 		sink(sink_arg, &r);
@@ -298,6 +326,26 @@ static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, ui
 	if (sim.trace.nrecs == sim.trace.caprecs)
 		sim.trace.recs = sim_grow(sim.trace.recs, &sim.trace.caprecs, sizeof(*sim.trace.recs), 1024);
 	sim.trace.recs[sim.trace.nrecs++] = r;
+}
+
+/*
+ * The record is hashed from its fields and made only for those who keep it
+ * or listen: explore's runs do neither, and hash each field as it comes,
+ * keeping none in hand for a record. Inline in its two callers: a run makes
+ * 100 records.
+ */
+static __always_inline void append(struct sim_cpu *c, enum sim_rec_type type, uint64_t a,
+				   uint64_t b, uint64_t cc, uint64_t d, const char *s,
+				   const char *s2)
+{
+	struct rec_ctx x;
+
+	if (unlikely(sink || sim.cfg.keep_trace)) {
+		append_kept(c, type, a, b, cc, d, s, s2);
+		return;
+	}
+	x = rec_ctx(c, type);
+	rec_hash(&x, a, b, cc, d, s, s2);
 }
 
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
@@ -378,33 +426,6 @@ const char *sim_rec_field_str(const struct sim_rec *r, const struct sim_rec_fiel
 const char *sim_rec_type_name(enum sim_rec_type type)
 {
 	return type < REC__COUNT ? descs[type].name : "?";
-}
-
-enum sim_work_step sim_rec_work_step(const struct sim_rec *r)
-{
-	static const struct {
-		const char *name;
-		enum sim_work_step step;
-	} steps[] = {
-		{ "sched_kthread_work_queue_work", SIM_WORK_QUEUE },
-		{ "sched_kthread_work_execute_start", SIM_WORK_START },
-		{ "sched_kthread_work_execute_end", SIM_WORK_END },
-		{ "kwsim_work_queue_work", SIM_WORK_QUEUE },
-		{ "kwsim_work_execute_start", SIM_WORK_START },
-		{ "kwsim_work_execute_end", SIM_WORK_END },
-	};
-
-	if (r->type != REC_MODEL || !r->s)
-		return SIM_WORK_NONE;
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (!strcmp(r->s, steps[i].name))
-			return steps[i].step;
-	return SIM_WORK_NONE;
-}
-
-bool sim_rec_kwsim_own(const struct sim_rec *r)
-{
-	return r->type == REC_MODEL && r->s && !strncmp(r->s, "kwsim_", 6);
 }
 
 /* --- stable names ------------------------------------------------------------------ */

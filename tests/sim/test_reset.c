@@ -12,6 +12,8 @@
  *  - a stack kept for the next run has no owner until a task of that run
  *    takes it, and then that task's: owners are the run's own;
  *  - a reset with a bad configuration leaves the machine and its run as they were;
+ *  - a lock named from the caller's buffer is hashed by the name it has in
+ *    the run, whatever the buffer held in the run before;
  *  - the process's mappings stay bounded over a thousand runs.
  */
 #include "../harness.h"
@@ -19,6 +21,8 @@
 #include "../../sim/machine.h"	/* sim_owner_of(): whose stack an address is on */
 
 #include <linux/delay.h>
+#include <linux/lockdep.h>
+#include <linux/spinlock.h>
 #include <linux/slab.h>
 #include <linux/compiler.h>
 #include <linux/sched.h>
@@ -261,6 +265,45 @@ START_TEST(a_bad_reset_leaves_the_run)
 }
 END_TEST
 
+static char lock_name[16];	/* the caller's: rewritten between runs */
+static spinlock_t named_lock;
+
+static int take_named(void *arg)
+{
+	(void)arg;
+	spin_lock_init(&named_lock);
+	lockdep_set_class_and_name(&named_lock, NULL, lock_name);
+	spin_lock(&named_lock);
+	spin_unlock(&named_lock);
+	return 0;
+}
+
+/* The trace hash of a run that takes a lock named name: reset from the last run, or new. */
+static uint64_t named_run(const char *name, bool reset)
+{
+	struct sim_config cfg = h_config(1);
+
+	snprintf(lock_name, sizeof(lock_name), "%s", name);
+	ck_assert_int_eq(reset ? sim_reset(&cfg) : sim_init(&cfg), 0);
+	sim_spawn("named", take_named, NULL, 0, true, 0);
+	ck_assert_int_eq(sim_run(), SIM_END_QUIESCENT);
+	return sim_trace_hash();
+}
+
+START_TEST(a_renamed_lock_hashes_by_its_new_name)
+{
+	uint64_t alpha = named_run("alpha", false), beta;
+
+	sim_fini();
+	beta = named_run("beta", false);
+	sim_fini();
+	ck_assert(alpha != beta);
+	named_run("alpha", false);
+	ck_assert(named_run("beta", true) == beta);
+	sim_fini();
+}
+END_TEST
+
 #ifdef KWSIM_ASAN	/* not __SANITIZE_ADDRESS__: the kernel-address checks set it too */
 #include <sanitizer/asan_interface.h>
 
@@ -334,6 +377,7 @@ static Suite *reset_suite(void)
 	tcase_add_test(tc, kept_blocks_come_back_fresh);
 	tcase_add_test(tc, kept_stacks_are_owned_by_their_run);
 	tcase_add_test(tc, a_bad_reset_leaves_the_run);
+	tcase_add_test(tc, a_renamed_lock_hashes_by_its_new_name);
 #ifdef KWSIM_ASAN	/* not __SANITIZE_ADDRESS__: the kernel-address checks set it too */
 	tcase_add_test(tc, kept_tasks_are_poisoned);
 #endif

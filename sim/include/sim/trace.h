@@ -60,7 +60,11 @@ enum sim_work_step sim_rec_work_step(const struct sim_rec *r);
 /* A model record that is kwsim's, not a kernel tracepoint (its name begins "kwsim_"). */
 bool sim_rec_kwsim_own(const struct sim_rec *r);
 
-/* Append a record stamped with the running context. */
+/*
+ * Append a record stamped with the running context. s and s2 are static or
+ * interned (sim_intern()): the run's hash takes a string's hash by its
+ * address, cached from run to run.
+ */
 void sim_trace(enum sim_rec_type type, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
 	       const char *s, const char *s2);
 

@@ -12,10 +12,10 @@
 #include <trace/events/sched.h>
 
 #define kwsim_trace_work_queue_work(worker, work) \
-	sim_tp_kthread_work("kwsim_work_queue_work", (work), (const void *)(work)->func, (worker))
+	sim_tp_kthread_work(SIM_TP_KWSIM_QUEUE_WORK, (work), (const void *)(work)->func, (worker))
 #define kwsim_trace_work_execute_start(work) \
-	sim_tp_kthread_work("kwsim_work_execute_start", (work), (const void *)(work)->func, NULL)
+	sim_tp_kthread_work(SIM_TP_KWSIM_EXECUTE_START, (work), (const void *)(work)->func, NULL)
 #define kwsim_trace_work_execute_end(work, function) \
-	sim_tp_kthread_work("kwsim_work_execute_end", (work), (const void *)(function), NULL)
+	sim_tp_kthread_work(SIM_TP_KWSIM_EXECUTE_END, (work), (const void *)(function), NULL)
 
 #endif
