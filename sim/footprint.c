@@ -64,12 +64,12 @@ static struct sim_footprint *current_step(void)
 	return &sim.steps.fp[sim.steps.n - 1];
 }
 
-void sim_footprint_touch(const void *obj, bool write)
+static noinline void touch(const void *obj, bool write)
 {
 	struct sim_footprint *fp;
 	uint64_t key;
 
-	if (!sim.cfg.footprints || !sim.steps.n || (fp = current_step())->global)
+	if (!sim.steps.n || (fp = current_step())->global)
 		return;
 	key = sim_object_key(obj);
 	for (unsigned int i = 0; i < fp->n; i++) {
@@ -84,6 +84,13 @@ void sim_footprint_touch(const void *obj, bool write)
 	}
 	fp->obj[fp->n] = key;
 	fp->write[fp->n++] = write;
+}
+
+/* Small enough for the link to inline at each of its callers: most runs record nothing. */
+void sim_footprint_touch(const void *obj, bool write)
+{
+	if (sim.cfg.footprints)
+		touch(obj, write);
 }
 
 void sim_footprint_global(void)
