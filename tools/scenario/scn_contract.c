@@ -329,27 +329,23 @@ static void put_d(char *buf, size_t len, size_t *n, int v)
 }
 
 /* "\n%s: %s at %llu.%03llu us on cpu%d (%s, line %d)", label, what, us, ns, cpu, who, line */
-static void put_ev(char *buf, size_t len, const char *label, const struct cev *ev)
+static void put_ev(char *buf, size_t len, size_t *n, const char *label, const struct cev *ev)
 {
-	size_t n = strlen(buf);
-
-	if (n >= len)
-		return;
-	sim_put_str(buf, len, &n, "\n");
-	sim_put_str(buf, len, &n, label);
-	sim_put_str(buf, len, &n, ": ");
-	sim_put_str(buf, len, &n, ev->what);
-	sim_put_str(buf, len, &n, " at ");
-	sim_put_dec(buf, len, &n, ev->time / 1000, 1);
-	sim_put_str(buf, len, &n, ".");
-	sim_put_dec(buf, len, &n, ev->time % 1000, 3);
-	sim_put_str(buf, len, &n, " us on cpu");
-	put_d(buf, len, &n, ev->cpu);
-	sim_put_str(buf, len, &n, " (");
-	sim_put_str(buf, len, &n, ev->who);
-	sim_put_str(buf, len, &n, ", line ");
-	put_d(buf, len, &n, ev->line);
-	sim_put_str(buf, len, &n, ")");
+	sim_put_str(buf, len, n, "\n");
+	sim_put_str(buf, len, n, label);
+	sim_put_str(buf, len, n, ": ");
+	sim_put_str(buf, len, n, ev->what);
+	sim_put_str(buf, len, n, " at ");
+	sim_put_dec(buf, len, n, ev->time / 1000, 1);
+	sim_put_str(buf, len, n, ".");
+	sim_put_dec(buf, len, n, ev->time % 1000, 3);
+	sim_put_str(buf, len, n, " us on cpu");
+	put_d(buf, len, n, ev->cpu);
+	sim_put_str(buf, len, n, " (");
+	sim_put_str(buf, len, n, ev->who);
+	sim_put_str(buf, len, n, ", line ");
+	put_d(buf, len, n, ev->line);
+	sim_put_str(buf, len, n, ")");
 }
 
 /*
@@ -362,21 +358,37 @@ struct said {
 	const struct cev *ev;
 };
 
+/*
+ * The text is written once, with sim/text.h: "contract [id] what" and the
+ * events, cut at 1000 bytes, then "\nkernel-doc of %s (6.12
+ * kernel/kthread.c:%d): \"%s\"", cut at the finding's length, as the
+ * snprintf's that wrote it before cut.
+ */
 static void broken(const struct scn_run *run, enum rule_id r, const char *api, int line,
 		   const char *what, struct said a, struct said b, struct said c)
 {
-	char msg[1000];
+	char msg[sizeof(((struct sim_finding *)0)->msg)];
+	const size_t head = 1000;
+	size_t n = 0;
 
-	snprintf(msg, sizeof(msg), "contract [%s] %s", rules[r].id, what);
+	sim_put_str(msg, head, &n, "contract [");
+	sim_put_str(msg, head, &n, rules[r].id);
+	sim_put_str(msg, head, &n, "] ");
+	sim_put_str(msg, head, &n, what);
 	if (a.ev)
-		put_ev(msg, sizeof(msg), a.label, a.ev);
+		put_ev(msg, head, &n, a.label, a.ev);
 	if (b.ev)
-		put_ev(msg, sizeof(msg), b.label, b.ev);
+		put_ev(msg, head, &n, b.label, b.ev);
 	if (c.ev)
-		put_ev(msg, sizeof(msg), c.label, c.ev);
-	sim_raise_at(SIM_F_CONTRACT, sim_site_at(run->scn->path, line, api),
-		     "%s\nkernel-doc of %s (6.12 kernel/kthread.c:%d): \"%s\"", msg, rules[r].func,
-		     rules[r].line, rules[r].doc);
+		put_ev(msg, head, &n, c.label, c.ev);
+	sim_put_str(msg, sizeof(msg), &n, "\nkernel-doc of ");
+	sim_put_str(msg, sizeof(msg), &n, rules[r].func);
+	sim_put_str(msg, sizeof(msg), &n, " (6.12 kernel/kthread.c:");
+	put_d(msg, sizeof(msg), &n, rules[r].line);
+	sim_put_str(msg, sizeof(msg), &n, "): \"");
+	sim_put_str(msg, sizeof(msg), &n, rules[r].doc);
+	sim_put_str(msg, sizeof(msg), &n, "\"");
+	sim_raise_text(SIM_F_CONTRACT, sim_site_at(run->scn->path, line, api), msg);
 }
 
 #define SAID(label, ev) ((struct said){ (label), (ev) })
