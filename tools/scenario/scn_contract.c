@@ -22,6 +22,7 @@
 #include <linux/sched.h>
 #include <sim/text.h>
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,6 +350,26 @@ static void put_ev(char *buf, size_t len, size_t *n, const char *label, const st
 }
 
 /*
+ * "api(obj)" appended, then each of the NULL-ended words: the text of the
+ * findings most runs raise (a cancel's, a mod's), without snprintf.
+ */
+static void put_call(char *buf, size_t len, size_t *n, const struct scn_ccall *k,
+		     const struct cwork *w, ...)
+{
+	const char *s;
+	va_list ap;
+
+	sim_put_str(buf, len, n, k->api->name);
+	sim_put_str(buf, len, n, "(");
+	sim_put_str(buf, len, n, w->obj->name);
+	sim_put_str(buf, len, n, ")");
+	va_start(ap, w);
+	while ((s = va_arg(ap, const char *)))
+		sim_put_str(buf, len, n, s);
+	va_end(ap);
+}
+
+/*
  * A broken promise: its source is the promising call's line, under the
  * function's name, so that contract("kthread_cancel_work_sync") counts it;
  * the finding's own time, CPU and context are the event that shows it.
@@ -490,24 +511,28 @@ static void cancel_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w
 	struct wstate st = read_state(run, w);
 	struct cev ret;
 	char what[400];
+	size_t n;
 
 	here(&ret, k->at.line, k->api->name);
 	if (v && !k->pending_seen) {
-		snprintf(what, sizeof(what), "%s(%s) returned true, but %s was not pending at any "
-			 "point of the call", k->api->name, w->obj->name, w->obj->name);
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned true, but ", w->obj->name,
+			 " was not pending at any point of the call", NULL);
 		broken(run, R_CANCEL_RESULT, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
 	if ((st.p || st.a) && w->origin <= k->last) {
-		snprintf(what, sizeof(what), "%s(%s) returned with %s %s, queued before the call's "
-			 "last step", k->api->name, w->obj->name, w->obj->name,
-			 st.p ? "still pending" : "not on a list but its timer armed");
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned with ", w->obj->name, " ",
+			 st.p ? "still pending" : "not on a list but its timer armed",
+			 ", queued before the call's last step", NULL);
 		broken(run, R_CANCEL_IDLE, k->api->name, k->at.line, what,
 		       SAID("queued by", &w->origin_ev), SAID("began", &k->at),
 		       SAID("returned", &ret));
 	} else if (w->executing > 0 && w->exec_origin <= k->last) {
-		snprintf(what, sizeof(what), "%s(%s) returned while %s's function still executes",
-			 k->api->name, w->obj->name, w->obj->name);
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned while ", w->obj->name,
+			 "'s function still executes", NULL);
 		broken(run, R_CANCEL_IDLE, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -535,7 +560,9 @@ static void queue_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w,
 		why = "returned false, but the work was neither pending nor being canceled "
 		      "during the call";
 	if (why) {
-		snprintf(what, sizeof(what), "%s(%s) %s", k->api->name, w->obj->name, why);
+		size_t n = 0;
+
+		put_call(what, sizeof(what), &n, k, w, " ", why, NULL);
 		broken(run, r, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -559,7 +586,9 @@ static void mod_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w, l
 	else if (v && !k->pending_seen && !k->seen_cancel)
 		why = "returned true, but the work was idle and no other cancel or mod of it ran";
 	if (why) {
-		snprintf(what, sizeof(what), "%s(%s) %s", k->api->name, w->obj->name, why);
+		size_t n = 0;
+
+		put_call(what, sizeof(what), &n, k, w, " ", why, NULL);
 		broken(run, R_MOD_RESULT, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -753,6 +782,7 @@ static void check_blocked(struct scn_run *run, struct cwork *w, uintptr_t key,
 	struct scn_contract *c = run->contract;
 	struct cev now;
 	char what[400];
+	size_t n;
 
 	for (struct scn_ccall *k = c->calls; k; k = k->next) {
 		if (k->work != w->obj || k->ctx == key || k->blocked_broken ||
@@ -760,9 +790,13 @@ static void check_blocked(struct scn_run *run, struct cwork *w, uintptr_t key,
 			continue;
 		k->blocked_broken = true;
 		here(&now, by ? by->at.line : 0, by ? by->api->name : "the timer callback");
-		snprintf(what, sizeof(what), "%s was queued while %s(%s) was in progress with "
-			 "queueing blocked (canceling %d)", w->obj->name, k->api->name, w->obj->name,
-			 run->model->work_canceling(work_ptr(run, w)));
+		n = 0;
+		sim_put_str(what, sizeof(what), &n, w->obj->name);
+		sim_put_str(what, sizeof(what), &n, " was queued while ");
+		put_call(what, sizeof(what), &n, k, w,
+			 " was in progress with queueing blocked (canceling ", NULL);
+		put_d(what, sizeof(what), &n, run->model->work_canceling(work_ptr(run, w)));
+		sim_put_str(what, sizeof(what), &n, ")");
 		broken(run, R_CANCEL_BLOCK, k->api->name, k->at.line, what,
 		       SAID("the cancel began", &k->at), SAID("queued by", &now), NONE);
 	}
