@@ -52,18 +52,30 @@ void sim_lockdep_init(void)
 	generation++;
 }
 
+/*
+ * A reset keeps the classes, as spares for the next run's (a run makes a
+ * few, and their two allocations each were a share of an explored run):
+ * classes[nclasses .. nspare), poisoned until taken, so ASan still sees a
+ * stale class. Every spare's after[] has capclasses bytes: the table grows
+ * only when every class is in use.
+ */
 void sim_lockdep_fini(bool keep)
 {
-	for (int i = 0; i < sim.lockdep.nclasses; i++) {
-		free(sim.lockdep.classes[i]->after);
-		free(sim.lockdep.classes[i]);
-	}
-	sim.lockdep.nclasses = 0;
+	struct sim_lockdep *ld = &sim.lockdep;
+
+	for (int i = 0; i < ld->nclasses; i++)
+		sim_spare_keep(ld->classes[i]);
+	ld->nclasses = 0;
 	if (keep)
 		return;
-	free(sim.lockdep.classes);
-	sim.lockdep.classes = NULL;
-	sim.lockdep.nclasses = sim.lockdep.capclasses = 0;
+	for (int i = 0; i < ld->nspare; i++) {
+		sim_spare_take(ld->classes[i]);
+		free(ld->classes[i]->after);
+		free(ld->classes[i]);
+	}
+	free(ld->classes);
+	ld->classes = NULL;
+	ld->nspare = ld->capclasses = 0;
 }
 
 static struct sim_lock_class *class_of(struct sim_lock *l)
@@ -96,9 +108,20 @@ static struct sim_lock_class *class_of(struct sim_lock *l)
 			memset(ld->classes[i]->after + ld->nclasses, 0, (size_t)(ld->capclasses - ld->nclasses));
 		}
 	}
-	l->cls = calloc(1, sizeof(*l->cls));
-	if (!l->cls || !(l->cls->after = calloc(1, (size_t)ld->capclasses)))
-		abort();
+	if (ld->nclasses < ld->nspare) {
+		unsigned char *after;
+
+		l->cls = ld->classes[ld->nclasses];
+		sim_spare_take(l->cls);
+		after = l->cls->after;
+		memset(after, 0, (size_t)ld->capclasses);
+		*l->cls = (struct sim_lock_class){ .after = after };
+	} else {
+		l->cls = calloc(1, sizeof(*l->cls));
+		if (!l->cls || !(l->cls->after = calloc(1, (size_t)ld->capclasses)))
+			abort();
+		ld->nspare++;
+	}
 	l->cls->id = ld->nclasses;
 	l->cls->key = key;
 	l->cls->subclass = l->subclass;

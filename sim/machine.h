@@ -256,6 +256,7 @@ struct sim_spare_events {
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
 	int nclasses, capclasses;
+	int nspare;			/* classes[nclasses .. nspare): kept by a reset */
 };
 
 struct sim {

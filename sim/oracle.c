@@ -6,6 +6,7 @@
 #include "machine.h"
 #include <linux/bug.h>
 #include <linux/printk.h>
+#include <sim/text.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,23 +109,27 @@ const char *sim_finding_kind_name(enum sim_finding_kind kind)
 
 /*
  * A finding in context x (NULL: the machine's own), at time t on cpu (-1:
- * none). x's note says what it was doing in its caller's terms.
+ * none), with every field written but its message, which the caller
+ * writes before anything reads it. x's note says what it was doing in its
+ * caller's terms. The text fields are strings, read only up to their NUL:
+ * what lies after it is not cleared (a finding is raised in most explored
+ * runs, and clearing 1.2 KiB each was a share of the run).
  */
-static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
-				  enum sim_finding_kind kind, const struct sim_site *site,
-				  const char *fmt, va_list ap)
+static struct sim_finding *add(struct sim_ctx *x, uint64_t t, int cpu, enum sim_finding_kind kind,
+			       const struct sim_site *site)
 {
 	struct sim_finding *f;
+	size_t n = 0;
 
 	if (sim.oracle.nfindings == sim.oracle.capfindings)
 		sim.oracle.findings = sim_grow(sim.oracle.findings, &sim.oracle.capfindings, sizeof(*sim.oracle.findings), 16);
-	f = &sim.oracle.findings[sim.oracle.nfindings];
-	memset(f, 0, sizeof(*f));
+	f = &sim.oracle.findings[sim.oracle.nfindings++];
 	f->kind = kind;
-	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	f->msg[0] = '\0';
 	f->time = t;
 	f->cpu = cpu;
-	snprintf(f->context, sizeof(f->context), "%s", x ? sim_ctx_name(x) : "machine");
+	sim_put_str(f->context, sizeof(f->context), &n, x ? sim_ctx_name(x) : "machine");
+	f->site = (struct sim_site){ NULL, 0, NULL };
 	if (site) {
 		f->site = *site;
 		f->site.func = sim_unprefix(site->func);
@@ -132,25 +137,36 @@ static struct sim_finding *report(struct sim_ctx *x, uint64_t t, int cpu,
 	f->decision = sim_decision_count();
 	if (x)
 		memcpy(f->note, sim_ctx_note(x), sizeof(f->note));
-	sim.oracle.nfindings++;
+	else
+		f->note[0] = '\0';
 	return f;
 }
 
-/* A finding by the running context; its record's b, c: a cause's time and CPU, or 0. */
+/* A finding by the running context, its message still to write. */
+static struct sim_finding *add_here(enum sim_finding_kind kind, const struct sim_site *site)
+{
+	bool in_ctx = sim.cur && !sim.in_event;
+
+	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
+	return add(in_ctx ? sim.cur : NULL, sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time(),
+		   sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1, kind, site);
+}
+
+/* The record of the finding just written; its b, c: a cause's time and CPU, or 0. */
+static void trace_here(uint64_t after, uint16_t after_cpu, enum sim_finding_kind kind)
+{
+	sim_trace(REC_FINDING, sim.oracle.nfindings - 1, after, after_cpu, 0,
+		  sim_finding_kind_name(kind), NULL);
+}
+
 static struct sim_finding *report_here(uint64_t after, uint16_t after_cpu,
 				       enum sim_finding_kind kind, const struct sim_site *site,
 				       const char *fmt, va_list ap)
 {
-	bool in_ctx = sim.cur && !sim.in_event;
-	struct sim_finding *f;
+	struct sim_finding *f = add_here(kind, site);
 
-	/* raised by the machine itself between steps (a leak at the end): as far as the run got */
-	f = report(in_ctx ? sim.cur : NULL,
-		   sim.in_event || sim.cur_cpu ? sim_now() : sim_max_time(),
-		   sim.cur_cpu && !sim.in_event ? sim.cur_cpu->id : -1, kind, site, fmt, ap);
-	if (f)
-		sim_trace(REC_FINDING, sim.oracle.nfindings - 1, after, after_cpu, 0,
-			  sim_finding_kind_name(kind), NULL);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	trace_here(after, after_cpu, kind);
 	return f;
 }
 
@@ -186,21 +202,12 @@ struct sim_finding *sim_report_after(uint64_t sent, uint16_t sent_cpu, enum sim_
 	return f;
 }
 
-static void raise_v(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt,
-		    va_list ap)
-{
-	char msg[sizeof(((struct sim_finding *)0)->msg)];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	sim_report(kind, site, "%s", msg);
-}
-
 void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	raise_v(kind, NULL, fmt, ap);
+	report_here(0, 0, kind, NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -209,8 +216,17 @@ void sim_raise_at(enum sim_finding_kind kind, const struct sim_site *site, const
 	va_list ap;
 
 	va_start(ap, fmt);
-	raise_v(kind, site, fmt, ap);
+	report_here(0, 0, kind, site, fmt, ap);
 	va_end(ap);
+}
+
+void sim_raise_text(enum sim_finding_kind kind, const struct sim_site *site, const char *text)
+{
+	struct sim_finding *f = add_here(kind, site);
+	size_t n = 0;
+
+	sim_put_str(f->msg, sizeof(f->msg), &n, text);
+	trace_here(0, 0, kind);
 }
 
 struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind,
@@ -220,8 +236,9 @@ struct sim_finding *sim_report_for(struct sim_ctx *x, enum sim_finding_kind kind
 	struct sim_finding *f;
 	va_list ap;
 
+	f = add(x, sim_max_time(), c ? c->id : -1, kind, site);
 	va_start(ap, fmt);
-	f = report(x, sim_max_time(), c ? c->id : -1, kind, site, fmt, ap);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
 	va_end(ap);
 	if (f)
 		sim_trace_on(c, REC_FINDING, sim.oracle.nfindings - 1, 0, 0, 0, sim_finding_kind_name(kind),

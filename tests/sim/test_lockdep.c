@@ -11,7 +11,8 @@
  * initialisation site as in the kernel, so two locks of one class nested are
  * "recursive locking" (the kernel's check_deadlock() compares classes), and
  * lockdep_set_class_and_name moves a lock to another class; a trylock adds no
- * ordering and no irq-context use; a static lock survives a second machine.
+ * ordering and no irq-context use; a static lock survives a second machine;
+ * a class a reset keeps for the next run knows nothing of its orders before.
  */
 #include "../harness.h"
 
@@ -22,6 +23,10 @@
 #include <linux/sched.h>
 
 #include <string.h>
+
+#ifdef KWSIM_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 static spinlock_t a, b, c;
 
@@ -616,6 +621,53 @@ START_TEST(static_lock_second_machine)
 }
 END_TEST
 
+/* --- a reset ------------------------------------------------------------------ */
+
+static int order_ab(void *arg)
+{
+	(void)arg;
+	spin_lock(&a);
+	spin_lock(&b);
+	spin_unlock(&b);
+	spin_unlock(&a);
+	return 0;
+}
+
+/* b's class first this time: it is given the class kept from a's, which knew a -> b */
+static int b_alone_then_ab(void *arg)
+{
+	(void)arg;
+	spin_lock(&b);
+	spin_unlock(&b);
+	spin_lock(&a);
+	spin_unlock(&a);
+	return order_ab(arg);
+}
+
+START_TEST(a_reset_forgets_the_orders)
+{
+	struct sim_config cfg = h_config(1);
+	const void *kept;
+
+	setup(1);
+	sim_spawn("ab", order_ab, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	kept = a.l.cls;
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+#ifdef KWSIM_ASAN
+	/* kept for the next run's classes, and poisoned until one takes it */
+	ck_assert(__asan_address_is_poisoned(kept));
+#endif
+	init_locks();
+	sim_spawn("b_ab", b_alone_then_ab, NULL, 0, true, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	assert_clean();
+	ck_assert_ptr_eq(b.l.cls, kept);
+	sim_fini();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("lockdep");
@@ -644,6 +696,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, trylock_adds_no_order);
 	tcase_add_test(tc, trylocked_lock_orders_later_ones);
 	tcase_add_test(tc, static_lock_second_machine);
+	tcase_add_test(tc, a_reset_forgets_the_orders);
 	suite_add_tcase(s, tc);
 	return s;
 }

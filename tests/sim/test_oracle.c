@@ -10,7 +10,9 @@
  * hung_task_ns and only that; a CPU spinning that long on a lock is a soft
  * lockup; printk and pr_* become REC_PRINTK records with their level; a BUG
  * without a site says where the context was, never "?:0"; sim_site_at()
- * gives one site per (file, line, func).
+ * gives one site per (file, line, func); a caller's finding, formatted or
+ * written already, is cut at the message's size, and one raised in a slot
+ * a reset reuses keeps nothing of the finding that was there.
  */
 #include "../harness.h"
 #include "../../sim/machine.h"	/* the event heap's size: the watchdog's checks */
@@ -346,6 +348,57 @@ START_TEST(site_at_is_one_per_place)
 		ck_assert_int_eq(sim_site_at(file, 100 + i, f1)->line, 100 + i);
 	ck_assert_ptr_eq(sim_site_at(file, 3, f1), a);
 	ck_assert_ptr_eq(sim_site_at(file, 3, f2), b);
+}
+END_TEST
+
+/* A caller's findings: written once, cut where snprintf cuts, nothing kept from a reset slot. */
+static char long_text[1500];
+
+static int raise_fn(void *arg)
+{
+	const struct sim_site *site = arg;
+
+	sim_note("x.kws:7");
+	sim_raise_at(SIM_F_INVARIANT, site, "%s", long_text);
+	sim_raise_text(SIM_F_CONTRACT, site, long_text);
+	return 0;
+}
+
+START_TEST(raised_text_is_cut_and_fresh)
+{
+	struct sim_config cfg = h_config(1);
+	const struct sim_finding *f;
+
+	memset(long_text, 'x', sizeof(long_text) - 1);
+	h_init_cfg(&cfg);
+	sim_spawn("raiser", raise_fn, (void *)sim_site_at("x.kws", 7, "always"), 0, false, 0);
+	ck_assert_int_eq(h_run(), SIM_END_QUIESCENT);
+	ck_assert_uint_eq(sim_finding_count(), 2);
+	for (size_t i = 0; i < 2; i++) {
+		f = sim_finding(i);
+		ck_assert_uint_eq(strlen(f->msg), sizeof(f->msg) - 1);
+		ck_assert_str_eq(f->context, "raiser");
+		ck_assert_str_eq(f->note, "x.kws:7");
+		ck_assert_str_eq(f->site.file, "x.kws");
+		ck_assert_int_eq(f->site.line, 7);
+		ck_assert_int_eq(f->cpu, 0);
+	}
+	ck_assert_int_eq(h_trace_count(REC_FINDING), 2);
+	/* the same slots, raised by the machine itself: no context, note, site or text of before */
+	ck_assert_int_eq(sim_reset(&cfg), 0);
+	sim_raise_text(SIM_F_CONTRACT, NULL, "short");
+	sim_raise(SIM_F_INVARIANT, "%d", 42);
+	ck_assert_uint_eq(sim_finding_count(), 2);
+	for (size_t i = 0; i < 2; i++) {
+		f = sim_finding(i);
+		ck_assert_str_eq(f->msg, i ? "42" : "short");
+		ck_assert_str_eq(f->context, "machine");
+		ck_assert_str_eq(f->note, "");
+		ck_assert_ptr_null(f->site.file);
+		ck_assert_ptr_null(f->site.func);
+		ck_assert_int_eq(f->site.line, 0);
+		ck_assert_int_eq(f->cpu, -1);
+	}
 }
 END_TEST
 
@@ -786,6 +839,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, printk_records_with_levels);
 	tcase_add_test(tc, bug_without_a_site_names_the_function);
 	tcase_add_test(tc, site_at_is_one_per_place);
+	tcase_add_test(tc, raised_text_is_cut_and_fresh);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -486,7 +486,14 @@ struct scn_run {
 	size_t nlog;
 	char divergence[512];		/* after SIM_END_DIVERGED: why, and where */
 	size_t findings_cap, log_cap;	/* kept by a run struct used again */
-	/* what the run left, by object and program id: scn_run_free() frees it */
+	/*
+	 * What the run left, by object and program id: scn_run_free() frees it.
+	 * A run struct used again keeps these buffers (and works below), each
+	 * its own allocation of the length it was last given.
+	 */
+	struct {
+		size_t objs, progs, state, broken, works;
+	} cap;
 	const struct scn *scn;
 	struct scn_run_obj *objs;
 	struct scn_run_prog *progs;

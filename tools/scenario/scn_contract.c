@@ -22,6 +22,7 @@
 #include <linux/sched.h>
 #include <sim/text.h>
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,27 +317,43 @@ static void put_d(char *buf, size_t len, size_t *n, int v)
 }
 
 /* "\n%s: %s at %llu.%03llu us on cpu%d (%s, line %d)", label, what, us, ns, cpu, who, line */
-static void put_ev(char *buf, size_t len, const char *label, const struct cev *ev)
+static void put_ev(char *buf, size_t len, size_t *n, const char *label, const struct cev *ev)
 {
-	size_t n = strlen(buf);
+	sim_put_str(buf, len, n, "\n");
+	sim_put_str(buf, len, n, label);
+	sim_put_str(buf, len, n, ": ");
+	sim_put_str(buf, len, n, ev->what);
+	sim_put_str(buf, len, n, " at ");
+	sim_put_dec(buf, len, n, ev->time / 1000, 1);
+	sim_put_str(buf, len, n, ".");
+	sim_put_dec(buf, len, n, ev->time % 1000, 3);
+	sim_put_str(buf, len, n, " us on cpu");
+	put_d(buf, len, n, ev->cpu);
+	sim_put_str(buf, len, n, " (");
+	sim_put_str(buf, len, n, ev->who);
+	sim_put_str(buf, len, n, ", line ");
+	put_d(buf, len, n, ev->line);
+	sim_put_str(buf, len, n, ")");
+}
 
-	if (n >= len)
-		return;
-	sim_put_str(buf, len, &n, "\n");
-	sim_put_str(buf, len, &n, label);
-	sim_put_str(buf, len, &n, ": ");
-	sim_put_str(buf, len, &n, ev->what);
-	sim_put_str(buf, len, &n, " at ");
-	sim_put_dec(buf, len, &n, ev->time / 1000, 1);
-	sim_put_str(buf, len, &n, ".");
-	sim_put_dec(buf, len, &n, ev->time % 1000, 3);
-	sim_put_str(buf, len, &n, " us on cpu");
-	put_d(buf, len, &n, ev->cpu);
-	sim_put_str(buf, len, &n, " (");
-	sim_put_str(buf, len, &n, ev->who);
-	sim_put_str(buf, len, &n, ", line ");
-	put_d(buf, len, &n, ev->line);
-	sim_put_str(buf, len, &n, ")");
+/*
+ * "api(obj)" appended, then each of the NULL-ended words: the text of the
+ * findings most runs raise (a cancel's, a mod's), without snprintf.
+ */
+static void put_call(char *buf, size_t len, size_t *n, const struct scn_ccall *k,
+		     const struct cwork *w, ...)
+{
+	const char *s;
+	va_list ap;
+
+	sim_put_str(buf, len, n, k->api->name);
+	sim_put_str(buf, len, n, "(");
+	sim_put_str(buf, len, n, w->obj->name);
+	sim_put_str(buf, len, n, ")");
+	va_start(ap, w);
+	while ((s = va_arg(ap, const char *)))
+		sim_put_str(buf, len, n, s);
+	va_end(ap);
 }
 
 /*
@@ -349,21 +366,37 @@ struct said {
 	const struct cev *ev;
 };
 
+/*
+ * The text is written once, with sim/text.h: "contract [id] what" and the
+ * events, cut at 1000 bytes, then "\nkernel-doc of %s (6.12
+ * kernel/kthread.c:%d): \"%s\"", cut at the finding's length, as the
+ * snprintf's that wrote it before cut.
+ */
 static void broken(const struct scn_run *run, enum rule_id r, const char *api, int line,
 		   const char *what, struct said a, struct said b, struct said c)
 {
-	char msg[1000];
+	char msg[sizeof(((struct sim_finding *)0)->msg)];
+	const size_t head = 1000;
+	size_t n = 0;
 
-	snprintf(msg, sizeof(msg), "contract [%s] %s", rules[r].id, what);
+	sim_put_str(msg, head, &n, "contract [");
+	sim_put_str(msg, head, &n, rules[r].id);
+	sim_put_str(msg, head, &n, "] ");
+	sim_put_str(msg, head, &n, what);
 	if (a.ev)
-		put_ev(msg, sizeof(msg), a.label, a.ev);
+		put_ev(msg, head, &n, a.label, a.ev);
 	if (b.ev)
-		put_ev(msg, sizeof(msg), b.label, b.ev);
+		put_ev(msg, head, &n, b.label, b.ev);
 	if (c.ev)
-		put_ev(msg, sizeof(msg), c.label, c.ev);
-	sim_raise_at(SIM_F_CONTRACT, sim_site_at(run->scn->path, line, api),
-		     "%s\nkernel-doc of %s (6.12 kernel/kthread.c:%d): \"%s\"", msg, rules[r].func,
-		     rules[r].line, rules[r].doc);
+		put_ev(msg, head, &n, c.label, c.ev);
+	sim_put_str(msg, sizeof(msg), &n, "\nkernel-doc of ");
+	sim_put_str(msg, sizeof(msg), &n, rules[r].func);
+	sim_put_str(msg, sizeof(msg), &n, " (6.12 kernel/kthread.c:");
+	put_d(msg, sizeof(msg), &n, rules[r].line);
+	sim_put_str(msg, sizeof(msg), &n, "): \"");
+	sim_put_str(msg, sizeof(msg), &n, rules[r].doc);
+	sim_put_str(msg, sizeof(msg), &n, "\"");
+	sim_raise_text(SIM_F_CONTRACT, sim_site_at(run->scn->path, line, api), msg);
 }
 
 #define SAID(label, ev) ((struct said){ (label), (ev) })
@@ -465,24 +498,28 @@ static void cancel_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w
 	struct kw_work_state st = read_state(run, w);
 	struct cev ret;
 	char what[400];
+	size_t n;
 
 	here(&ret, k->at.line, k->api->name);
 	if (v && !k->pending_seen) {
-		snprintf(what, sizeof(what), "%s(%s) returned true, but %s was not pending at any "
-			 "point of the call", k->api->name, w->obj->name, w->obj->name);
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned true, but ", w->obj->name,
+			 " was not pending at any point of the call", NULL);
 		broken(run, R_CANCEL_RESULT, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
 	if ((st.pending || st.timer) && w->origin <= k->last) {
-		snprintf(what, sizeof(what), "%s(%s) returned with %s %s, queued before the call's "
-			 "last step", k->api->name, w->obj->name, w->obj->name,
-			 st.pending ? "still pending" : "not on a list but its timer armed");
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned with ", w->obj->name, " ",
+			 st.pending ? "still pending" : "not on a list but its timer armed",
+			 ", queued before the call's last step", NULL);
 		broken(run, R_CANCEL_IDLE, k->api->name, k->at.line, what,
 		       SAID("queued by", &w->origin_ev), SAID("began", &k->at),
 		       SAID("returned", &ret));
 	} else if (w->executing > 0 && w->exec_origin <= k->last) {
-		snprintf(what, sizeof(what), "%s(%s) returned while %s's function still executes",
-			 k->api->name, w->obj->name, w->obj->name);
+		n = 0;
+		put_call(what, sizeof(what), &n, k, w, " returned while ", w->obj->name,
+			 "'s function still executes", NULL);
 		broken(run, R_CANCEL_IDLE, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -510,7 +547,9 @@ static void queue_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w,
 		why = "returned false, but the work was neither pending nor being canceled "
 		      "during the call";
 	if (why) {
-		snprintf(what, sizeof(what), "%s(%s) %s", k->api->name, w->obj->name, why);
+		size_t n = 0;
+
+		put_call(what, sizeof(what), &n, k, w, " ", why, NULL);
 		broken(run, r, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -534,7 +573,9 @@ static void mod_end(struct scn_run *run, struct scn_ccall *k, struct cwork *w, l
 	else if (v && !k->pending_seen && !k->seen_cancel)
 		why = "returned true, but the work was idle and no other cancel or mod of it ran";
 	if (why) {
-		snprintf(what, sizeof(what), "%s(%s) %s", k->api->name, w->obj->name, why);
+		size_t n = 0;
+
+		put_call(what, sizeof(what), &n, k, w, " ", why, NULL);
 		broken(run, R_MOD_RESULT, k->api->name, k->at.line, what, SAID("began", &k->at),
 		       SAID("returned", &ret), NONE);
 	}
@@ -728,6 +769,7 @@ static void check_blocked(struct scn_run *run, struct cwork *w, uintptr_t key,
 	struct scn_contract *c = run->contract;
 	struct cev now;
 	char what[400];
+	size_t n;
 
 	for (struct scn_ccall *k = c->calls; k; k = k->next) {
 		if (k->work != w->obj || k->ctx == key || k->blocked_broken ||
@@ -735,9 +777,13 @@ static void check_blocked(struct scn_run *run, struct cwork *w, uintptr_t key,
 			continue;
 		k->blocked_broken = true;
 		here(&now, by ? by->at.line : 0, by ? by->api->name : "the timer callback");
-		snprintf(what, sizeof(what), "%s was queued while %s(%s) was in progress with "
-			 "queueing blocked (canceling %d)", w->obj->name, k->api->name, w->obj->name,
-			 run->model->work_canceling(work_ptr(run, w)));
+		n = 0;
+		sim_put_str(what, sizeof(what), &n, w->obj->name);
+		sim_put_str(what, sizeof(what), &n, " was queued while ");
+		put_call(what, sizeof(what), &n, k, w,
+			 " was in progress with queueing blocked (canceling ", NULL);
+		put_d(what, sizeof(what), &n, run->model->work_canceling(work_ptr(run, w)));
+		sim_put_str(what, sizeof(what), &n, ")");
 		broken(run, R_CANCEL_BLOCK, k->api->name, k->at.line, what,
 		       SAID("the cancel began", &k->at), SAID("queued by", &now), NONE);
 	}

@@ -1214,13 +1214,30 @@ static void *zalloc(size_t size)
 	return p;
 }
 
+/*
+ * n zeroed elements in p, which holds *cap: kept when they fit, as explored
+ * runs of one scenario need the same each time (an allocation less per run
+ * and buffer); else a new one of exactly n, so ASan sees an overrun.
+ */
+static void *zeroed(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n > *cap) {
+		free(p);
+		*cap = n;
+		p = calloc(n, size);
+		if (!p)
+			abort();
+		return p;
+	}
+	memset(p, 0, n * size);
+	return p;
+}
+
 /* The scenario's own objects: allocated here, named for the trace, freed after the run. */
 static void make_objects(void)
 {
-	R->works = calloc((size_t)S->nobjs + 1, sizeof(*R->works));
+	R->works = zeroed(R->works, &R->cap.works, (size_t)S->nobjs + 1, sizeof(*R->works));
 	R->nworks = 0;
-	if (!R->works)
-		abort();
 	for (int i = 0; i < S->nobjs; i++) {
 		const struct scn_obj *o = S->objs[i];
 		struct scn_run_obj *run = st_of(o);
@@ -1295,8 +1312,6 @@ static void free_objects(void)
 			free(run->ptr);
 		run->ptr = NULL;
 	}
-	free(R->works);
-	R->works = NULL;
 	R->nworks = 0;
 }
 
@@ -1307,10 +1322,14 @@ static void free_state(struct scn_run *run)
 	free(run->progs);
 	free(run->state);
 	free(run->broken);
+	free(run->works);
 	run->objs = NULL;
 	run->progs = NULL;
 	run->state = NULL;
 	run->broken = NULL;
+	run->works = NULL;
+	run->nworks = 0;
+	memset(&run->cap, 0, sizeof(run->cap));
 }
 
 static long cond_value(const struct scn_run *run, const struct scn_expr *e, bool live);
@@ -1393,11 +1412,17 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	struct sim_finding *findings = run->findings;
 	struct sim_decision *log = run->log;
 	size_t findings_cap = run->findings_cap, log_cap = run->log_cap;
+	const struct scn_run was = *run;
 	int rc = 0;
 
 	/* the objects' and programs' state of a run before goes; its buffers stay */
-	free_state(run);
 	memset(run, 0, sizeof(*run));
+	run->objs = was.objs;
+	run->progs = was.progs;
+	run->state = was.state;
+	run->broken = was.broken;
+	run->works = was.works;
+	run->cap = was.cap;
 	run->on_event = on_event;
 	run->event_arg = event_arg;
 	run->on_line = on_line;
@@ -1417,12 +1442,11 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->scn = s;
 	run->model = model;
 	run->err = err;
-	run->objs = calloc((size_t)s->nobjs + 1, sizeof(*run->objs));
-	run->progs = calloc((size_t)s->nprogs + 1, sizeof(*run->progs));
-	run->state = calloc((size_t)s->nstate + 1, sizeof(*run->state));
-	run->broken = calloc((size_t)s->ninvariants + 1, sizeof(*run->broken));
-	if (!run->objs || !run->progs || !run->state || !run->broken)
-		abort();
+	run->objs = zeroed(run->objs, &run->cap.objs, (size_t)s->nobjs + 1, sizeof(*run->objs));
+	run->progs = zeroed(run->progs, &run->cap.progs, (size_t)s->nprogs + 1, sizeof(*run->progs));
+	run->state = zeroed(run->state, &run->cap.state, (size_t)s->nstate + 1, sizeof(*run->state));
+	run->broken = zeroed(run->broken, &run->cap.broken, (size_t)s->ninvariants + 1,
+			     sizeof(*run->broken));
 	if (sim_reset(&run->cfg)) {
 		fprintf(err, "%s: error: %s\n", s->path, sim_error());
 		return -1;

@@ -341,6 +341,8 @@ void sim_raise(enum sim_finding_kind kind, const char *fmt, ...)
 /* ... at a site of the caller's (sim_site_at(): a scenario's line), as the finding's source. */
 void sim_raise_at(enum sim_finding_kind kind, const struct sim_site *site, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* ... with its text written already (no printf: a caller's finding in most explored runs). */
+void sim_raise_text(enum sim_finding_kind kind, const struct sim_site *site, const char *text);
 
 const char *sim_finding_kind_name(enum sim_finding_kind kind);
 size_t sim_finding_count(void);
