@@ -1404,35 +1404,27 @@ static void keep_result(struct scn_run *run);
 
 int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *run, FILE *err)
 {
-	void (*on_event)(void *, const struct scn_event *) = run->on_event;
-	void *event_arg = run->event_arg;
-	void (*on_line)(void *, const struct scn_event *) = run->on_line;
-	void (*on_step)(void *, const struct scn_stmt *, bool, int) = run->on_step;
-	const struct sim_config *config = run->config;
-	struct sim_finding *findings = run->findings;
-	struct sim_decision *log = run->log;
-	size_t findings_cap = run->findings_cap, log_cap = run->log_cap;
 	const struct scn_run was = *run;
 	int rc = 0;
 
-	/* the objects' and programs' state of a run before goes; its buffers stay */
+	/* a run before leaves nothing but the caller's settings and the buffers it keeps */
 	memset(run, 0, sizeof(*run));
+	run->on_event = was.on_event;
+	run->event_arg = was.event_arg;
+	run->on_line = was.on_line;
+	run->on_step = was.on_step;
+	run->config = was.config;
+	run->findings = was.findings;
+	run->findings_cap = was.findings_cap;
+	run->log = was.log;
+	run->log_cap = was.log_cap;
 	run->objs = was.objs;
 	run->progs = was.progs;
 	run->state = was.state;
 	run->broken = was.broken;
 	run->works = was.works;
 	run->cap = was.cap;
-	run->on_event = on_event;
-	run->event_arg = event_arg;
-	run->on_line = on_line;
-	run->on_step = on_step;
-	run->config = config;
-	run->findings = findings;
-	run->findings_cap = findings_cap;
-	run->log = log;
-	run->log_cap = log_cap;
-	run->cfg = config ? *config : s->cfg;
+	run->cfg = run->config ? *run->config : s->cfg;
 	/* the machine is of the variant's era, unless the era setting says which */
 	run->cfg.era = s->era ? s->era : model->era;
 	run->chain = run->cfg.on_point;
