@@ -159,30 +159,21 @@ static void *xcalloc(size_t n, size_t size)
 
 void xcov_reset(struct xcov *c)
 {
+	c->indexed = false;
+	c->nctxs = 0;
+	if (c->ctxs)
+		memset(c->ctxs, 0, c->capctxs * sizeof(*c->ctxs));
+}
+
+void xcov_free(struct xcov *c)
+{
 	free(c->spans);
 	free(c->kof);
 	free(c->stamp);
 	free(c->state);
 	free(c->ctxs);
-	c->spans = NULL;
-	c->nspans = 0;
-	c->kof = NULL;
-	c->stamp = NULL;
-	c->state = NULL;
-	c->ctxs = NULL;
-	c->nctxs = c->capctxs = 0;
-	c->indexed = false;
-}
-
-void xcov_free(struct xcov *c)
-{
-	xcov_reset(c);
 	free(c->log);
-	c->log = NULL;
-	c->caplog = 0;
 	free(c->seen);
-	c->seen = NULL;
-	c->capseen = 0;
 }
 
 /* The run's works by address, and by object id: made at its first point, when they exist. */
@@ -192,10 +183,16 @@ static void index_works(struct xcov *c)
 	const struct scn *s = run->scn;
 	size_t n = 0;
 
-	c->spans = xcalloc(c->nworks, sizeof(*c->spans));
-	c->kof = xcalloc((size_t)s->nobjs, sizeof(*c->kof));
-	c->stamp = xcalloc(c->nworks, sizeof(*c->stamp));
-	c->state = xcalloc(c->nworks, sizeof(*c->state));
+	/* made by the first run: the scenario, so their sizes, are the xcov's for its life */
+	if (!c->spans) {
+		c->spans = xcalloc(c->nworks, sizeof(*c->spans));
+		c->kof = xcalloc((size_t)s->nobjs, sizeof(*c->kof));
+		c->stamp = xcalloc(c->nworks, sizeof(*c->stamp));
+		c->state = xcalloc(c->nworks, sizeof(*c->state));
+	} else {
+		memset(c->stamp, 0, c->nworks * sizeof(*c->stamp));
+		memset(c->state, 0, c->nworks * sizeof(*c->state));
+	}
 	for (int i = 0; i < s->nobjs; i++)
 		c->kof[i] = -1;
 	for (size_t k = 0; k < c->nworks; k++) {

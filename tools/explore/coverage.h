@@ -63,7 +63,7 @@ struct xcov {
 	const struct scn_run *run;	/* the run in progress: its objects */
 	const int *works;		/* the scenario's works and delayed works, by object id */
 	size_t nworks;
-	/* the run's incremental state (xcov_reset) */
+	/* the run's incremental state (xcov_reset; the arrays are kept across runs) */
 	bool indexed;			/* spans and kof made, at the run's first point */
 	struct xcov_span *spans;	/* the works' memory by address, for on_list */
 	size_t nspans;
@@ -83,8 +83,12 @@ struct xcov {
 
 /* The works of s for xcov.works (a new array; free() it). */
 int *xcov_works(const struct scn *s, size_t *n);
-/* Before each run: forget the last run's objects and contexts. */
+/*
+ * Before each run: forget the last run's objects and contexts. An xcov
+ * serves one scenario (its works), so its arrays are kept for the next run.
+ */
 void xcov_reset(struct xcov *c);
+/* Its arrays freed; the xcov is not used again (works stay the caller's). */
 void xcov_free(struct xcov *c);
 /* The sim_config on_point callback: arg is a struct xcov. */
 void xcov_point(void *arg);
