@@ -36,7 +36,7 @@ struct sim_lock_class {
 	unsigned int usage;
 	bool reported;
 	const struct sim_site *usage_site[4];
-	unsigned char *after;	/* after[j]: class j was taken while holding this one */
+	unsigned char *after;	/* after[j]: class j was taken while holding this one; last */
 };
 
 /*
@@ -63,8 +63,9 @@ void sim_lockdep_fini(bool keep)
 {
 	struct sim_lockdep *ld = &sim.lockdep;
 
+	/* all but after, the row's only pointer (machine.h) */
 	for (int i = 0; i < ld->nclasses; i++)
-		sim_spare_keep(ld->classes[i]);
+		sim_spare_keep_head(ld->classes[i], offsetof(struct sim_lock_class, after));
 	ld->nclasses = 0;
 	if (keep)
 		return;

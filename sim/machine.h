@@ -242,16 +242,20 @@ struct sim_spare_events {
 /*
  * A kept object (a spare task or event) is poisoned in the sanitizer build
  * until it is taken again, so ASan still reports a stale pointer to it, as
- * it did when each was freed.
+ * it did when each was freed. LeakSanitizer does not look for pointers in
+ * poisoned memory: one that holds the only pointer to a block it keeps
+ * leaves that pointer out (sim_spare_keep_head(), its first n bytes), or a
+ * process that exits without sim_fini() reports the block leaked.
  */
 #if defined(KWSIM_ASAN) || defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define sim_spare_keep(p)	__asan_poison_memory_region(p, sizeof(*(p)))
+#define sim_spare_keep_head(p, n)	__asan_poison_memory_region(p, n)
 #define sim_spare_take(p)	__asan_unpoison_memory_region(p, sizeof(*(p)))
 #else
-#define sim_spare_keep(p)	do { } while (0)
+#define sim_spare_keep_head(p, n)	do { } while (0)
 #define sim_spare_take(p)	do { } while (0)
 #endif
+#define sim_spare_keep(p)	sim_spare_keep_head(p, sizeof(*(p)))
 
 struct sim_lockdep {			/* lockdep.c */
 	struct sim_lock_class **classes;
