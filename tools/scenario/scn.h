@@ -508,6 +508,7 @@ struct scn_run {
 	struct scn_work_ref *works;	/* the scenario's works by address */
 	size_t nworks;
 	struct scn_contract *contract;	/* the contract oracles' monitor (scn_contract.h) */
+	struct scn_contract *contract_kept;	/* ... after the run, for the next one */
 };
 
 /*

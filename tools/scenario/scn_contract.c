@@ -161,6 +161,8 @@ struct scn_contract {
 	int ndirty;
 	uint64_t seq;
 	struct scn_ccall *calls;	/* in progress */
+	struct scn_ccall *spare;	/* ended, for the next calls (zeroed when taken) */
+	int nobjs;			/* the scenario's objects, by_id's length */
 	struct {
 		const struct scn_obj *worker;
 		uint64_t mask;
@@ -177,37 +179,77 @@ static void *zalloc(size_t n)
 	return p;
 }
 
-struct scn_contract *scn_contract_new(const struct scn_run *run)
+static bool is_work(const struct scn_obj *o)
+{
+	return o->kind == OBJ_WORK || o->kind == OBJ_DWORK;
+}
+
+/* kept has the arrays s needs: the same objects, works where s has them (pointers may differ). */
+static bool fits(const struct scn_contract *kept, const struct scn *s)
+{
+	if (!kept || kept->nobjs != s->nobjs)
+		return false;
+	for (int i = 0; i < s->nobjs; i++)
+		if ((kept->by_id[i] >= 0) != is_work(s->objs[i]))
+			return false;
+	return true;
+}
+
+/*
+ * A run struct keeps its monitor for the next run (scn_run.c): where it
+ * fits the scenario its arrays serve again and only the run's state is
+ * cleared; explore's runs made and freed five arrays and a call each.
+ */
+struct scn_contract *scn_contract_new(const struct scn_run *run, struct scn_contract *kept)
 {
 	const struct scn *s = run->scn;
-	struct scn_contract *c = zalloc(sizeof(*c));
+	struct scn_contract *c = kept;
 
-	c->by_id = zalloc((size_t)s->nobjs * sizeof(*c->by_id));
-	for (int i = 0; i < s->nobjs; i++) {
-		c->by_id[i] = -1;
-		if (s->objs[i]->kind == OBJ_WORK || s->objs[i]->kind == OBJ_DWORK)
-			c->by_id[i] = c->nworks++;
+	if (fits(kept, s)) {
+		while (c->calls) {
+			struct scn_ccall *k = c->calls;
+
+			c->calls = k->next;
+			free(k->seen);
+			k->next = c->spare;
+			c->spare = k;
+		}
+		c->nactive = c->ndirty = c->nwret = 0;
+		c->seq = 0;
+	} else {
+		scn_contract_free(kept);
+		c = zalloc(sizeof(*c));
+		c->nobjs = s->nobjs;
+		c->by_id = zalloc((size_t)s->nobjs * sizeof(*c->by_id));
+		for (int i = 0; i < s->nobjs; i++)
+			c->by_id[i] = is_work(s->objs[i]) ? c->nworks++ : -1;
+		c->works = zalloc((size_t)c->nworks * sizeof(*c->works));
+		c->active = zalloc((size_t)c->nworks * sizeof(*c->active));
+		c->dirty = zalloc((size_t)c->nworks * sizeof(*c->dirty));
 	}
-	c->works = zalloc((size_t)c->nworks * sizeof(*c->works));
-	c->active = zalloc((size_t)c->nworks * sizeof(*c->active));
-	c->dirty = zalloc((size_t)c->nworks * sizeof(*c->dirty));
 	for (int i = 0; i < s->nobjs; i++)
 		if (c->by_id[i] >= 0)
-			c->works[c->by_id[i]].obj = s->objs[i];
+			c->works[c->by_id[i]] = (struct cwork){ .obj = s->objs[i] };
 	return c;
+}
+
+static void free_calls(struct scn_ccall *k)
+{
+	while (k) {
+		struct scn_ccall *next = k->next;
+
+		free(k->seen);
+		free(k);
+		k = next;
+	}
 }
 
 void scn_contract_free(struct scn_contract *c)
 {
 	if (!c)
 		return;
-	while (c->calls) {
-		struct scn_ccall *next = c->calls->next;
-
-		free(c->calls->seen);
-		free(c->calls);
-		c->calls = next;
-	}
+	free_calls(c->calls);
+	free_calls(c->spare);
 	free(c->works);
 	free(c->by_id);
 	free(c->active);
@@ -444,7 +486,13 @@ struct scn_ccall *scn_contract_begin(struct scn_run *run, const struct scn_expr 
 
 	if (!c || !watched(e->api->id))
 		return NULL;
-	k = zalloc(sizeof(*k));
+	if (c->spare) {
+		k = c->spare;
+		c->spare = k->next;
+		memset(k, 0, sizeof(*k));
+	} else {
+		k = zalloc(sizeof(*k));
+	}
 	k->api = e->api;
 	k->work = arg_of(e, false);
 	k->worker = arg_of(e, true);
@@ -717,7 +765,9 @@ void scn_contract_end(struct scn_run *run, struct scn_ccall *k, long v, long del
 		note_returned(c, k, w);
 	}
 	free(k->seen);
-	free(k);
+	k->seen = NULL;
+	k->next = c->spare;
+	c->spare = k;
 }
 
 /* --- executions and points ---------------------------------------------------------------------- */

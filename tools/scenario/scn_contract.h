@@ -29,7 +29,8 @@ struct scn_contract;
 struct scn_ccall;
 
 /* For a run whose objects exist (after make_objects), and its end. */
-struct scn_contract *scn_contract_new(const struct scn_run *run);
+/* The monitor of run; kept: the one of a run before (reused for the same scenario) or NULL. */
+struct scn_contract *scn_contract_new(const struct scn_run *run, struct scn_contract *kept);
 void scn_contract_free(struct scn_contract *c);
 
 /* A call the monitor watches begins (NULL: one it does not watch), and returns with v. */

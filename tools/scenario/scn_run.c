@@ -1330,6 +1330,8 @@ static void free_state(struct scn_run *run)
 	run->works = NULL;
 	run->nworks = 0;
 	memset(&run->cap, 0, sizeof(run->cap));
+	scn_contract_free(run->contract_kept);
+	run->contract_kept = NULL;
 }
 
 static long cond_value(const struct scn_run *run, const struct scn_expr *e, bool live);
@@ -1424,6 +1426,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	run->broken = was.broken;
 	run->works = was.works;
 	run->cap = was.cap;
+	run->contract_kept = was.contract_kept;
 	run->cfg = run->config ? *run->config : s->cfg;
 	/* the machine is of the variant's era, unless the era setting says which */
 	run->cfg.era = s->era ? s->era : model->era;
@@ -1453,7 +1456,8 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 			run->cfg.max_tasks);
 		return -1;
 	}
-	run->contract = scn_contract_new(run);
+	run->contract = scn_contract_new(run, run->contract_kept);
+	run->contract_kept = NULL;
 	run->end = sim_run();
 	run->end_time = sim_max_time();
 	run->hash = sim_trace_hash();
@@ -1461,7 +1465,7 @@ int scn_run(const struct scn *s, const struct kw_model *model, struct scn_run *r
 	keep_result(run);
 	if (!run->failed)
 		keep_state(run, s->cond);
-	scn_contract_free(run->contract);
+	run->contract_kept = run->contract;
 	run->contract = NULL;
 	free_objects();
 	R = NULL;
