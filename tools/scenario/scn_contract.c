@@ -211,6 +211,7 @@ struct scn_contract *scn_contract_new(const struct scn_run *run, struct scn_cont
 
 			c->calls = k->next;
 			free(k->seen);
+			k->seen = NULL;
 			k->next = c->spare;
 			c->spare = k;
 		}
